@@ -1,0 +1,136 @@
+#include "App.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <variant>
+
+#include "analysis/CaseResult.hpp"
+#include "cluster/Cluster.hpp"
+#include "cluster/DeviceAssignment.hpp"
+#include "cluster/LaunchCheck.hpp"
+#include "cluster/PlanAgreement.hpp"
+#include "collect/Collector.hpp"
+#include "collect/SampleCodec.hpp"
+#include "comm/MpiCommunicator.hpp"
+#include "comm/NcclCommunicator.hpp"
+#include "device/Device.hpp"
+#include "meta/BuildInfo.hpp"
+#include "meta/RunContext.hpp"
+#include "report/ConsoleReporter.hpp"
+#include "report/JsonReporter.hpp"
+#include "suites/Suite.hpp"
+
+namespace splitstep {
+namespace {
+
+void requireSamePlan(const RunPlan& plan, const Cluster& cluster) {
+  const std::vector<std::uint64_t> hashes = cluster.allgather(planHash(plan, buildId()));
+  if (auto mismatch = describePlanMismatch(hashes, cluster.hosts())) {
+    throw StartupRefused(*mismatch, cluster.rank() == 0);
+  }
+}
+
+// Only rank 0 writes files, so only rank 0 can tell whether it can.
+std::optional<std::string> checkOutputs(const OutputPlan& output, const Cluster& cluster) {
+  if (cluster.rank() != 0 || output.json_path.empty()) return std::nullopt;
+  const std::filesystem::path parent =
+      std::filesystem::absolute(output.json_path).parent_path();
+  if (!std::filesystem::is_directory(parent)) {
+    return fmt::format("--json: directory '{}' does not exist", parent.string());
+  }
+  return std::nullopt;
+}
+
+AssignedDevice chooseDevice(const LaunchPlan& launch, const Cluster& cluster) {
+  const auto assigned = assignDevice({launch.device, cluster.localRank(), cluster.localSize(),
+                                      visibleCudaDevices(), launch.allow_gpu_sharing});
+  const auto* error = std::get_if<std::string>(&assigned);
+  cluster.requireAllOk(error ? std::optional<std::string>(*error) : std::nullopt);
+  const AssignedDevice device = std::get<AssignedDevice>(assigned);
+  // NCCL on some ranks and MPI on others would never meet in a collective.
+  const std::vector<std::uint64_t> kinds = cluster.allgather(device.cuda ? 1 : 0);
+  if (std::adjacent_find(kinds.begin(), kinds.end(), std::not_equal_to<>()) != kinds.end()) {
+    throw StartupRefused(
+        "some ranks have a GPU and some do not; pass --device cpu to run all on CPUs",
+        cluster.rank() == 0);
+  }
+  return device;
+}
+
+std::unique_ptr<Communicator> openCommunicator(const Device& device, const Cluster& cluster) {
+  if (device.isCuda()) return std::make_unique<NcclCommunicator>(cluster.comm(), device.stream());
+  return std::make_unique<MpiCommunicator>(cluster.comm());
+}
+
+std::vector<RankInfo> gatherRankInfo(const Device& device, const Cluster& cluster) {
+  const RankInfo mine{cluster.rank(), cluster.host(), cluster.localRank(), device.label(),
+                      device.name()};
+  std::vector<RankInfo> all;
+  for (const std::string& payload : gatherToRoot(encodeRankInfo(mine), cluster.comm())) {
+    all.push_back(decodeRankInfo(payload));
+  }
+  return all;
+}
+
+void report(const RunContext& context, const std::vector<std::string>& payloads,
+            const OutputPlan& output) {
+  std::vector<std::vector<Sample>> by_rank;
+  for (const std::string& payload : payloads) by_rank.push_back(decodeSamples(payload));
+
+  ReporterMultiplex reporters;
+  reporters.add(std::make_unique<ConsoleReporter>(std::cout));
+  if (!output.json_path.empty()) reporters.add(std::make_unique<JsonReporter>(output.json_path));
+  reporters.reportContext(context);
+  for (const CaseResult& result : summarizeCases(by_rank)) reporters.reportCase(result);
+  reporters.finalize();
+  if (!output.json_path.empty()) std::cout << "results written to " << output.json_path << '\n';
+}
+
+}  // namespace
+
+int runApp(const Invocation& invocation, Cluster& cluster) {
+  cluster.requireAllOk(invocation.usage_error);
+  const ParsedCommand& command = invocation.command;
+  if (command.action == ParsedCommand::Action::Help) {
+    if (cluster.rank() == 0) std::cout << command.help;
+    return 0;
+  }
+  if (command.action == ParsedCommand::Action::Version) {
+    if (cluster.rank() == 0) std::cout << "splitstep " << buildId() << '\n';
+    return 0;
+  }
+  const RunPlan& plan = command.plan;
+  cluster.requireAllOk(checkLaunchSize(LauncherEnvironment::fromProcess(), cluster.size()));
+  requireSamePlan(plan, cluster);
+  cluster.requireAllOk(checkOutputs(plan.output, cluster));
+
+  RunContext context;
+  context.started_utc = utcNow();
+  const std::unique_ptr<Device> device = openDevice(chooseDevice(plan.launch, cluster));
+  const std::unique_ptr<Communicator> comm = openCommunicator(*device, cluster);
+  context.ranks = gatherRankInfo(*device, cluster);
+
+  const SuiteContext suite_context{*device, *comm, plan.measure, cluster.rank(), cluster.size()};
+  std::vector<Sample> samples;
+  for (const std::string& name : plan.suites) {
+    std::vector<Sample> produced = makeSuite(name, plan)->run(suite_context);
+    samples.insert(samples.end(), produced.begin(), produced.end());
+  }
+  const std::vector<std::string> payloads = gatherToRoot(encodeSamples(samples), cluster.comm());
+  if (cluster.rank() != 0) return 0;
+
+  context.versions = collectVersions();
+  context.command_line = invocation.command_line;
+  context.plan_hash = fmt::format("{:016x}", planHash(plan, buildId()));
+  context.plan = plan.entries();
+  context.measure = plan.measure;
+  context.backend = comm->backend();
+  report(context, payloads, plan.output);
+  return 0;
+}
+
+}  // namespace splitstep

@@ -1,0 +1,25 @@
+// The run from start-up agreement to the report: wires the layers together, owns nothing else.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "options/Options.hpp"
+
+namespace splitstep {
+
+class Cluster;
+
+// What main() knows before MPI starts: the parsed command (or why it could not be parsed) and
+// the command line as typed.
+struct Invocation {
+  ParsedCommand command;
+  std::optional<std::string> usage_error;
+  std::string command_line;
+};
+
+// Runs on every rank after MPI_Init. Returns the exit status; throws StartupRefused (status 2)
+// when start-up is refused on every rank, or another exception for a failure during the run.
+int runApp(const Invocation& invocation, Cluster& cluster);
+
+}  // namespace splitstep

@@ -1,0 +1,37 @@
+#include "collect/Collector.hpp"
+
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+namespace splitstep {
+
+std::vector<std::string> gatherToRoot(const std::string& payload, MPI_Comm comm) {
+  int rank = 0;
+  int size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (payload.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    throw std::length_error("payload over 2 GiB cannot be gathered");
+  }
+  const int length = static_cast<int>(payload.size());
+  std::vector<int> lengths(rank == 0 ? static_cast<std::size_t>(size) : 0);
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm);
+
+  std::vector<int> offsets(lengths.size());
+  std::vector<char> buffer;
+  if (rank == 0) {
+    std::exclusive_scan(lengths.begin(), lengths.end(), offsets.begin(), 0);
+    buffer.resize(static_cast<std::size_t>(offsets.back() + lengths.back()));
+  }
+  MPI_Gatherv(payload.data(), length, MPI_CHAR, buffer.data(), lengths.data(), offsets.data(),
+              MPI_CHAR, 0, comm);
+
+  std::vector<std::string> payloads;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    payloads.emplace_back(buffer.data() + offsets[r], static_cast<std::size_t>(lengths[r]));
+  }
+  return payloads;
+}
+
+}  // namespace splitstep

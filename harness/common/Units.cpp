@@ -1,0 +1,35 @@
+#include "common/Units.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace splitstep {
+
+std::string formatBytes(std::uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  std::size_t unit = 0;
+  while (unit + 1 < std::size(kUnits) && bytes >= 1024 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return fmt::format("{} {}", bytes, kUnits[unit]);
+}
+
+std::string formatSeconds(double seconds) {
+  struct Scale {
+    double factor;
+    const char* unit;
+  };
+  static constexpr Scale kScales[] = {{1, "s"}, {1e3, "ms"}, {1e6, "us"}, {1e9, "ns"}};
+  for (const Scale& scale : kScales) {
+    const double value = seconds * scale.factor;
+    if (std::fabs(value) >= 1.0 || scale.factor == 1e9) {
+      const int decimals = std::fabs(value) >= 100 ? 1 : (std::fabs(value) >= 10 ? 2 : 3);
+      return fmt::format("{:.{}f} {}", value, decimals, scale.unit);
+    }
+  }
+  return fmt::format("{} s", seconds);
+}
+
+}  // namespace splitstep

@@ -1,0 +1,16 @@
+// Human-readable quantities for case names and reports.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace splitstep {
+
+// Binary units, as nccl-tests sizes are given: 8 -> "8 B", 65536 -> "64 KiB",
+// 1536 -> "1536 B" (only exact multiples take a larger unit).
+std::string formatBytes(std::uint64_t bytes);
+
+// A duration with a unit that keeps 3-4 significant digits: "2.703 ms", "11.2 us", "1.250 s".
+std::string formatSeconds(double seconds);
+
+}  // namespace splitstep

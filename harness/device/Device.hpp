@@ -1,0 +1,29 @@
+// The device a rank works on: a CUDA GPU with its working stream, or the host CPU.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+
+#include "cluster/DeviceAssignment.hpp"
+#include "measure/Clock.hpp"
+
+namespace splitstep {
+
+class Device : public TimerSource {
+ public:
+  virtual bool isCuda() const = 0;
+  virtual int index() const = 0;
+  virtual std::string label() const = 0;  // "cuda:0" or "cpu"
+  virtual std::string name() const = 0;   // "NVIDIA H200", or the CPU model
+  // The stream all timed work of this rank is queued on; nullptr on the CPU.
+  virtual cudaStream_t stream() const = 0;
+};
+
+// CUDA devices this process can see; 0 where there is no GPU or no driver.
+int visibleCudaDevices();
+
+std::unique_ptr<Device> openDevice(const AssignedDevice& assigned);
+
+}  // namespace splitstep

@@ -1,0 +1,39 @@
+// One rank's measurements of one case: what suites produce and every later layer consumes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace splitstep {
+
+// A throughput derived from time: value = amount_per_loop / seconds / scale
+// (e.g. {"TFLOP/s", 2n^3, 1e12}, {"busbw GB/s", bytes * 2(n-1)/n, 1e9}).
+struct Rate {
+  std::string name;
+  double amount_per_loop = 0;
+  double scale = 1;
+};
+
+// A correctness check run outside the timed region.
+struct Check {
+  std::string name;
+  std::uint64_t checked = 0;  // elements examined
+  std::uint64_t wrong = 0;    // elements that differed from the expected value
+};
+
+struct Sample {
+  std::string suite;
+  std::string case_name;
+  std::string series;  // what was timed within the case (a phase, or the whole operation)
+  std::string unit = "s";
+  std::string clock;   // TimerSource::clockName()
+  std::map<std::string, std::string> params;
+  std::vector<Rate> rates;
+  std::vector<Check> checks;
+  std::vector<std::string> notes;
+  std::vector<double> values;  // seconds per loop, one per timed sample
+};
+
+}  // namespace splitstep

@@ -1,0 +1,30 @@
+// The terminal report: one table per suite, across-rank spread and the slowest rank named.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "report/Reporter.hpp"
+
+namespace splitstep {
+
+class ConsoleReporter final : public Reporter {
+ public:
+  // Per-rank medians are listed inline up to this many ranks; beyond, the JSON has them.
+  static constexpr std::size_t kMaxRanksInline = 8;
+
+  explicit ConsoleReporter(std::ostream& out) : out_(out) {}
+  void reportContext(const RunContext& context) override;
+  void reportCase(const CaseResult& result) override;
+  void finalize() override;
+
+ private:
+  void flushSuite();
+
+  std::ostream& out_;
+  std::vector<RankInfo> ranks_;
+  std::vector<CaseResult> pending_;  // the cases of the suite being reported
+};
+
+}  // namespace splitstep

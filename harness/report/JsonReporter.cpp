@@ -1,0 +1,86 @@
+#include "report/JsonReporter.hpp"
+
+#include "collect/SampleCodec.hpp"
+#include "report/AtomicFile.hpp"
+
+namespace splitstep {
+namespace {
+
+nlohmann::json toJson(const Summary& s) {
+  return {{"n", s.n},           {"min", s.min},       {"max", s.max}, {"mean", s.mean},
+          {"stddev", s.stddev}, {"median", s.median}, {"p5", s.p5},   {"p95", s.p95},
+          {"iqr", s.iqr},       {"cv", s.cv}};
+}
+
+nlohmann::json toJson(const std::vector<Check>& checks) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Check& c : checks) {
+    list.push_back({{"name", c.name}, {"checked", c.checked}, {"wrong", c.wrong}});
+  }
+  return list;
+}
+
+}  // namespace
+
+void JsonReporter::reportContext(const RunContext& context) {
+  const Versions& v = context.versions;
+  nlohmann::json plan = nlohmann::json::object();
+  for (const auto& [key, value] : context.plan) plan[key] = value;
+  document_ = {
+      {"schema", kResultsSchema},
+      {"metadata",
+       {{"splitstep_version", v.splitstep},
+        {"git_revision", v.git_revision},
+        {"libtorch_version", v.libtorch},
+        {"cuda_runtime_version", v.cuda_runtime},
+        {"cuda_driver_version", v.cuda_driver},
+        {"nccl_version", v.nccl},
+        {"mpi_library", v.mpi},
+        {"command_line", context.command_line},
+        {"started_utc", context.started_utc},
+        {"world_size", context.ranks.size()},
+        {"backend", context.backend},
+        {"plan_hash", context.plan_hash},
+        {"measure",
+         {{"warmup", context.measure.warmup},
+          {"samples", context.measure.samples},
+          {"loops", context.measure.loops}}}}},
+      {"plan", plan},
+      {"ranks", context.ranks},
+      {"cases", nlohmann::json::array()},
+  };
+}
+
+void JsonReporter::reportCase(const CaseResult& result) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const RankResult& rank : result.ranks) {
+    ranks.push_back({{"rank", rank.rank},
+                     {"summary", toJson(rank.summary)},
+                     {"checks", toJson(rank.checks)},
+                     {"values", rank.values}});
+  }
+  nlohmann::json rates = nlohmann::json::object();
+  for (const RateValue& rate : result.rates) rates[rate.name] = rate.value;
+  nlohmann::json entry = {
+      {"suite", result.suite},
+      {"case", result.case_name},
+      {"series", result.series},
+      {"unit", result.unit},
+      {"clock", result.clock},
+      {"params", result.params},
+      {"notes", result.notes},
+      {"skipped", result.skipped()},
+      {"rates", rates},
+      {"check", {{"checked", result.checked}, {"wrong", result.wrong}}},
+      {"ranks", ranks},
+  };
+  if (!result.skipped()) {
+    entry["across_ranks"] = toJson(result.across);
+    entry["slowest_rank"] = result.slowest_rank;
+  }
+  document_["cases"].push_back(std::move(entry));
+}
+
+void JsonReporter::finalize() { writeFileAtomically(path_, document_.dump(2) + "\n"); }
+
+}  // namespace splitstep

@@ -1,0 +1,26 @@
+// results.json: run metadata, the plan, and every case with every rank's samples (docs/results-schema.md).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "report/Reporter.hpp"
+
+namespace splitstep {
+
+inline constexpr const char* kResultsSchema = "splitstep.results/1";
+
+class JsonReporter final : public Reporter {
+ public:
+  explicit JsonReporter(std::string path) : path_(std::move(path)) {}
+  void reportContext(const RunContext& context) override;
+  void reportCase(const CaseResult& result) override;
+  // Writes the file (atomically).
+  void finalize() override;
+
+ private:
+  std::string path_;
+  nlohmann::json document_;
+};
+
+}  // namespace splitstep

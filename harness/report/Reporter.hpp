@@ -1,0 +1,38 @@
+// Output writers: they read RunContext and CaseResults and know nothing of the suites.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "analysis/CaseResult.hpp"
+#include "meta/RunContext.hpp"
+
+namespace splitstep {
+
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+  virtual void reportContext(const RunContext& context) = 0;
+  virtual void reportCase(const CaseResult& result) = 0;
+  virtual void finalize() = 0;
+};
+
+// Forwards every call to each reporter it holds, in the order they were added.
+class ReporterMultiplex final : public Reporter {
+ public:
+  void add(std::unique_ptr<Reporter> reporter) { reporters_.push_back(std::move(reporter)); }
+  void reportContext(const RunContext& context) override {
+    for (auto& r : reporters_) r->reportContext(context);
+  }
+  void reportCase(const CaseResult& result) override {
+    for (auto& r : reporters_) r->reportCase(result);
+  }
+  void finalize() override {
+    for (auto& r : reporters_) r->finalize();
+  }
+
+ private:
+  std::vector<std::unique_ptr<Reporter>> reporters_;
+};
+
+}  // namespace splitstep

@@ -1,0 +1,89 @@
+#include "suites/MatmulSuite.hpp"
+
+#include <ATen/Context.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/mm.h>
+#include <ATen/ops/randn.h>
+#include <fmt/format.h>
+
+#include "measure/Measurer.hpp"
+#include "suites/TorchScope.hpp"
+
+namespace splitstep {
+namespace {
+
+c10::ScalarType scalarType(MatmulDtype dtype) {
+  switch (dtype) {
+    case MatmulDtype::Fp32:
+    case MatmulDtype::Tf32:
+      return c10::ScalarType::Float;
+    case MatmulDtype::Fp16:
+      return c10::ScalarType::Half;
+    case MatmulDtype::Bf16:
+      return c10::ScalarType::BFloat16;
+  }
+  throw std::invalid_argument("unknown dtype");
+}
+
+// Sets whether cuBLAS may use TF32 for fp32 products, and restores the previous setting.
+class CublasTf32Scope {
+ public:
+  explicit CublasTf32Scope(bool allow)
+      : previous_(at::globalContext().float32Precision(at::Float32Backend::CUDA,
+                                                       at::Float32Op::MATMUL)) {
+    at::globalContext().setFloat32Precision(
+        at::Float32Backend::CUDA, at::Float32Op::MATMUL,
+        allow ? at::Float32Precision::TF32 : at::Float32Precision::IEEE);
+  }
+  ~CublasTf32Scope() {
+    at::globalContext().setFloat32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL,
+                                            previous_);
+  }
+  CublasTf32Scope(const CublasTf32Scope&) = delete;
+  CublasTf32Scope& operator=(const CublasTf32Scope&) = delete;
+
+ private:
+  at::Float32Precision previous_;
+};
+
+}  // namespace
+
+std::vector<Sample> MatmulSuite::run(const SuiteContext& context) {
+  TorchScope torch_scope(context.device);
+  Measurer measurer(context.device, context.measure);
+  std::vector<Sample> samples;
+  for (MatmulDtype dtype : plan_.dtypes) {
+    for (std::int64_t n : plan_.sizes) {
+      Sample& sample = samples.emplace_back();
+      sample.suite = name();
+      sample.case_name = fmt::format("{} n={}", toString(dtype), n);
+      sample.series = "mm";
+      sample.clock = measurer.clockName();
+      sample.params = {{"dtype", std::string(toString(dtype))},
+                       {"m", std::to_string(n)},
+                       {"n", std::to_string(n)},
+                       {"k", std::to_string(n)}};
+      if (dtype == MatmulDtype::Tf32 && !context.device.isCuda()) {
+        sample.notes.push_back("skipped: tf32 is a CUDA tensor-core mode; the CPU has none");
+        continue;
+      }
+      CublasTf32Scope tf32(dtype == MatmulDtype::Tf32);
+      if (context.device.isCuda()) {
+        sample.params["cublas_tf32"] = at::globalContext().allowTF32CuBLAS() ? "on" : "off";
+      }
+      // Random operands: products of zeros run measurably faster on current GPUs.
+      const auto options =
+          at::TensorOptions().dtype(scalarType(dtype)).device(torch_scope.device());
+      const at::Tensor a = at::randn({n, n}, options);
+      const at::Tensor b = at::randn({n, n}, options);
+      at::Tensor c = at::empty({n, n}, options);
+      sample.values = measurer.measure([&] { at::mm_out(c, a, b); });
+      const auto size = static_cast<double>(n);
+      const double flop = 2.0 * size * size * size;
+      sample.rates.push_back({"TFLOP/s", flop, 1e12});
+    }
+  }
+  return samples;
+}
+
+}  // namespace splitstep

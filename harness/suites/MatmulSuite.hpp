@@ -1,0 +1,19 @@
+// Square GEMM throughput per dtype: the compute ceiling of each rank's device.
+#pragma once
+
+#include "options/RunPlan.hpp"
+#include "suites/Suite.hpp"
+
+namespace splitstep {
+
+class MatmulSuite final : public Suite {
+ public:
+  explicit MatmulSuite(MatmulPlan plan) : plan_(std::move(plan)) {}
+  std::string name() const override { return "matmul"; }
+  std::vector<Sample> run(const SuiteContext& context) override;
+
+ private:
+  MatmulPlan plan_;
+};
+
+}  // namespace splitstep
