@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The CPU preset runs end to end on N ranks: console report, JSON with every rank's samples,
+# and every allreduce result checked correct.
+set -u
+source "$(dirname "$0")/common.sh"
+mpiexec=$1 ranks=$2 binary=$3 config=$4
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+# shellcheck disable=SC2086
+output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" \
+  --config "$config" --iters 3 --warmup 1 --json "$dir/results.json" 2>&1) \
+  || fail "splitstep exited non-zero"
+grep -q "^  rank $((ranks - 1)): " <<<"$output" || fail "rank $((ranks - 1)) not listed"
+grep -q '^matmul \[host (steady clock)\]$' <<<"$output" || fail "no matmul table"
+grep -q '^allreduce \[host (steady clock)\]$' <<<"$output" || fail "no allreduce table"
+grep -Eq '^  1 MiB .* ok  r0 ' <<<"$output" || fail "1 MiB allreduce not checked ok"
+[ -f "$dir/results.json" ] || fail "no JSON written"
+ls "$dir" | grep -q tmp && fail "temporary file left behind"
+
+python3 - "$dir/results.json" "$ranks" <<'PY' || fail "JSON content"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+ranks = int(sys.argv[2])
+assert doc["schema"] == "splitstep.results/1", doc["schema"]
+meta = doc["metadata"]
+assert meta["world_size"] == ranks and meta["backend"] == "mpi", meta
+for key in ("splitstep_version", "git_revision", "libtorch_version", "nccl_version", "mpi_library", "command_line"):
+    assert meta[key], key
+assert len(doc["ranks"]) == ranks
+cases = [c for c in doc["cases"] if not c["skipped"]]
+assert {c["suite"] for c in cases} == {"matmul", "allreduce"}, cases
+for c in cases:
+    assert len(c["ranks"]) == ranks, c["case"]
+    assert all(len(r["values"]) == 3 and min(r["values"]) > 0 for r in c["ranks"]), c["case"]
+    assert c["across_ranks"]["min"] <= c["across_ranks"]["median"] <= c["across_ranks"]["max"]
+    if c["suite"] == "allreduce":
+        assert c["check"]["wrong"] == 0 and c["check"]["checked"] > 0, c
+        assert c["rates"]["busbw GB/s"] > 0
+print("json ok:", len(cases), "cases")
+PY
+echo "ok: $ranks ranks"

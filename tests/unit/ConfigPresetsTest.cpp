@@ -1,0 +1,43 @@
+// Every preset in configs/ parses into a valid plan, and the documented ones say what they hold.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "options/Options.hpp"
+
+namespace splitstep {
+namespace {
+
+std::vector<std::filesystem::path> presets() {
+  std::vector<std::filesystem::path> paths;
+  for (const auto& entry : std::filesystem::directory_iterator(SPLITSTEP_CONFIGS_DIR)) {
+    if (entry.path().extension() == ".ini") paths.push_back(entry.path());
+  }
+  return paths;
+}
+
+TEST(ConfigPresets, ThereArePresets) { EXPECT_FALSE(presets().empty()); }
+
+TEST(ConfigPresets, EachPresetParsesAndStartsWithAComment) {
+  for (const auto& path : presets()) {
+    SCOPED_TRACE(path.string());
+    EXPECT_NO_THROW(parseCommandLine({"--config", path.string()}));
+    std::ifstream file(path);
+    std::string first_line;
+    std::getline(file, first_line);
+    EXPECT_EQ(first_line.rfind("# ", 0), 0u) << "a preset starts with a comment saying its use";
+  }
+}
+
+TEST(ConfigPresets, CpuQuickKeepsCasesSmallAndOffTheGpu) {
+  const RunPlan plan =
+      parseCommandLine({"--config", std::string(SPLITSTEP_CONFIGS_DIR) + "/cpu-quick.ini"}).plan;
+  EXPECT_EQ(plan.launch.device, DeviceKind::Cpu);
+  for (std::int64_t n : plan.matmul.sizes) EXPECT_LE(n, 512);
+  for (std::uint64_t bytes : plan.allreduce.bytes) EXPECT_LE(bytes, 16u << 20);
+}
+
+}  // namespace
+}  // namespace splitstep

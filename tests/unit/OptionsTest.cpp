@@ -1,0 +1,132 @@
+#include "options/Options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace splitstep {
+namespace {
+
+RunPlan parse(const std::vector<std::string>& args) {
+  const ParsedCommand parsed = parseCommandLine(args);
+  EXPECT_EQ(parsed.action, ParsedCommand::Action::Run);
+  return parsed.plan;
+}
+
+// The UsageError message for `args`, or "<no error>".
+std::string errorOf(const std::vector<std::string>& args) {
+  try {
+    parseCommandLine(args);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+class ConfigFile {
+ public:
+  explicit ConfigFile(const std::string& content)
+      : path_(std::filesystem::temp_directory_path() /
+              ("splitstep-options-test-" + std::to_string(::testing::UnitTest::GetInstance()
+                                                              ->random_seed()) +
+               ".ini")) {
+    std::ofstream(path_) << content;
+  }
+  ~ConfigFile() { std::filesystem::remove(path_); }
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+TEST(Options, DefaultsRunEverySuiteWithGpuSizedCases) {
+  const RunPlan plan = parse({});
+  EXPECT_EQ(plan.suites, (std::vector<std::string>{"matmul", "allreduce"}));
+  EXPECT_EQ(plan.matmul.sizes, (std::vector<std::int64_t>{4096, 8192}));
+  EXPECT_EQ(plan.matmul.dtypes.size(), 4u);
+  EXPECT_EQ(plan.allreduce.bytes.front(), 8u);
+  EXPECT_EQ(plan.allreduce.bytes.back(), 1ull << 30);
+  EXPECT_EQ(plan.measure.warmup, 5);
+  EXPECT_EQ(plan.measure.samples, 20);
+  EXPECT_EQ(plan.launch.device, DeviceKind::Auto);
+  EXPECT_TRUE(plan.output.json_path.empty());
+}
+
+TEST(Options, PositionalSuitesSelectAndOrder) {
+  EXPECT_EQ(parse({"allreduce", "matmul"}).suites,
+            (std::vector<std::string>{"allreduce", "matmul"}));
+}
+
+TEST(Options, ListsAndByteSuffixesAreParsed) {
+  const RunPlan plan = parse({"--matmul-sizes", "128, 256", "--matmul-dtypes", "bf16,fp32",
+                              "--allreduce-bytes", "8,64K,1M,2GiB", "--iters", "3"});
+  EXPECT_EQ(plan.matmul.sizes, (std::vector<std::int64_t>{128, 256}));
+  EXPECT_EQ(plan.matmul.dtypes, (std::vector<MatmulDtype>{MatmulDtype::Bf16, MatmulDtype::Fp32}));
+  EXPECT_EQ(plan.allreduce.bytes, (std::vector<std::uint64_t>{8, 65536, 1 << 20, 2ull << 30}));
+  EXPECT_EQ(plan.measure.samples, 3);
+}
+
+TEST(Options, HelpAndVersionAreActionsNotRuns) {
+  const ParsedCommand help = parseCommandLine({"--help"});
+  EXPECT_EQ(help.action, ParsedCommand::Action::Help);
+  EXPECT_NE(help.help.find("--matmul-sizes"), std::string::npos);
+  EXPECT_EQ(parseCommandLine({"--version"}).action, ParsedCommand::Action::Version);
+}
+
+TEST(Options, BadInputNamesTheOptionAndTheReason) {
+  EXPECT_EQ(errorOf({"--bogus"}), "unrecognised option '--bogus'");
+  EXPECT_EQ(errorOf({"--iters", "0"}), "--iters: 0 is out of range [1, 1000000]");
+  EXPECT_EQ(errorOf({"--warmup", "-1"}), "--warmup: -1 is out of range [0, 1000000]");
+  EXPECT_NE(errorOf({"--iters", "ten"}).find("'--iters' is invalid"), std::string::npos);
+  EXPECT_EQ(errorOf({"--matmul-sizes", "0"}),
+            "--matmul-sizes: '0' is not an integer in [1, 65536]");
+  EXPECT_EQ(errorOf({"--matmul-sizes", "1,,2"}), "--matmul-sizes: empty entry in '1,,2'");
+  EXPECT_EQ(errorOf({"--matmul-dtypes", "fp8"}),
+            "--matmul-dtypes: unknown dtype 'fp8' (fp32, tf32, fp16, bf16)");
+  EXPECT_EQ(errorOf({"--allreduce-bytes", "6"}),
+            "--allreduce-bytes: '6' is not a whole number of fp32 elements in [4 B, 64 GiB]");
+  EXPECT_EQ(errorOf({"--allreduce-bytes", "1X"}),
+            "--allreduce-bytes: '1X' is not a byte count (e.g. 8, 64K, 1M, 4G)");
+  EXPECT_EQ(errorOf({"--device", "tpu"}), "--device: unknown device 'tpu' (auto, cuda, cpu)");
+  EXPECT_EQ(errorOf({"matmull"}), "unknown suite 'matmull' (matmul, allreduce)");
+  EXPECT_EQ(errorOf({"matmul", "matmul"}), "suite 'matmul' given twice");
+  EXPECT_EQ(errorOf({"--config", "/nonexistent/x.ini"}),
+            "--config: cannot read '/nonexistent/x.ini'");
+}
+
+TEST(Options, ErrorsAreOneLine) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--bogus"}, {"--iters", "ten"}, {"--iters"}, {"--allreduce-bytes", "99999999999G"}}) {
+    EXPECT_EQ(errorOf(args).find('\n'), std::string::npos) << errorOf(args);
+  }
+}
+
+TEST(Options, ConfigFileSetsOptionsAndTheCommandLineWins) {
+  const ConfigFile config("matmul-sizes = 512\niters = 7\nallow-gpu-sharing = true\n");
+  const RunPlan plan = parse({"--config", config.path(), "--iters", "9"});
+  EXPECT_EQ(plan.matmul.sizes, (std::vector<std::int64_t>{512}));
+  EXPECT_EQ(plan.measure.samples, 9);
+  EXPECT_TRUE(plan.launch.allow_gpu_sharing);
+  EXPECT_EQ(plan.config_file, config.path());
+}
+
+TEST(Options, UnknownOrMalformedConfigKeysAreRefusedWithTheFileName) {
+  const ConfigFile unknown("matmul-size = 512\n");
+  EXPECT_EQ(errorOf({"--config", unknown.path()}),
+            unknown.path() + ": unrecognised option 'matmul-size'");
+}
+
+TEST(Options, ByteSizeParsing) {
+  EXPECT_EQ(parseByteSize("x", "8"), 8u);
+  EXPECT_EQ(parseByteSize("x", "1K"), 1024u);
+  EXPECT_EQ(parseByteSize("x", "3MiB"), 3u << 20);
+  EXPECT_EQ(parseByteSize("x", "4G"), 4ull << 30);
+  EXPECT_EQ(parseByteSize("x", "16B"), 16u);
+  EXPECT_THROW(parseByteSize("x", "K"), UsageError);
+  EXPECT_THROW(parseByteSize("x", "-4"), UsageError);
+  EXPECT_THROW(parseByteSize("x", "99999999999999G"), UsageError);
+}
+
+}  // namespace
+}  // namespace splitstep

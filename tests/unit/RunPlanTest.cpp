@@ -1,0 +1,48 @@
+#include "options/RunPlan.hpp"
+
+#include <gtest/gtest.h>
+
+namespace splitstep {
+namespace {
+
+RunPlan samplePlan() {
+  RunPlan plan;
+  plan.suites = {"matmul", "allreduce"};
+  plan.matmul = {{4096, 8192}, {MatmulDtype::Bf16}};
+  plan.allreduce = {{8, 1024}};
+  return plan;
+}
+
+TEST(RunPlan, EntriesNameEveryOptionWithCanonicalValues) {
+  const auto entries = samplePlan().entries();
+  auto value = [&entries](const std::string& key) {
+    for (const auto& [k, v] : entries) {
+      if (k == key) return v;
+    }
+    return std::string("<missing>");
+  };
+  EXPECT_EQ(value("suites"), "matmul,allreduce");
+  EXPECT_EQ(value("matmul-sizes"), "4096,8192");
+  EXPECT_EQ(value("matmul-dtypes"), "bf16");
+  EXPECT_EQ(value("allreduce-bytes"), "8,1024");
+  EXPECT_EQ(value("iters"), "20");
+  EXPECT_EQ(value("device"), "auto");
+}
+
+TEST(RunPlan, HashIsStableForEqualPlansAndBuilds) {
+  EXPECT_EQ(planHash(samplePlan(), "0.1.0+abc"), planHash(samplePlan(), "0.1.0+abc"));
+}
+
+TEST(RunPlan, HashChangesWithAnySettingOrTheBuild) {
+  const std::uint64_t base = planHash(samplePlan(), "0.1.0+abc");
+  RunPlan iters = samplePlan();
+  iters.measure.samples = 21;
+  RunPlan sizes = samplePlan();
+  sizes.allreduce.bytes = {8, 2048};
+  EXPECT_NE(planHash(iters, "0.1.0+abc"), base);
+  EXPECT_NE(planHash(sizes, "0.1.0+abc"), base);
+  EXPECT_NE(planHash(samplePlan(), "0.1.0+abd"), base);
+}
+
+}  // namespace
+}  // namespace splitstep
