@@ -69,7 +69,9 @@ std::vector<Sample> MatmulSuite::run(const SuiteContext& context) {
       }
       CublasTf32Scope tf32(dtype == MatmulDtype::Tf32);
       if (context.device.isCuda()) {
-        sample.params["cublas_tf32"] = at::globalContext().allowTF32CuBLAS() ? "on" : "off";
+        // Read back what cuBLAS will use ("tf32" or "ieee"), not what was asked for.
+        sample.params["cuda_fp32_matmul"] = at::precision2str(at::globalContext().float32Precision(
+            at::Float32Backend::CUDA, at::Float32Op::MATMUL));
       }
       // Random operands: products of zeros run measurably faster on current GPUs.
       const auto options =

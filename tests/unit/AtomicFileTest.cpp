@@ -6,11 +6,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "TempPath.hpp"
+
 namespace splitstep {
 namespace {
 
 TEST(AtomicFile, ReplacesTheFileAndLeavesNoTemporary) {
-  const auto dir = std::filesystem::temp_directory_path() / "splitstep-atomic-file-test";
+  const auto dir = testing::tempPathForThisTest("");
   std::filesystem::create_directories(dir);
   const auto path = dir / "out.json";
   std::ofstream(path) << "old";

@@ -6,12 +6,13 @@
 #include <fstream>
 
 #include "ReportFixtures.hpp"
+#include "TempPath.hpp"
 
 namespace splitstep {
 namespace {
 
 nlohmann::json writeAndRead() {
-  const auto path = std::filesystem::temp_directory_path() / "splitstep-json-reporter-test.json";
+  const auto path = testing::tempPathForThisTest(".json");
   JsonReporter reporter(path.string());
   reporter.reportContext(testing::twoRankContext());
   for (const CaseResult& c : testing::matmulCases()) reporter.reportCase(c);

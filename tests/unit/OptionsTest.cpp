@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "TempPath.hpp"
+
 namespace splitstep {
 namespace {
 
@@ -27,10 +29,7 @@ std::string errorOf(const std::vector<std::string>& args) {
 class ConfigFile {
  public:
   explicit ConfigFile(const std::string& content)
-      : path_(std::filesystem::temp_directory_path() /
-              ("splitstep-options-test-" + std::to_string(::testing::UnitTest::GetInstance()
-                                                              ->random_seed()) +
-               ".ini")) {
+      : path_(testing::tempPathForThisTest(".ini")) {
     std::ofstream(path_) << content;
   }
   ~ConfigFile() { std::filesystem::remove(path_); }
