@@ -37,8 +37,7 @@ void requireSamePlan(const RunPlan& plan, const Cluster& cluster) {
 // Only rank 0 writes files, so only rank 0 can tell whether it can.
 std::optional<std::string> checkOutputs(const OutputPlan& output, const Cluster& cluster) {
   if (cluster.rank() != 0 || output.json_path.empty()) return std::nullopt;
-  const std::filesystem::path parent =
-      std::filesystem::absolute(output.json_path).parent_path();
+  const std::filesystem::path parent = std::filesystem::absolute(output.json_path).parent_path();
   if (!std::filesystem::is_directory(parent)) {
     return fmt::format("--json: directory '{}' does not exist", parent.string());
   }

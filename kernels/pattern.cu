@@ -42,7 +42,7 @@ cudaError_t fillPattern(float* data, std::size_t count, int rank, cudaStream_t s
 cudaError_t countSumMismatches(const float* data, std::size_t count, int world_size,
                                unsigned long long* mismatches, cudaStream_t stream) {
   countSumMismatchesKernel<<<blocksFor(count), kThreads, 0, stream>>>(data, count, world_size,
-                                                                       mismatches);
+                                                                      mismatches);
   return cudaGetLastError();
 }
 

@@ -34,8 +34,8 @@ Cluster::Cluster(MPI_Comm parent) {
   int length = 0;
   MPI_Get_processor_name(name, &length);
   std::vector<char> all(static_cast<std::size_t>(size_) * MPI_MAX_PROCESSOR_NAME);
-  mpiCheck(MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(),
-                         MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm_),
+  mpiCheck(MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
+                         MPI_CHAR, comm_),
            "MPI_Allgather(host names)");
   for (int r = 0; r < size_; ++r) {
     const char* entry = all.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME;
@@ -58,8 +58,7 @@ void Cluster::requireAllOk(const std::optional<std::string>& error) const {
   const bool everyone = std::count(flags.begin(), flags.end(), 1) == size_;
   if (rank_ != reporter) throw StartupRefused(fmt::format("refused on rank {}", reporter), false);
   // Say where only when ranks disagree: a bad option fails everywhere, a missing file may not.
-  throw StartupRefused(everyone ? *error
-                                : fmt::format("{} (rank {} on {})", *error, rank_, host()),
+  throw StartupRefused(everyone ? *error : fmt::format("{} (rank {} on {})", *error, rank_, host()),
                        true);
 }
 

@@ -22,9 +22,9 @@ void from_json(const nlohmann::json& json, Check& check) {
 }
 
 void to_json(nlohmann::json& json, const Sample& sample) {
-  json = {{"suite", sample.suite},   {"case", sample.case_name}, {"series", sample.series},
-          {"unit", sample.unit},     {"clock", sample.clock},    {"params", sample.params},
-          {"rates", sample.rates},   {"checks", sample.checks},  {"notes", sample.notes},
+  json = {{"suite", sample.suite},  {"case", sample.case_name}, {"series", sample.series},
+          {"unit", sample.unit},    {"clock", sample.clock},    {"params", sample.params},
+          {"rates", sample.rates},  {"checks", sample.checks},  {"notes", sample.notes},
           {"values", sample.values}};
 }
 void from_json(const nlohmann::json& json, Sample& sample) {
@@ -41,8 +41,10 @@ void from_json(const nlohmann::json& json, Sample& sample) {
 }
 
 void to_json(nlohmann::json& json, const RankInfo& info) {
-  json = {{"rank", info.rank},     {"host", info.host},
-          {"local_rank", info.local_rank}, {"device", info.device},
+  json = {{"rank", info.rank},
+          {"host", info.host},
+          {"local_rank", info.local_rank},
+          {"device", info.device},
           {"device_name", info.device_name}};
 }
 void from_json(const nlohmann::json& json, RankInfo& info) {

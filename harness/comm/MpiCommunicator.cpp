@@ -24,8 +24,7 @@ MpiCommunicator::~MpiCommunicator() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
-void MpiCommunicator::allreduceSum(const void* send, void* recv, std::size_t count,
-                                   DataType type) {
+void MpiCommunicator::allreduceSum(const void* send, void* recv, std::size_t count, DataType type) {
   if (count > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
     throw std::invalid_argument("MPI allreduce of more than 2^31-1 elements");
   }

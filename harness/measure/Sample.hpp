@@ -28,7 +28,7 @@ struct Sample {
   std::string case_name;
   std::string series;  // what was timed within the case (a phase, or the whole operation)
   std::string unit = "s";
-  std::string clock;   // TimerSource::clockName()
+  std::string clock;  // TimerSource::clockName()
   std::map<std::string, std::string> params;
   std::vector<Rate> rates;
   std::vector<Check> checks;

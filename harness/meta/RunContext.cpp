@@ -27,9 +27,8 @@ Versions collectVersions() {
   int runtime = 0;
   v.cuda_runtime = cudaRuntimeGetVersion(&runtime) == cudaSuccess ? cudaVersionText(runtime) : "?";
   int driver = 0;
-  v.cuda_driver = cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0
-                      ? cudaVersionText(driver)
-                      : "none";
+  v.cuda_driver =
+      cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0 ? cudaVersionText(driver) : "none";
   int nccl = 0;
   v.nccl = ncclGetVersion(&nccl) == ncclSuccess
                ? fmt::format("{}.{}.{}", nccl / 10000, nccl / 100 % 100, nccl % 100)

@@ -155,7 +155,7 @@ std::string usage(const po::options_description& options, const po::options_desc
 RunPlan buildPlan(const po::variables_map& vm) {
   RunPlan plan;
   plan.suites = parseSuites(vm.count("suite") ? vm["suite"].as<std::vector<std::string>>()
-                                               : std::vector<std::string>{});
+                                              : std::vector<std::string>{});
   plan.config_file = vm.count("config") ? vm["config"].as<std::string>() : "";
   plan.measure.warmup = boundedCount("warmup", vm["warmup"].as<int>(), 0);
   plan.measure.samples = boundedCount("iters", vm["iters"].as<int>(), 1);
@@ -172,9 +172,13 @@ RunPlan buildPlan(const po::variables_map& vm) {
 }  // namespace
 
 std::uint64_t parseByteSize(const std::string& option, const std::string& text) {
-  static const std::vector<std::pair<std::string, std::uint64_t>> kSuffixes = {
-      {"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30}, {"K", 1ull << 10},
-      {"M", 1ull << 20},   {"G", 1ull << 30},   {"B", 1}};
+  static const std::vector<std::pair<std::string, std::uint64_t>> kSuffixes = {{"KiB", 1ull << 10},
+                                                                               {"MiB", 1ull << 20},
+                                                                               {"GiB", 1ull << 30},
+                                                                               {"K", 1ull << 10},
+                                                                               {"M", 1ull << 20},
+                                                                               {"G", 1ull << 30},
+                                                                               {"B", 1}};
   std::string_view digits = text;
   std::uint64_t multiplier = 1;
   for (const auto& [suffix, factor] : kSuffixes) {

@@ -18,7 +18,7 @@ class UsageError : public std::runtime_error {
 struct ParsedCommand {
   enum class Action { Run, Help, Version };
   Action action = Action::Run;
-  RunPlan plan;        // valid when action == Run
+  RunPlan plan;      // valid when action == Run
   std::string help;  // the usage text when action == Help
 };
 

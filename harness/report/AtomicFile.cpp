@@ -29,8 +29,8 @@ void writeFileAtomically(const std::string& path, const std::string& content) {
   std::filesystem::rename(temporary, path, error);
   if (error) {
     std::filesystem::remove(temporary);
-    throw std::runtime_error(fmt::format("cannot rename {} to {}: {}", temporary, path,
-                                         error.message()));
+    throw std::runtime_error(
+        fmt::format("cannot rename {} to {}: {}", temporary, path, error.message()));
   }
 }
 

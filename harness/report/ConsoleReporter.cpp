@@ -11,9 +11,7 @@
 namespace splitstep {
 namespace {
 
-std::string formatRate(double value) {
-  return fmt::format("{:.{}f}", value, value >= 10 ? 1 : 2);
-}
+std::string formatRate(double value) { return fmt::format("{:.{}f}", value, value >= 10 ? 1 : 2); }
 
 std::size_t nodeCount(const std::vector<RankInfo>& ranks) {
   std::set<std::string> hosts;
@@ -33,7 +31,7 @@ void printTable(std::ostream& out, const std::vector<std::vector<std::string>>& 
     for (std::size_t c = 0; c < row.size(); ++c) {
       const bool left = c == 0 || c + 1 == row.size();
       line += "  " + (left ? fmt::format("{:<{}}", row[c], widths[c])
-                          : fmt::format("{:>{}}", row[c], widths[c]));
+                           : fmt::format("{:>{}}", row[c], widths[c]));
     }
     line.erase(line.find_last_not_of(' ') + 1);
     out << line << '\n';

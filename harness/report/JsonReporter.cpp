@@ -62,16 +62,11 @@ void JsonReporter::reportCase(const CaseResult& result) {
   nlohmann::json rates = nlohmann::json::object();
   for (const RateValue& rate : result.rates) rates[rate.name] = rate.value;
   nlohmann::json entry = {
-      {"suite", result.suite},
-      {"case", result.case_name},
-      {"series", result.series},
-      {"unit", result.unit},
-      {"clock", result.clock},
-      {"params", result.params},
-      {"notes", result.notes},
-      {"skipped", result.skipped()},
-      {"rates", rates},
-      {"check", {{"checked", result.checked}, {"wrong", result.wrong}}},
+      {"suite", result.suite},   {"case", result.case_name},
+      {"series", result.series}, {"unit", result.unit},
+      {"clock", result.clock},   {"params", result.params},
+      {"notes", result.notes},   {"skipped", result.skipped()},
+      {"rates", rates},          {"check", {{"checked", result.checked}, {"wrong", result.wrong}}},
       {"ranks", ranks},
   };
   if (!result.skipped()) {

@@ -1,4 +1,5 @@
-// results.json: run metadata, the plan, and every case with every rank's samples (docs/results-schema.md).
+// results.json: run metadata, the plan, and every case with every rank's samples
+// (docs/results-schema.md).
 #pragma once
 
 #include <nlohmann/json.hpp>

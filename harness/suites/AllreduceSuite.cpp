@@ -16,15 +16,13 @@ namespace {
 
 void fill(const SuiteContext& context, float* data, std::size_t count) {
   if (context.device.isCuda()) {
-    SPLITSTEP_CUDA_CHECK(
-        kernels::fillPattern(data, count, context.rank, context.device.stream()));
+    SPLITSTEP_CUDA_CHECK(kernels::fillPattern(data, count, context.rank, context.device.stream()));
     return;
   }
   for (std::size_t i = 0; i < count; ++i) data[i] = kernels::patternValue(i, context.rank);
 }
 
-std::uint64_t countWrong(const SuiteContext& context, const at::Tensor& result,
-                         std::size_t count) {
+std::uint64_t countWrong(const SuiteContext& context, const at::Tensor& result, std::size_t count) {
   const float* data = result.data_ptr<float>();
   if (context.device.isCuda()) {
     at::Tensor wrong = at::zeros({1}, result.options().dtype(c10::ScalarType::Long));

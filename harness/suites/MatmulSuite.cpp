@@ -29,8 +29,8 @@ c10::ScalarType scalarType(MatmulDtype dtype) {
 class CublasTf32Scope {
  public:
   explicit CublasTf32Scope(bool allow)
-      : previous_(at::globalContext().float32Precision(at::Float32Backend::CUDA,
-                                                       at::Float32Op::MATMUL)) {
+      : previous_(
+            at::globalContext().float32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL)) {
     at::globalContext().setFloat32Precision(
         at::Float32Backend::CUDA, at::Float32Op::MATMUL,
         allow ? at::Float32Precision::TF32 : at::Float32Precision::IEEE);
@@ -70,8 +70,8 @@ std::vector<Sample> MatmulSuite::run(const SuiteContext& context) {
       CublasTf32Scope tf32(dtype == MatmulDtype::Tf32);
       if (context.device.isCuda()) {
         // Read back what cuBLAS will use ("tf32" or "ieee"), not what was asked for.
-        sample.params["cuda_fp32_matmul"] = at::precision2str(at::globalContext().float32Precision(
-            at::Float32Backend::CUDA, at::Float32Op::MATMUL));
+        sample.params["cuda_fp32_matmul"] = at::precision2str(
+            at::globalContext().float32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL));
       }
       // Random operands: products of zeros run measurably faster on current GPUs.
       const auto options =

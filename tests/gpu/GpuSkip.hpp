@@ -5,7 +5,7 @@
 
 #include "device/Device.hpp"
 
-#define SPLITSTEP_REQUIRE_GPU()                                              \
-  do {                                                                       \
+#define SPLITSTEP_REQUIRE_GPU()                                                           \
+  do {                                                                                    \
     if (::splitstep::visibleCudaDevices() == 0) GTEST_SKIP() << "no CUDA device visible"; \
   } while (0)

@@ -38,8 +38,8 @@ TEST(CaseResult, AcrossRanksSummarizesPerRankMediansAndNamesTheSlowest) {
 }
 
 TEST(CaseResult, CasesKeepRankZerosOrderAndMatchByName) {
-  const std::vector<std::vector<Sample>> by_rank = {
-      {timed("8 B", {1}), timed("1 KiB", {2})}, {timed("1 KiB", {5}), timed("8 B", {6})}};
+  const std::vector<std::vector<Sample>> by_rank = {{timed("8 B", {1}), timed("1 KiB", {2})},
+                                                    {timed("1 KiB", {5}), timed("8 B", {6})}};
   const auto results = summarizeCases(by_rank);
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].case_name, "8 B");

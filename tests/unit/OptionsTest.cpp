@@ -28,8 +28,7 @@ std::string errorOf(const std::vector<std::string>& args) {
 
 class ConfigFile {
  public:
-  explicit ConfigFile(const std::string& content)
-      : path_(testing::tempPathForThisTest(".ini")) {
+  explicit ConfigFile(const std::string& content) : path_(testing::tempPathForThisTest(".ini")) {
     std::ofstream(path_) << content;
   }
   ~ConfigFile() { std::filesystem::remove(path_); }
