@@ -1,25 +1,6 @@
 #include "collect/SampleCodec.hpp"
 
-#include <nlohmann/json.hpp>
-
 namespace splitstep {
-
-void to_json(nlohmann::json& json, const Rate& rate) {
-  json = {{"name", rate.name}, {"amount_per_loop", rate.amount_per_loop}, {"scale", rate.scale}};
-}
-void from_json(const nlohmann::json& json, Rate& rate) {
-  json.at("name").get_to(rate.name);
-  json.at("amount_per_loop").get_to(rate.amount_per_loop);
-  json.at("scale").get_to(rate.scale);
-}
-void to_json(nlohmann::json& json, const Check& check) {
-  json = {{"name", check.name}, {"checked", check.checked}, {"wrong", check.wrong}};
-}
-void from_json(const nlohmann::json& json, Check& check) {
-  json.at("name").get_to(check.name);
-  json.at("checked").get_to(check.checked);
-  json.at("wrong").get_to(check.wrong);
-}
 
 void to_json(nlohmann::json& json, const Sample& sample) {
   json = {{"suite", sample.suite},  {"case", sample.case_name}, {"series", sample.series},
@@ -38,21 +19,6 @@ void from_json(const nlohmann::json& json, Sample& sample) {
   json.at("checks").get_to(sample.checks);
   json.at("notes").get_to(sample.notes);
   json.at("values").get_to(sample.values);
-}
-
-void to_json(nlohmann::json& json, const RankInfo& info) {
-  json = {{"rank", info.rank},
-          {"host", info.host},
-          {"local_rank", info.local_rank},
-          {"device", info.device},
-          {"device_name", info.device_name}};
-}
-void from_json(const nlohmann::json& json, RankInfo& info) {
-  json.at("rank").get_to(info.rank);
-  json.at("host").get_to(info.host);
-  json.at("local_rank").get_to(info.local_rank);
-  json.at("device").get_to(info.device);
-  json.at("device_name").get_to(info.device_name);
 }
 
 std::string encodeSamples(const std::vector<Sample>& samples) {

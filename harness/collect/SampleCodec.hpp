@@ -1,7 +1,7 @@
 // Samples and rank descriptions to and from JSON text, the form they travel to rank 0 in.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -10,10 +10,12 @@
 
 namespace splitstep {
 
+// JSON keys are the field names, except Sample's case_name, written as "case".
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Rate, name, amount_per_loop, scale)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Check, name, checked, wrong)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankInfo, rank, host, local_rank, device, device_name)
 void to_json(nlohmann::json& json, const Sample& sample);
 void from_json(const nlohmann::json& json, Sample& sample);
-void to_json(nlohmann::json& json, const RankInfo& info);
-void from_json(const nlohmann::json& json, RankInfo& info);
 
 std::string encodeSamples(const std::vector<Sample>& samples);
 std::vector<Sample> decodeSamples(const std::string& text);

@@ -4,23 +4,7 @@
 #include "report/AtomicFile.hpp"
 
 namespace splitstep {
-namespace {
-
-nlohmann::json toJson(const Summary& s) {
-  return {{"n", s.n},           {"min", s.min},       {"max", s.max}, {"mean", s.mean},
-          {"stddev", s.stddev}, {"median", s.median}, {"p5", s.p5},   {"p95", s.p95},
-          {"iqr", s.iqr},       {"cv", s.cv}};
-}
-
-nlohmann::json toJson(const std::vector<Check>& checks) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const Check& c : checks) {
-    list.push_back({{"name", c.name}, {"checked", c.checked}, {"wrong", c.wrong}});
-  }
-  return list;
-}
-
-}  // namespace
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Summary, n, min, max, mean, stddev, median, p5, p95, iqr, cv)
 
 void JsonReporter::reportContext(const RunContext& context) {
   const Versions& v = context.versions;
@@ -55,8 +39,8 @@ void JsonReporter::reportCase(const CaseResult& result) {
   nlohmann::json ranks = nlohmann::json::array();
   for (const RankResult& rank : result.ranks) {
     ranks.push_back({{"rank", rank.rank},
-                     {"summary", toJson(rank.summary)},
-                     {"checks", toJson(rank.checks)},
+                     {"summary", rank.summary},
+                     {"checks", rank.checks},
                      {"values", rank.values}});
   }
   nlohmann::json rates = nlohmann::json::object();
@@ -70,7 +54,7 @@ void JsonReporter::reportCase(const CaseResult& result) {
       {"ranks", ranks},
   };
   if (!result.skipped()) {
-    entry["across_ranks"] = toJson(result.across);
+    entry["across_ranks"] = result.across;
     entry["slowest_rank"] = result.slowest_rank;
   }
   document_["cases"].push_back(std::move(entry));
