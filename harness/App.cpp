@@ -12,6 +12,7 @@
 #include "cluster/Cluster.hpp"
 #include "cluster/DeviceAssignment.hpp"
 #include "cluster/LaunchCheck.hpp"
+#include "cluster/MpiAgreement.hpp"
 #include "cluster/PlanAgreement.hpp"
 #include "collect/Collector.hpp"
 #include "collect/SampleCodec.hpp"
@@ -113,7 +114,9 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   const std::unique_ptr<Communicator> comm = openCommunicator(*device, cluster);
   context.ranks = gatherRankInfo(*device, cluster);
 
-  const SuiteContext suite_context{*device, *comm, plan.measure, cluster.rank(), cluster.size()};
+  MpiAgreement agreement(cluster.comm());
+  const SuiteContext suite_context{*device,       *comm,          agreement,
+                                   plan.measure, cluster.rank(), cluster.size()};
   std::vector<Sample> samples;
   for (const std::string& name : plan.suites) {
     std::vector<Sample> produced = makeSuite(name, plan)->run(suite_context);

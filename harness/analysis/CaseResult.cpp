@@ -1,5 +1,7 @@
 #include "analysis/CaseResult.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
 #include <tuple>
@@ -7,9 +9,16 @@
 namespace splitstep {
 namespace {
 
+constexpr double kLowClockFraction = 0.85;
+constexpr double kSpreadWarning = 4.0;
+
 using CaseKey = std::tuple<std::string, std::string, std::string>;
 
 CaseKey keyOf(const Sample& sample) { return {sample.suite, sample.case_name, sample.series}; }
+
+void addOnce(std::vector<std::string>& list, const std::string& text) {
+  if (std::find(list.begin(), list.end(), text) == list.end()) list.push_back(text);
+}
 
 CaseResult startCase(const Sample& sample) {
   CaseResult result;
@@ -17,7 +26,7 @@ CaseResult startCase(const Sample& sample) {
   result.case_name = sample.case_name;
   result.series = sample.series;
   result.unit = sample.unit;
-  result.clock = sample.clock;
+  result.clock = sample.measurement.clock;
   result.params = sample.params;
   return result;
 }
@@ -27,10 +36,12 @@ void finishCase(CaseResult& result, const std::vector<Rate>& rates) {
   std::vector<double> medians;
   for (const RankResult& rank : result.ranks) medians.push_back(rank.summary.median);
   result.across = summarize(medians);
-  const auto slowest = std::max_element(
-      result.ranks.begin(), result.ranks.end(),
-      [](const RankResult& a, const RankResult& b) { return a.summary.median < b.summary.median; });
-  result.slowest_rank = slowest->rank;
+  result.slowest_rank =
+      std::max_element(result.ranks.begin(), result.ranks.end(),
+                       [](const RankResult& a, const RankResult& b) {
+                         return a.summary.median < b.summary.median;
+                       })
+          ->rank;
   for (const Rate& rate : rates) {
     if (result.across.median > 0) {
       result.rates.push_back({rate.name, rate.amount_per_loop / result.across.median / rate.scale});
@@ -38,10 +49,51 @@ void finishCase(CaseResult& result, const std::vector<Rate>& rates) {
   }
 }
 
+void compareWithBaselines(std::vector<CaseResult>& results,
+                          const std::vector<Comparison>& comparisons) {
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const Comparison& mine = comparisons[i];
+    if (mine.group.empty() || results[i].skipped()) continue;
+    for (std::size_t j = 0; j < results.size(); ++j) {
+      const Comparison& other = comparisons[j];
+      if (other.is_baseline && other.group == mine.group && results[j].suite == results[i].suite &&
+          !results[j].skipped()) {
+        results[i].speedup = results[j].across.median / results[i].across.median;
+        results[i].speedup_baseline = mine.baseline;
+      }
+    }
+  }
+}
+
 }  // namespace
+
+const RankResult* CaseResult::slowest() const {
+  for (const RankResult& rank : ranks) {
+    if (rank.rank == slowest_rank) return &rank;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> measurementWarnings(const Measurement& m, const Summary& summary) {
+  std::vector<std::string> warnings;
+  for (const auto& clock : {m.clock_at_start, m.clock_at_end}) {
+    if (clock && clock->max_mhz > 0 && clock->current_mhz < kLowClockFraction * clock->max_mhz) {
+      addOnce(warnings, fmt::format("SM clock {} MHz is below 85% of its {} MHz maximum: the GPU "
+                                    "may be throttled",
+                                    clock->current_mhz, clock->max_mhz));
+    }
+  }
+  if (summary.n > 0 && summary.min > 0 && summary.max > kSpreadWarning * summary.min) {
+    warnings.push_back(fmt::format(
+        "the slowest sample took {:.1f}x the fastest: a result may be cached or disturbed",
+        summary.max / summary.min));
+  }
+  return warnings;
+}
 
 std::vector<CaseResult> summarizeCases(const std::vector<std::vector<Sample>>& by_rank) {
   std::vector<CaseResult> results;
+  std::vector<Comparison> comparisons;
   if (by_rank.empty()) return results;
   std::set<CaseKey> seen;
   for (const Sample& first : by_rank.front()) {
@@ -49,21 +101,21 @@ std::vector<CaseResult> summarizeCases(const std::vector<std::vector<Sample>>& b
     if (!seen.insert(key).second) continue;
     CaseResult result = startCase(first);
     std::vector<Rate> rates;
-    std::set<std::string> notes;
     for (std::size_t r = 0; r < by_rank.size(); ++r) {
       const auto match = std::find_if(by_rank[r].begin(), by_rank[r].end(),
                                       [&key](const Sample& s) { return keyOf(s) == key; });
       if (match == by_rank[r].end()) continue;
-      for (const std::string& note : match->notes) {
-        if (notes.insert(note).second) result.notes.push_back(note);
-      }
-      if (match->values.empty()) continue;
+      for (const std::string& note : match->notes) addOnce(result.notes, note);
+      for (const std::string& note : match->measurement.notes) addOnce(result.notes, note);
+      if (match->measurement.values.empty()) continue;
       if (rates.empty()) rates = match->rates;
       RankResult& rank = result.ranks.emplace_back();
       rank.rank = static_cast<int>(r);
-      rank.values = match->values;
-      rank.summary = summarize(match->values);
+      rank.measurement = match->measurement;
+      rank.summary = summarize(match->measurement.values);
+      rank.host_summary = summarize(match->measurement.host_values);
       rank.checks = match->checks;
+      rank.warnings = measurementWarnings(rank.measurement, rank.summary);
       for (const Check& check : match->checks) {
         result.checked += check.checked;
         result.wrong += check.wrong;
@@ -71,7 +123,9 @@ std::vector<CaseResult> summarizeCases(const std::vector<std::vector<Sample>>& b
     }
     finishCase(result, rates);
     results.push_back(std::move(result));
+    comparisons.push_back(first.comparison);
   }
+  compareWithBaselines(results, comparisons);
   return results;
 }
 

@@ -1,7 +1,8 @@
-// Rank 0's view of one case: per-rank statistics, the spread across ranks, derived rates.
+// Rank 0's view of one case: per-rank statistics, the spread across ranks, derived figures.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,9 +13,11 @@ namespace splitstep {
 
 struct RankResult {
   int rank = 0;
-  Summary summary;
-  std::vector<double> values;
+  Summary summary;       // of measurement.values
+  Summary host_summary;  // of measurement.host_values
+  Measurement measurement;
   std::vector<Check> checks;
+  std::vector<std::string> warnings;  // from measurementWarnings()
 };
 
 struct RateValue {
@@ -29,16 +32,23 @@ struct CaseResult {
   std::string unit;
   std::string clock;
   std::map<std::string, std::string> params;
-  std::vector<std::string> notes;
-  std::vector<RankResult> ranks;  // ranks that measured the case, by rank
-  Summary across;                 // of the per-rank medians
-  int slowest_rank = -1;          // highest per-rank median; -1 when no rank measured the case
-  std::vector<RateValue> rates;   // at the median of the per-rank medians
-  std::uint64_t checked = 0;      // over all ranks and checks
+  std::vector<std::string> notes;  // the suite's and the Measurer's, each once
+  std::vector<RankResult> ranks;   // ranks that measured the case, by rank
+  Summary across;                  // of the per-rank medians
+  int slowest_rank = -1;           // highest per-rank median; -1 when no rank measured the case
+  std::vector<RateValue> rates;    // at the median of the per-rank medians
+  std::uint64_t checked = 0;       // over all ranks and checks
   std::uint64_t wrong = 0;
+  std::optional<double> speedup;   // baseline median / this median (Sample::comparison)
+  std::string speedup_baseline;
 
   bool skipped() const { return ranks.empty(); }
+  const RankResult* slowest() const;
 };
+
+// A case whose SM clock fell below 85% of the maximum while it was timed, or whose slowest
+// sample took more than 4x its fastest (%timeit's warning that a result may be cached).
+std::vector<std::string> measurementWarnings(const Measurement& m, const Summary& summary);
 
 // `by_rank[r]` holds rank r's samples. Cases appear in rank 0's order; a case is matched across
 // ranks by (suite, case, series). Ranks with no values for a case (skipped there) are left out.

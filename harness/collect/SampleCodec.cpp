@@ -1,24 +1,74 @@
 #include "collect/SampleCodec.hpp"
 
 namespace splitstep {
+namespace {
+
+// nlohmann's macros cannot express optional fields; absent clocks are written as null.
+template <typename T>
+void putOptional(nlohmann::json& json, const char* key, const std::optional<T>& value) {
+  json[key] = value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+template <typename T>
+void getOptional(const nlohmann::json& json, const char* key, std::optional<T>& value) {
+  const nlohmann::json& entry = json.at(key);
+  value = entry.is_null() ? std::nullopt : std::optional<T>(entry.get<T>());
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& json, const Measurement& m) {
+  json = {{"clock", m.clock},
+          {"method", m.method},
+          {"values", m.values},
+          {"host_values", m.host_values},
+          {"cold", m.cold},
+          {"cold_host", m.cold_host},
+          {"loops", m.loops},
+          {"timer_overhead", m.timer_overhead},
+          {"noise", m.noise},
+          {"noise_target_met", m.noise_target_met},
+          {"stop_reason", m.stop_reason},
+          {"notes", m.notes}};
+  putOptional(json, "clock_at_start", m.clock_at_start);
+  putOptional(json, "clock_at_end", m.clock_at_end);
+}
+
+void from_json(const nlohmann::json& json, Measurement& m) {
+  json.at("clock").get_to(m.clock);
+  json.at("method").get_to(m.method);
+  json.at("values").get_to(m.values);
+  json.at("host_values").get_to(m.host_values);
+  json.at("cold").get_to(m.cold);
+  json.at("cold_host").get_to(m.cold_host);
+  json.at("loops").get_to(m.loops);
+  json.at("timer_overhead").get_to(m.timer_overhead);
+  json.at("noise").get_to(m.noise);
+  json.at("noise_target_met").get_to(m.noise_target_met);
+  json.at("stop_reason").get_to(m.stop_reason);
+  json.at("notes").get_to(m.notes);
+  getOptional(json, "clock_at_start", m.clock_at_start);
+  getOptional(json, "clock_at_end", m.clock_at_end);
+}
 
 void to_json(nlohmann::json& json, const Sample& sample) {
-  json = {{"suite", sample.suite},  {"case", sample.case_name}, {"series", sample.series},
-          {"unit", sample.unit},    {"clock", sample.clock},    {"params", sample.params},
-          {"rates", sample.rates},  {"checks", sample.checks},  {"notes", sample.notes},
-          {"values", sample.values}};
+  json = {{"suite", sample.suite},        {"case", sample.case_name},
+          {"series", sample.series},      {"unit", sample.unit},
+          {"params", sample.params},      {"rates", sample.rates},
+          {"checks", sample.checks},      {"notes", sample.notes},
+          {"comparison", sample.comparison}, {"measurement", sample.measurement}};
 }
 void from_json(const nlohmann::json& json, Sample& sample) {
   json.at("suite").get_to(sample.suite);
   json.at("case").get_to(sample.case_name);
   json.at("series").get_to(sample.series);
   json.at("unit").get_to(sample.unit);
-  json.at("clock").get_to(sample.clock);
   json.at("params").get_to(sample.params);
   json.at("rates").get_to(sample.rates);
   json.at("checks").get_to(sample.checks);
   json.at("notes").get_to(sample.notes);
-  json.at("values").get_to(sample.values);
+  json.at("comparison").get_to(sample.comparison);
+  json.at("measurement").get_to(sample.measurement);
 }
 
 std::string encodeSamples(const std::vector<Sample>& samples) {

@@ -14,6 +14,10 @@ namespace splitstep {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Rate, name, amount_per_loop, scale)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Check, name, checked, wrong)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankInfo, rank, host, local_rank, device, device_name)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Comparison, group, baseline, is_baseline)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SmClock, current_mhz, max_mhz)
+void to_json(nlohmann::json& json, const Measurement& m);
+void from_json(const nlohmann::json& json, Measurement& m);
 void to_json(nlohmann::json& json, const Sample& sample);
 void from_json(const nlohmann::json& json, Sample& sample);
 

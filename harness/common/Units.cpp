@@ -24,7 +24,8 @@ std::string formatSeconds(double seconds) {
   static constexpr Scale kScales[] = {{1, "s"}, {1e3, "ms"}, {1e6, "us"}, {1e9, "ns"}};
   for (const Scale& scale : kScales) {
     const double value = seconds * scale.factor;
-    if (std::fabs(value) >= 1.0 || scale.factor == 1e9) {
+    // The tolerance keeps 1e-6 s (0.99999... us in binary) in microseconds.
+    if (std::fabs(value) >= 1.0 - 1e-9 || scale.factor == 1e9) {
       const int decimals = std::fabs(value) >= 100 ? 1 : (std::fabs(value) >= 10 ? 2 : 3);
       return fmt::format("{:.{}f} {}", value, decimals, scale.unit);
     }

@@ -1,9 +1,12 @@
 #include "device/Device.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 
 #include "device/CudaCheck.hpp"
+#include "device/NvmlClock.hpp"
+#include "hold.cuh"
 
 namespace splitstep {
 namespace {
@@ -49,6 +52,47 @@ class HostTimer final : public IntervalTimer {
   Clock::time_point stop_;
 };
 
+// Flags in mapped host memory: the host writes `release`, the spinning kernel reads it.
+class CudaStreamHold final : public StreamHold {
+ public:
+  // Long enough for any batch the Measurer queues; short enough that a launch queue that filled
+  // up (and so blocks the host before it can release) costs seconds, not a hang.
+  static constexpr unsigned long long kTimeoutNs = 5'000'000'000ull;
+
+  CudaStreamHold(volatile int* flags, volatile int* device_flags, cudaStream_t stream)
+      : flags_(flags) {
+    flags_[0] = 0;
+    flags_[1] = 0;
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    SPLITSTEP_CUDA_CHECK(kernels::holdStream(device_flags, device_flags + 1, kTimeoutNs, stream));
+  }
+  ~CudaStreamHold() override { release(); }
+  CudaStreamHold(const CudaStreamHold&) = delete;
+  CudaStreamHold& operator=(const CudaStreamHold&) = delete;
+
+  void release() override {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    flags_[0] = 1;
+  }
+  bool timedOut() const override { return flags_[1] != 0; }
+
+ private:
+  volatile int* flags_;
+};
+
+class CudaGraphReplay final : public GraphReplay {
+ public:
+  CudaGraphReplay(cudaGraphExec_t exec, cudaStream_t stream) : exec_(exec), stream_(stream) {}
+  ~CudaGraphReplay() override { cudaGraphExecDestroy(exec_); }
+  CudaGraphReplay(const CudaGraphReplay&) = delete;
+  CudaGraphReplay& operator=(const CudaGraphReplay&) = delete;
+  void launch() override { SPLITSTEP_CUDA_CHECK(cudaGraphLaunch(exec_, stream_)); }
+
+ private:
+  cudaGraphExec_t exec_;
+  cudaStream_t stream_;
+};
+
 class CudaDevice final : public Device {
  public:
   explicit CudaDevice(int index) : index_(index) {
@@ -56,9 +100,18 @@ class CudaDevice final : public Device {
     cudaDeviceProp properties{};
     SPLITSTEP_CUDA_CHECK(cudaGetDeviceProperties(&properties, index));
     name_ = properties.name;
+    l2_bytes_ = static_cast<std::size_t>(properties.l2CacheSize);
     SPLITSTEP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    char pci_bus_id[32] = {};
+    if (cudaDeviceGetPCIBusId(pci_bus_id, sizeof(pci_bus_id), index) == cudaSuccess) {
+      nvml_ = NvmlClock::open(pci_bus_id);
+    }
   }
-  ~CudaDevice() override { cudaStreamDestroy(stream_); }
+  ~CudaDevice() override {
+    if (hold_flags_ != nullptr) cudaFreeHost(const_cast<int*>(hold_flags_));
+    if (flush_buffer_ != nullptr) cudaFree(flush_buffer_);
+    cudaStreamDestroy(stream_);
+  }
   CudaDevice(const CudaDevice&) = delete;
   CudaDevice& operator=(const CudaDevice&) = delete;
 
@@ -73,10 +126,66 @@ class CudaDevice final : public Device {
   void synchronize() override { SPLITSTEP_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
   std::string clockName() const override { return "device (CUDA events)"; }
 
+  std::unique_ptr<StreamHold> holdStream(std::string&) override {
+    if (hold_flags_ == nullptr) {
+      int* flags = nullptr;
+      SPLITSTEP_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&flags), 2 * sizeof(int),
+                                         cudaHostAllocMapped));
+      hold_flags_ = flags;
+      int* device_flags = nullptr;
+      SPLITSTEP_CUDA_CHECK(
+          cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flags), flags, 0));
+      hold_device_flags_ = device_flags;
+    }
+    return std::make_unique<CudaStreamHold>(hold_flags_, hold_device_flags_, stream_);
+  }
+
+  // Writing a buffer twice the L2's size leaves none of the previous sample's data in it.
+  bool flushCache(std::string&) override {
+    if (flush_buffer_ == nullptr) SPLITSTEP_CUDA_CHECK(cudaMalloc(&flush_buffer_, 2 * l2_bytes_));
+    SPLITSTEP_CUDA_CHECK(cudaMemsetAsync(flush_buffer_, 0, 2 * l2_bytes_, stream_));
+    return true;
+  }
+
+  std::unique_ptr<GraphReplay> captureGraph(const std::function<void()>& body,
+                                            std::string& why_not) override {
+    SPLITSTEP_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    std::string failure;
+    try {
+      body();
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
+    if (failure.empty() && ended != cudaSuccess) failure = cudaGetErrorString(ended);
+    cudaGraphExec_t exec = nullptr;
+    if (failure.empty()) {
+      const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+      if (made != cudaSuccess) failure = cudaGetErrorString(made);
+    }
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    if (!failure.empty()) {
+      cudaGetLastError();  // the failed capture's error is reported here, not by the next call
+      why_not = "CUDA graph capture failed (" + failure + ")";
+      return nullptr;
+    }
+    return std::make_unique<CudaGraphReplay>(exec, stream_);
+  }
+
+  std::optional<SmClock> smClock() override {
+    return nvml_ ? nvml_->read() : std::nullopt;
+  }
+
  private:
   int index_;
   std::string name_;
+  std::size_t l2_bytes_ = 0;
   cudaStream_t stream_ = nullptr;
+  std::unique_ptr<NvmlClock> nvml_;
+  volatile int* hold_flags_ = nullptr;
+  volatile int* hold_device_flags_ = nullptr;
+  void* flush_buffer_ = nullptr;
 };
 
 std::string cpuModelName() {
@@ -101,6 +210,21 @@ class CpuDevice final : public Device {
   std::unique_ptr<IntervalTimer> newTimer() override { return std::make_unique<HostTimer>(); }
   void synchronize() override {}
   std::string clockName() const override { return "host (steady clock)"; }
+
+  std::unique_ptr<StreamHold> holdStream(std::string& why_not) override {
+    why_not = "queued start needs a CUDA device: CPU work runs as it is called";
+    return nullptr;
+  }
+  bool flushCache(std::string& why_not) override {
+    why_not = "cache flush is implemented for CUDA devices only";
+    return false;
+  }
+  std::unique_ptr<GraphReplay> captureGraph(const std::function<void()>&,
+                                            std::string& why_not) override {
+    why_not = "CUDA graphs need a CUDA device";
+    return nullptr;
+  }
+  std::optional<SmClock> smClock() override { return std::nullopt; }
 };
 
 }  // namespace

@@ -7,11 +7,11 @@
 #include <string>
 
 #include "cluster/DeviceAssignment.hpp"
-#include "measure/Clock.hpp"
+#include "measure/MeasureDevice.hpp"
 
 namespace splitstep {
 
-class Device : public TimerSource {
+class Device : public MeasureDevice {
  public:
   virtual bool isCuda() const = 0;
   virtual int index() const = 0;

@@ -1,27 +1,159 @@
 #include "measure/Measurer.hpp"
 
-#include <memory>
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "measure/StoppingRule.hpp"
+#include "stats/Statistics.hpp"
 
 namespace splitstep {
+namespace {
 
-std::vector<double> Measurer::measure(const std::function<void()>& body) {
-  for (int i = 0; i < settings_.warmup; ++i) body();
-  timers_.synchronize();
+using HostClock = std::chrono::steady_clock;
 
-  std::vector<std::unique_ptr<IntervalTimer>> samples;
-  samples.reserve(static_cast<std::size_t>(settings_.samples));
-  for (int s = 0; s < settings_.samples; ++s) {
-    auto& timer = samples.emplace_back(timers_.newTimer());
-    timer->start();
-    for (int l = 0; l < settings_.loops; ++l) body();
-    timer->stop();
+double secondsSince(HostClock::time_point start) {
+  return std::chrono::duration<double>(HostClock::now() - start).count();
+}
+
+}  // namespace
+
+Measurer::Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings)
+    : device_(device), agreement_(agreement), settings_(settings), timer_(device.newTimer()) {}
+
+void Measurer::note(Measurement& m, const std::string& text) {
+  if (std::find(m.notes.begin(), m.notes.end(), text) == m.notes.end()) m.notes.push_back(text);
+}
+
+Measurer::Timed Measurer::timeOnce(const std::function<void()>& run, int loops, bool queued,
+                                   Measurement& m) {
+  if (flush_) {
+    std::string why_not;
+    if (!device_.flushCache(why_not)) {
+      note(m, why_not + "; timed with a warm cache");
+      flush_ = false;
+    }
   }
-  timers_.synchronize();
+  std::unique_ptr<StreamHold> hold;
+  if (queued) {
+    std::string why_not;
+    hold = device_.holdStream(why_not);
+    if (!hold) note(m, why_not + "; timed without a queued start");
+  }
+  timer_->start();
+  const auto host_start = HostClock::now();
+  for (int l = 0; l < loops; ++l) run();
+  const double host = secondsSince(host_start);
+  timer_->stop();
+  if (hold) hold->release();
+  device_.synchronize();
+  if (hold && hold->timedOut()) {
+    note(m, "the queued start timed out before the host released it: a sample includes launch gaps");
+  }
+  return {timer_->seconds(), host};
+}
 
-  std::vector<double> seconds;
-  seconds.reserve(samples.size());
-  for (const auto& timer : samples) seconds.push_back(timer->seconds() / settings_.loops);
-  return seconds;
+void Measurer::warmUp(const std::function<void()>& body) {
+  const auto start = HostClock::now();
+  for (int i = 0; i < settings_.warmup; ++i) body();
+  device_.synchronize();
+  if (settings_.warmup_time <= 0) return;
+  // Warm-up by time ends when the last rank's time is up, so every rank runs it equally often.
+  while (agreement_.maxOverRanks(secondsSince(start) < settings_.warmup_time ? 1 : 0) == 1) {
+    body();
+    device_.synchronize();
+  }
+}
+
+double Measurer::timerOverhead() {
+  std::vector<double> empty;
+  for (int i = 0; i < 10; ++i) {
+    timer_->start();
+    timer_->stop();
+    device_.synchronize();
+    empty.push_back(timer_->seconds());
+  }
+  return quantile(empty, 0.5);
+}
+
+int Measurer::autorange(const std::function<void()>& run, double target_seconds,
+                        Measurement& m) {
+  int loops = 1;
+  for (;;) {
+    const Timed sample = timeOnce(run, loops, false, m);
+    const int wanted = nextLoopCount(loops, sample.device, target_seconds, kMaxLoops);
+    // Every rank wants at least `loops`; the maximum equals it only when no rank wants more.
+    const auto agreed = static_cast<int>(agreement_.maxOverRanks(wanted));
+    if (agreed == loops) return loops;
+    loops = agreed;
+  }
+}
+
+Measurement Measurer::measure(const std::function<void()>& body) {
+  Measurement m;
+  m.clock = device_.clockName();
+  flush_ = false;
+  const Timed cold = timeOnce(body, 1, false, m);
+  m.cold = cold.device;
+  m.cold_host = cold.host;
+  warmUp(body);
+
+  std::vector<std::string> method;
+  std::function<void()> run = body;
+  std::unique_ptr<GraphReplay> graph;
+  if (settings_.cuda_graph) {
+    std::string why_not;
+    graph = device_.captureGraph(body, why_not);
+    if (graph) {
+      GraphReplay* replay = graph.get();
+      run = [replay] { replay->launch(); };
+      method.push_back("CUDA graph replays");
+    } else {
+      note(m, why_not + "; timed without a graph");
+    }
+  }
+
+  m.timer_overhead = timerOverhead();
+  if (settings_.l2_flush) {
+    flush_ = true;
+    m.loops = 1;
+    method.push_back("cache flushed before each sample");
+  } else if (settings_.loops > 0) {
+    m.loops = settings_.loops;
+  } else {
+    m.loops = autorange(run, std::max(settings_.min_sample_time, 1000 * m.timer_overhead), m);
+  }
+  bool queued = settings_.queued_start;
+  if (queued && m.loops > kMaxQueuedLoops) {
+    note(m, "queued start off: " + std::to_string(m.loops) +
+                " executions per sample would overflow the launch queue");
+    queued = false;
+  }
+  if (queued) method.push_back("queued start");
+
+  m.clock_at_start = device_.smClock();
+  const auto sampling_start = HostClock::now();
+  double timed = 0;
+  StopState decision = StopState::Continue;
+  while (decision == StopState::Continue) {
+    const Timed sample = timeOnce(run, m.loops, queued, m);
+    m.values.push_back(sample.device / m.loops);
+    m.host_values.push_back(sample.host / m.loops);
+    timed += sample.device;
+    const StopState mine = evaluateStop(settings_, m.values, timed, secondsSince(sampling_start));
+    decision = static_cast<StopState>(agreement_.maxOverRanks(static_cast<int>(mine)));
+  }
+  m.clock_at_end = device_.smClock();
+  flush_ = false;
+
+  m.noise = relativeNoise(m.values);
+  m.noise_target_met = m.noise <= settings_.max_noise;
+  m.stop_reason = settings_.samples > 0              ? kStopReasonFixed
+                  : decision == StopState::TimeLimit ? kStopReasonTimeLimit
+                                                     : kStopReasonNoise;
+  m.method = method.empty() ? "back-to-back" : method.front();
+  for (std::size_t i = 1; i < method.size(); ++i) m.method += ", " + method[i];
+  return m;
 }
 
 }  // namespace splitstep

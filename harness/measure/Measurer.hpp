@@ -1,28 +1,47 @@
-// Runs a case body: warm-up, then timed samples of `loops` executions each.
+// %timeit for GPU work on every rank: cold start, warm-up, autorange, samples until a stopping
+// rule holds, device and host time per sample. Every decision that changes how often the body
+// runs is agreed over all ranks, because the body may hold collectives.
 #pragma once
 
 #include <functional>
-#include <vector>
+#include <memory>
+#include <string>
 
-#include "measure/Clock.hpp"
+#include "measure/MeasureDevice.hpp"
 #include "measure/MeasureSettings.hpp"
+#include "measure/Measurement.hpp"
+#include "measure/RankAgreement.hpp"
 
 namespace splitstep {
 
 class Measurer {
  public:
-  Measurer(TimerSource& timers, MeasureSettings settings) : timers_(timers), settings_(settings) {}
+  // The launch queue of a CUDA stream holds about a thousand launches; a queued start with more
+  // would block the host before it can release the stream.
+  static constexpr int kMaxQueuedLoops = 256;
+  static constexpr int kMaxLoops = 1 << 20;
 
-  // Seconds per execution of `body`, one value per sample. Warm-up runs are not timed; samples
-  // are queued back to back and read after one synchronize, so reading a timer never stalls
-  // the device between samples.
-  std::vector<double> measure(const std::function<void()>& body);
+  Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings);
 
-  std::string clockName() const { return timers_.clockName(); }
+  Measurement measure(const std::function<void()>& body);
 
  private:
-  TimerSource& timers_;
+  struct Timed {
+    double device = 0;  // the whole sample, on the device's clock
+    double host = 0;    // how long the host took to queue it
+  };
+
+  Timed timeOnce(const std::function<void()>& run, int loops, bool queued, Measurement& m);
+  void warmUp(const std::function<void()>& body);
+  double timerOverhead();
+  int autorange(const std::function<void()>& run, double target_seconds, Measurement& m);
+  void note(Measurement& m, const std::string& text);
+
+  MeasureDevice& device_;
+  RankAgreement& agreement_;
   MeasureSettings settings_;
+  std::unique_ptr<IntervalTimer> timer_;
+  bool flush_ = false;
 };
 
 }  // namespace splitstep

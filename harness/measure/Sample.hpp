@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "measure/Measurement.hpp"
+
 namespace splitstep {
 
 // A throughput derived from time: value = amount_per_loop / seconds / scale
@@ -23,17 +25,25 @@ struct Check {
   std::uint64_t wrong = 0;    // elements that differed from the expected value
 };
 
+// Cases of one group are compared with the group's baseline case: speed-up = baseline time /
+// case time (matmul: every dtype against fp32 at the same shape).
+struct Comparison {
+  std::string group;     // empty: not compared
+  std::string baseline;  // the baseline's name in reports, e.g. "fp32"
+  bool is_baseline = false;
+};
+
 struct Sample {
   std::string suite;
   std::string case_name;
   std::string series;  // what was timed within the case (a phase, or the whole operation)
   std::string unit = "s";
-  std::string clock;  // TimerSource::clockName()
   std::map<std::string, std::string> params;
   std::vector<Rate> rates;
   std::vector<Check> checks;
-  std::vector<std::string> notes;
-  std::vector<double> values;  // seconds per loop, one per timed sample
+  std::vector<std::string> notes;  // from the suite, e.g. why a case was skipped
+  Comparison comparison;
+  Measurement measurement;  // empty values: the case was skipped on this rank
 };
 
 }  // namespace splitstep

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -15,14 +16,15 @@ namespace po = boost::program_options;
 namespace splitstep {
 namespace {
 
-const std::vector<std::string> kSuiteNames = {"matmul", "allreduce"};
+const std::vector<std::string> kSuiteNames = {"matmul", "membw", "allreduce"};
 
 // Defaults are sized for a GPU; configs/cpu-quick.ini holds sizes a CPU finishes in seconds.
 constexpr const char* kDefaultMatmulSizes = "4096,8192";
 constexpr const char* kDefaultMatmulDtypes = "fp32,tf32,fp16,bf16";
+constexpr const char* kDefaultMembwBytes = "1G";
 constexpr const char* kDefaultAllreduceBytes = "8,1K,64K,1M,16M,64M,256M,1G";
 constexpr std::int64_t kMaxMatmulSize = 65536;
-constexpr std::uint64_t kMaxAllreduceBytes = 64ull << 30;
+constexpr std::uint64_t kMaxBufferBytes = 64ull << 30;
 constexpr int kMaxCount = 1'000'000;
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -35,6 +37,12 @@ std::vector<std::string> splitList(const std::string& text) {
     items.push_back(item);
   }
   return items;
+}
+
+bool parseNumber(std::string_view text, double& out) {
+  if (text.empty()) return false;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
 }
 
 template <typename Int>
@@ -64,16 +72,32 @@ int boundedCount(const std::string& option, int value, int min) {
   return value;
 }
 
-std::vector<std::int64_t> parseMatmulSizes(const std::string& text) {
-  std::vector<std::int64_t> sizes;
+// "8192" (square) or "MxNxK".
+std::vector<MatmulShape> parseMatmulSizes(const std::string& text) {
+  std::vector<MatmulShape> shapes;
   for (const std::string& item : nonEmptyList("matmul-sizes", text)) {
-    std::int64_t n = 0;
-    if (!parseInteger(item, n) || n < 1 || n > kMaxMatmulSize) {
-      fail("matmul-sizes", fmt::format("'{}' is not an integer in [1, {}]", item, kMaxMatmulSize));
+    std::vector<std::int64_t> dims;
+    std::string_view rest = item;
+    for (;;) {
+      const std::size_t cross = rest.find('x');
+      std::int64_t dim = 0;
+      if (!parseInteger(rest.substr(0, cross), dim) || dim < 1 || dim > kMaxMatmulSize) {
+        fail("matmul-sizes", fmt::format("'{}' is not N or MxNxK with each in [1, {}]", item,
+                                         kMaxMatmulSize));
+      }
+      dims.push_back(dim);
+      if (cross == std::string_view::npos) break;
+      rest.remove_prefix(cross + 1);
     }
-    sizes.push_back(n);
+    if (dims.size() == 1) {
+      shapes.push_back({dims[0], dims[0], dims[0]});
+    } else if (dims.size() == 3) {
+      shapes.push_back({dims[0], dims[1], dims[2]});
+    } else {
+      fail("matmul-sizes", fmt::format("'{}' is not N or MxNxK", item));
+    }
   }
-  return sizes;
+  return shapes;
 }
 
 std::vector<MatmulDtype> parseMatmulDtypes(const std::string& text) {
@@ -90,17 +114,38 @@ std::vector<MatmulDtype> parseMatmulDtypes(const std::string& text) {
   return dtypes;
 }
 
-std::vector<std::uint64_t> parseAllreduceBytes(const std::string& text) {
+// Byte sizes of fp32 buffers; `granule` is what each size must be a multiple of.
+std::vector<std::uint64_t> parseBufferBytes(const std::string& option, const std::string& text,
+                                            std::uint64_t granule) {
   std::vector<std::uint64_t> sizes;
-  for (const std::string& item : nonEmptyList("allreduce-bytes", text)) {
-    const std::uint64_t bytes = parseByteSize("allreduce-bytes", item);
-    if (bytes < 4 || bytes % 4 != 0 || bytes > kMaxAllreduceBytes) {
-      fail("allreduce-bytes",
-           fmt::format("'{}' is not a whole number of fp32 elements in [4 B, 64 GiB]", item));
+  for (const std::string& item : nonEmptyList(option, text)) {
+    const std::uint64_t bytes = parseByteSize(option, item);
+    if (bytes < granule || bytes % granule != 0 || bytes > kMaxBufferBytes) {
+      fail(option, fmt::format("'{}' is not a multiple of {} B in [{} B, 64 GiB]", item, granule,
+                               granule));
     }
     sizes.push_back(bytes);
   }
   return sizes;
+}
+
+double boundedSeconds(const std::string& option, const std::string& text, double min,
+                      double max) {
+  const double seconds = parseDuration(option, text);
+  if (seconds < min || seconds > max) {
+    fail(option, fmt::format("'{}' is out of range [{}s, {}s]", text, min, max));
+  }
+  return seconds;
+}
+
+double parsePercent(const std::string& option, const std::string& text) {
+  std::string_view digits = text;
+  if (digits.ends_with('%')) digits.remove_suffix(1);
+  double percent = 0;
+  if (!parseNumber(digits, percent) || percent <= 0 || percent > 100) {
+    fail(option, fmt::format("'{}' is not a percentage in (0, 100]", text));
+  }
+  return percent / 100;
 }
 
 DeviceKind parseDevice(const std::string& text) {
@@ -115,7 +160,7 @@ std::vector<std::string> parseSuites(const std::vector<std::string>& names) {
   std::set<std::string> seen;
   for (const std::string& name : names) {
     if (std::find(kSuiteNames.begin(), kSuiteNames.end(), name) == kSuiteNames.end()) {
-      throw UsageError(fmt::format("unknown suite '{}' (matmul, allreduce)", name));
+      throw UsageError(fmt::format("unknown suite '{}' (matmul, membw, allreduce)", name));
     }
     if (!seen.insert(name).second) throw UsageError(fmt::format("suite '{}' given twice", name));
   }
@@ -130,11 +175,31 @@ po::options_description describeOptions() {
      "matmul: square sizes n of the n x n x n products")
     ("matmul-dtypes", po::value<std::string>()->default_value(kDefaultMatmulDtypes),
      "matmul: fp32 (TF32 off), tf32, fp16, bf16")
+    ("membw-bytes", po::value<std::string>()->default_value(kDefaultMembwBytes),
+     "membw: size of each array (copy, triad, host<->device copies)")
     ("allreduce-bytes", po::value<std::string>()->default_value(kDefaultAllreduceBytes),
      "allreduce: message sizes in bytes (suffixes K, M, G are powers of 1024), fp32 sum")
-    ("warmup", po::value<int>()->default_value(5), "untimed executions before timing each case")
-    ("iters", po::value<int>()->default_value(20), "timed samples per case")
-    ("loops", po::value<int>()->default_value(1), "executions per timed sample")
+    ("warmup", po::value<int>()->default_value(3),
+     "untimed executions after the timed cold start")
+    ("warmup-time", po::value<std::string>()->default_value("0"),
+     "then more warm-up until this much time (e.g. 500ms) has passed")
+    ("loops", po::value<int>()->default_value(0),
+     "executions per sample; 0: autorange to --min-sample-time")
+    ("min-sample-time", po::value<std::string>()->default_value("2ms"),
+     "autorange: shortest sample (and at least 1000x the timer's overhead)")
+    ("samples", po::value<int>()->default_value(0),
+     "fixed number of samples; 0: sample until the stopping rule holds")
+    ("min-samples", po::value<int>()->default_value(10), "stopping rule: at least this many samples")
+    ("min-time", po::value<std::string>()->default_value("0.5s"),
+     "stopping rule: at least this much timed work per case")
+    ("max-noise", po::value<std::string>()->default_value("0.5%"),
+     "stopping rule: stop once std/mean of the samples is at most this")
+    ("max-time", po::value<std::string>()->default_value("15s"),
+     "stopping rule: stop anyway after this much wall time per case")
+    ("queued-start", po::bool_switch(),
+     "hold the stream with a spin kernel while a sample is queued (no launch gaps)")
+    ("l2-flush", po::bool_switch(), "clear the L2 cache before every sample (one loop per sample)")
+    ("cuda-graph", po::bool_switch(), "capture the body as a CUDA graph and time its replays")
     ("device", po::value<std::string>()->default_value("auto"),
      "auto (one GPU per rank if any, else CPU), cuda, cpu")
     ("allow-gpu-sharing", po::bool_switch(), "let several ranks of a node share one GPU")
@@ -146,7 +211,7 @@ po::options_description describeOptions() {
 std::string usage(const po::options_description& options, const po::options_description& generic) {
   std::ostringstream text;
   text << "Usage: mpirun -np N splitstep [SUITE...] [--config FILE.ini] [--option value...]\n"
-       << "Suites: matmul, allreduce (default: all, in that order)\n\n"
+       << "Suites: matmul, membw, allreduce (default: all, in that order)\n\n"
        << generic << "\n"
        << options;
   return text.str();
@@ -157,12 +222,25 @@ RunPlan buildPlan(const po::variables_map& vm) {
   plan.suites = parseSuites(vm.count("suite") ? vm["suite"].as<std::vector<std::string>>()
                                               : std::vector<std::string>{});
   plan.config_file = vm.count("config") ? vm["config"].as<std::string>() : "";
-  plan.measure.warmup = boundedCount("warmup", vm["warmup"].as<int>(), 0);
-  plan.measure.samples = boundedCount("iters", vm["iters"].as<int>(), 1);
-  plan.measure.loops = boundedCount("loops", vm["loops"].as<int>(), 1);
-  plan.matmul.sizes = parseMatmulSizes(vm["matmul-sizes"].as<std::string>());
-  plan.matmul.dtypes = parseMatmulDtypes(vm["matmul-dtypes"].as<std::string>());
-  plan.allreduce.bytes = parseAllreduceBytes(vm["allreduce-bytes"].as<std::string>());
+  auto text = [&vm](const char* option) { return vm[option].as<std::string>(); };
+  MeasureSettings& m = plan.measure;
+  m.warmup = boundedCount("warmup", vm["warmup"].as<int>(), 0);
+  m.warmup_time = boundedSeconds("warmup-time", text("warmup-time"), 0, 3600);
+  m.loops = boundedCount("loops", vm["loops"].as<int>(), 0);
+  m.min_sample_time = boundedSeconds("min-sample-time", text("min-sample-time"), 1e-6, 60);
+  m.samples = boundedCount("samples", vm["samples"].as<int>(), 0);
+  m.min_samples = boundedCount("min-samples", vm["min-samples"].as<int>(), 1);
+  m.min_time = boundedSeconds("min-time", text("min-time"), 0, 3600);
+  m.max_noise = parsePercent("max-noise", text("max-noise"));
+  m.max_time = boundedSeconds("max-time", text("max-time"), 1e-3, 86400);
+  m.queued_start = vm["queued-start"].as<bool>();
+  m.l2_flush = vm["l2-flush"].as<bool>();
+  m.cuda_graph = vm["cuda-graph"].as<bool>();
+  plan.matmul.shapes = parseMatmulSizes(text("matmul-sizes"));
+  plan.matmul.dtypes = parseMatmulDtypes(text("matmul-dtypes"));
+  // Copy and triad kernels move 16-byte vectors.
+  plan.membw.bytes = parseBufferBytes("membw-bytes", text("membw-bytes"), 16);
+  plan.allreduce.bytes = parseBufferBytes("allreduce-bytes", text("allreduce-bytes"), 4);
   plan.launch.device = parseDevice(vm["device"].as<std::string>());
   plan.launch.allow_gpu_sharing = vm["allow-gpu-sharing"].as<bool>();
   plan.output.json_path = vm["json"].as<std::string>();
@@ -196,6 +274,25 @@ std::uint64_t parseByteSize(const std::string& option, const std::string& text) 
     fail(option, fmt::format("'{}' is too large", text));
   }
   return count * multiplier;
+}
+
+double parseDuration(const std::string& option, const std::string& text) {
+  static const std::vector<std::pair<std::string, double>> kUnits = {
+      {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"s", 1}, {"min", 60}};
+  std::string_view digits = text;
+  double unit = 1;
+  for (const auto& [suffix, factor] : kUnits) {
+    if (digits.size() > suffix.size() && digits.ends_with(suffix)) {
+      digits.remove_suffix(suffix.size());
+      unit = factor;
+      break;
+    }
+  }
+  double value = 0;
+  if (!parseNumber(digits, value) || value < 0) {
+    fail(option, fmt::format("'{}' is not a duration (e.g. 500us, 2ms, 0.5s, 15)", text));
+  }
+  return value * unit;
 }
 
 ParsedCommand parseCommandLine(const std::vector<std::string>& args) {

@@ -30,4 +30,7 @@ ParsedCommand parseCommandLine(const std::vector<std::string>& args);
 // as nccl-tests reads -b/-e. Throws UsageError naming `option`.
 std::uint64_t parseByteSize(const std::string& option, const std::string& text);
 
+// "2ms" -> 0.002: seconds, with an optional unit ns, us, ms, s, min. Throws UsageError.
+double parseDuration(const std::string& option, const std::string& text);
+
 }  // namespace splitstep

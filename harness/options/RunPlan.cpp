@@ -31,19 +31,40 @@ std::string_view toString(MatmulDtype dtype) {
   return "?";
 }
 
+std::string toString(const MatmulShape& shape) {
+  if (shape.m == shape.n && shape.n == shape.k) return std::to_string(shape.n);
+  return fmt::format("{}x{}x{}", shape.m, shape.n, shape.k);
+}
+
 std::vector<std::pair<std::string, std::string>> RunPlan::entries() const {
   std::vector<std::string> dtype_names;
   for (MatmulDtype d : matmul.dtypes) dtype_names.emplace_back(toString(d));
+  std::vector<std::string> shape_names;
+  for (const MatmulShape& shape : matmul.shapes) shape_names.push_back(toString(shape));
+  auto flag = [](bool on) { return std::string(on ? "true" : "false"); };
+  // Durations in seconds and noise as a fraction, with every digit a double holds: the text is
+  // hashed, so equal plans must print equally and different ones differently.
+  auto number = [](double value) { return fmt::format("{}", value); };
   return {
       {"suites", fmt::format("{}", fmt::join(suites, ","))},
       {"config", config_file},
       {"device", std::string(toString(launch.device))},
-      {"allow-gpu-sharing", launch.allow_gpu_sharing ? "true" : "false"},
+      {"allow-gpu-sharing", flag(launch.allow_gpu_sharing)},
       {"warmup", std::to_string(measure.warmup)},
-      {"iters", std::to_string(measure.samples)},
+      {"warmup-time", number(measure.warmup_time)},
       {"loops", std::to_string(measure.loops)},
-      {"matmul-sizes", fmt::format("{}", fmt::join(matmul.sizes, ","))},
+      {"min-sample-time", number(measure.min_sample_time)},
+      {"samples", std::to_string(measure.samples)},
+      {"min-samples", std::to_string(measure.min_samples)},
+      {"min-time", number(measure.min_time)},
+      {"max-noise", number(measure.max_noise)},
+      {"max-time", number(measure.max_time)},
+      {"queued-start", flag(measure.queued_start)},
+      {"l2-flush", flag(measure.l2_flush)},
+      {"cuda-graph", flag(measure.cuda_graph)},
+      {"matmul-sizes", fmt::format("{}", fmt::join(shape_names, ","))},
       {"matmul-dtypes", fmt::format("{}", fmt::join(dtype_names, ","))},
+      {"membw-bytes", fmt::format("{}", fmt::join(membw.bytes, ","))},
       {"allreduce-bytes", fmt::format("{}", fmt::join(allreduce.bytes, ","))},
       {"json", output.json_path},
   };

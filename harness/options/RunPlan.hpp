@@ -17,9 +17,24 @@ enum class MatmulDtype { Fp32, Tf32, Fp16, Bf16 };
 std::string_view toString(DeviceKind kind);
 std::string_view toString(MatmulDtype dtype);
 
+// C (m x n) = A (m x k) B (k x n).
+struct MatmulShape {
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+
+  bool operator==(const MatmulShape&) const = default;
+};
+
+std::string toString(const MatmulShape& shape);  // "8192" when square, else "MxNxK"
+
 struct MatmulPlan {
-  std::vector<std::int64_t> sizes;  // square n x n x n products
+  std::vector<MatmulShape> shapes;
   std::vector<MatmulDtype> dtypes;
+};
+
+struct MembwPlan {
+  std::vector<std::uint64_t> bytes;  // size of each array
 };
 
 struct AllreducePlan {
@@ -39,6 +54,7 @@ struct RunPlan {
   std::vector<std::string> suites;
   MeasureSettings measure;
   MatmulPlan matmul;
+  MembwPlan membw;
   AllreducePlan allreduce;
   LaunchPlan launch;
   OutputPlan output;

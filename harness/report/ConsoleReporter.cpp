@@ -19,7 +19,7 @@ std::size_t nodeCount(const std::vector<RankInfo>& ranks) {
   return hosts.size();
 }
 
-// Left-aligned first column, right-aligned numbers, two spaces between columns.
+// Left-aligned first and last columns, right-aligned numbers, two spaces between columns.
 void printTable(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> widths;
   for (const auto& row : rows) {
@@ -38,11 +38,38 @@ void printTable(std::ostream& out, const std::vector<std::vector<std::string>>& 
   }
 }
 
+// The largest noise over ranks, marked when sampling hit --max-time before the noise target.
+std::string noiseCell(const CaseResult& c) {
+  double noise = 0;
+  bool missed = false;
+  for (const RankResult& r : c.ranks) {
+    noise = std::max(noise, r.measurement.noise);
+    missed = missed || !r.measurement.noise_target_met;
+  }
+  const bool timed_out = !c.ranks.empty() && c.ranks.front().measurement.stop_reason ==
+                                                 kStopReasonTimeLimit;
+  return fmt::format("{:.2f}%{}", noise * 100, missed && timed_out ? "*" : "");
+}
+
+// %timeit's two lines, for one rank.
+void printTimeit(std::ostream& out, const std::string& label, std::size_t indent,
+                 const RankResult& r) {
+  const Summary& s = r.summary;
+  const Measurement& m = r.measurement;
+  out << fmt::format("  {:<{}}  {} ± {} per loop (mean ± std. dev. of {} runs, {} loop{} each)\n",
+                     label, indent, formatSeconds(s.mean), formatSeconds(s.stddev), s.n, m.loops,
+                     m.loops == 1 ? "" : "s");
+  out << fmt::format("  {:<{}}  median {}, IQR {}, min {}; cold start {}; host {} per loop\n", "",
+                     indent, formatSeconds(s.median), formatSeconds(s.iqr), formatSeconds(s.min),
+                     formatSeconds(m.cold), formatSeconds(r.host_summary.median));
+}
+
 }  // namespace
 
 void ConsoleReporter::reportContext(const RunContext& context) {
   ranks_ = context.ranks;
   const Versions& v = context.versions;
+  const MeasureSettings& ms = context.measure;
   out_ << fmt::format("splitstep {} ({}) | {} rank(s) on {} node(s) | {}\n", v.splitstep,
                       v.git_revision, ranks_.size(), nodeCount(ranks_), context.started_utc)
        << fmt::format("  LibTorch {} | CUDA {} (driver {}) | NCCL {} | {} | collectives: {}\n",
@@ -50,10 +77,22 @@ void ConsoleReporter::reportContext(const RunContext& context) {
   for (const RankInfo& r : ranks_) {
     out_ << fmt::format("  rank {}: {} {} {}\n", r.rank, r.host, r.device, r.device_name);
   }
+  const std::string samples =
+      ms.samples > 0 ? fmt::format("{} samples", ms.samples)
+                     : fmt::format("samples until std/mean <= {:g}% (at least {} samples and {} "
+                                   "of them; at most {} per case)",
+                                   ms.max_noise * 100, ms.min_samples, formatSeconds(ms.min_time),
+                                   formatSeconds(ms.max_time));
+  const std::string loops =
+      ms.loops > 0 ? fmt::format("{} loops each", ms.loops)
+                   : fmt::format("loops chosen so a sample lasts >= {}", formatSeconds(ms.min_sample_time));
   out_ << fmt::format(
-      "Each case: {} untimed warm-up run(s), then {} sample(s) of {} loop(s) on every rank.\n"
-      "min / median / max: across ranks, of each rank's median; rates at the median.\n",
-      context.measure.warmup, context.measure.samples, context.measure.loops);
+      "Each case: a timed cold start, {} warm-up run(s){}, then {}, {}.\n"
+      "min / median / max: across ranks, of each rank's median; rates at that median.\n"
+      "host: how long the host took to queue one loop; far below the device time, it shows the host "
+      "returning long before the GPU finishes.\n",
+      ms.warmup, ms.warmup_time > 0 ? fmt::format(" and {} of warm-up", formatSeconds(ms.warmup_time)) : "",
+      samples, loops);
 }
 
 void ConsoleReporter::reportCase(const CaseResult& result) {
@@ -69,6 +108,7 @@ void ConsoleReporter::finalize() {
 void ConsoleReporter::flushSuite() {
   if (pending_.empty()) return;
   std::vector<std::string> rate_names;
+  std::string baseline;
   bool any_checks = false;
   for (const CaseResult& c : pending_) {
     for (const RateValue& rate : c.rates) {
@@ -76,6 +116,7 @@ void ConsoleReporter::flushSuite() {
         rate_names.push_back(rate.name);
       }
     }
+    if (c.speedup) baseline = c.speedup_baseline;
     any_checks = any_checks || c.checked > 0;
   }
   const bool inline_ranks = ranks_.size() <= kMaxRanksInline;
@@ -83,12 +124,20 @@ void ConsoleReporter::flushSuite() {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header = {"case", "min", "median", "max", "slowest"};
   header.insert(header.end(), rate_names.begin(), rate_names.end());
+  if (!baseline.empty()) header.push_back("vs " + baseline);
   if (any_checks) header.push_back("check");
+  header.push_back("noise");
   header.push_back(inline_ranks ? "per-rank median" : "");
   rows.push_back(header);
 
   // Each distinct note once, with the cases it applies to.
   std::vector<std::pair<std::string, std::vector<std::string>>> notes;
+  std::vector<std::string> warnings;
+  bool any_missed_target = false;
+  std::size_t label_width = 0;
+  for (const CaseResult& c : pending_) {
+    if (!c.skipped()) label_width = std::max(label_width, c.case_name.size());
+  }
   for (const CaseResult& c : pending_) {
     for (const std::string& note : c.notes) {
       auto it = std::find_if(notes.begin(), notes.end(),
@@ -106,10 +155,13 @@ void ConsoleReporter::flushSuite() {
                                      [&name](const RateValue& r) { return r.name == name; });
       row.push_back(rate == c.rates.end() ? "-" : formatRate(rate->value));
     }
+    if (!baseline.empty()) row.push_back(c.speedup ? fmt::format("{:.2f}x", *c.speedup) : "-");
     if (any_checks) {
       row.push_back(c.checked == 0 ? "-"
                                    : (c.wrong == 0 ? "ok" : fmt::format("{} wrong", c.wrong)));
     }
+    row.push_back(noiseCell(c));
+    any_missed_target = any_missed_target || row.back().ends_with('*');
     std::vector<std::string> per_rank;
     if (inline_ranks) {
       for (const RankResult& r : c.ranks) {
@@ -118,13 +170,26 @@ void ConsoleReporter::flushSuite() {
     }
     row.push_back(fmt::format("{}", fmt::join(per_rank, "  ")));
     rows.push_back(std::move(row));
+    for (const RankResult& r : c.ranks) {
+      for (const std::string& w : r.warnings) {
+        warnings.push_back(fmt::format("{} on rank {}: {}", c.case_name, r.rank, w));
+      }
+    }
   }
 
-  out_ << fmt::format("\n{} [{}]\n", pending_.front().suite, pending_.front().clock);
+  const CaseResult& first = pending_.front();
+  out_ << fmt::format("\n{} [{}]\n", first.suite, first.clock);
   printTable(out_, rows);
+  if (any_missed_target) out_ << "  * the noise target was not met before --max-time\n";
+  out_ << fmt::format("  per loop, on the slowest rank ({}):\n",
+                      first.ranks.empty() ? std::string("-") : first.ranks.front().measurement.method);
+  for (const CaseResult& c : pending_) {
+    if (const RankResult* slow = c.slowest()) printTimeit(out_, c.case_name, label_width, *slow);
+  }
   for (const auto& [note, cases] : notes) {
     out_ << fmt::format("  note ({}): {}\n", fmt::join(cases, ", "), note);
   }
+  for (const std::string& warning : warnings) out_ << "  warning: " << warning << '\n';
   pending_.clear();
 }
 

@@ -5,6 +5,9 @@
 
 namespace splitstep {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Summary, n, min, max, mean, stddev, median, p5, p95, iqr, cv)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MeasureSettings, warmup, warmup_time, loops, min_sample_time,
+                                   samples, min_samples, min_time, max_noise, max_time,
+                                   queued_start, l2_flush, cuda_graph)
 
 void JsonReporter::reportContext(const RunContext& context) {
   const Versions& v = context.versions;
@@ -25,10 +28,7 @@ void JsonReporter::reportContext(const RunContext& context) {
         {"world_size", context.ranks.size()},
         {"backend", context.backend},
         {"plan_hash", context.plan_hash},
-        {"measure",
-         {{"warmup", context.measure.warmup},
-          {"samples", context.measure.samples},
-          {"loops", context.measure.loops}}}}},
+        {"measure", context.measure}}},
       {"plan", plan},
       {"ranks", context.ranks},
       {"cases", nlohmann::json::array()},
@@ -38,24 +38,35 @@ void JsonReporter::reportContext(const RunContext& context) {
 void JsonReporter::reportCase(const CaseResult& result) {
   nlohmann::json ranks = nlohmann::json::array();
   for (const RankResult& rank : result.ranks) {
-    ranks.push_back({{"rank", rank.rank},
-                     {"summary", rank.summary},
-                     {"checks", rank.checks},
-                     {"values", rank.values}});
+    nlohmann::json entry = rank.measurement;  // values, host_values, cold, loops, noise, ...
+    entry["rank"] = rank.rank;
+    entry["summary"] = rank.summary;
+    entry["host_summary"] = rank.host_summary;
+    entry["checks"] = rank.checks;
+    entry["warnings"] = rank.warnings;
+    ranks.push_back(std::move(entry));
   }
   nlohmann::json rates = nlohmann::json::object();
   for (const RateValue& rate : result.rates) rates[rate.name] = rate.value;
   nlohmann::json entry = {
-      {"suite", result.suite},   {"case", result.case_name},
-      {"series", result.series}, {"unit", result.unit},
-      {"clock", result.clock},   {"params", result.params},
-      {"notes", result.notes},   {"skipped", result.skipped()},
-      {"rates", rates},          {"check", {{"checked", result.checked}, {"wrong", result.wrong}}},
+      {"suite", result.suite},
+      {"case", result.case_name},
+      {"series", result.series},
+      {"unit", result.unit},
+      {"clock", result.clock},
+      {"params", result.params},
+      {"notes", result.notes},
+      {"skipped", result.skipped()},
+      {"rates", rates},
+      {"check", {{"checked", result.checked}, {"wrong", result.wrong}}},
       {"ranks", ranks},
   };
   if (!result.skipped()) {
     entry["across_ranks"] = result.across;
     entry["slowest_rank"] = result.slowest_rank;
+  }
+  if (result.speedup) {
+    entry["speedup"] = {{"baseline", result.speedup_baseline}, {"value", *result.speedup}};
   }
   document_["cases"].push_back(std::move(entry));
 }

@@ -43,7 +43,7 @@ std::uint64_t countWrong(const SuiteContext& context, const at::Tensor& result, 
 
 std::vector<Sample> AllreduceSuite::run(const SuiteContext& context) {
   TorchScope torch_scope(context.device);
-  Measurer measurer(context.device, context.measure);
+  Measurer measurer(context.device, context.agreement, context.measure);
   const std::optional<double> bus_factor =
       busBandwidthFactor(Collective::AllReduce, context.world_size);
   std::vector<Sample> samples;
@@ -59,7 +59,6 @@ std::vector<Sample> AllreduceSuite::run(const SuiteContext& context) {
     sample.suite = name();
     sample.case_name = formatBytes(bytes);
     sample.series = "allreduce";
-    sample.clock = measurer.clockName();
     sample.params = {{"bytes", std::to_string(bytes)},
                      {"count", std::to_string(count)},
                      {"dtype", "fp32"},
@@ -68,7 +67,7 @@ std::vector<Sample> AllreduceSuite::run(const SuiteContext& context) {
                      {"backend", context.comm.backend()}};
     const void* in = send.data_ptr();
     void* out = recv.data_ptr();
-    sample.values =
+    sample.measurement =
         measurer.measure([&] { context.comm.allreduceSum(in, out, count, DataType::Float32); });
     // Every timed call writes the same sum into `recv`; the last one is checked, outside the
     // timed region.

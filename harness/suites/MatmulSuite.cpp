@@ -50,19 +50,24 @@ class CublasTf32Scope {
 
 std::vector<Sample> MatmulSuite::run(const SuiteContext& context) {
   TorchScope torch_scope(context.device);
-  Measurer measurer(context.device, context.measure);
+  Measurer measurer(context.device, context.agreement, context.measure);
   std::vector<Sample> samples;
   for (MatmulDtype dtype : plan_.dtypes) {
-    for (std::int64_t n : plan_.sizes) {
+    for (const MatmulShape& shape : plan_.shapes) {
       Sample& sample = samples.emplace_back();
       sample.suite = name();
-      sample.case_name = fmt::format("{} n={}", toString(dtype), n);
+      const std::string shape_name = toString(shape);
+      sample.case_name = fmt::format("{} {}{}", toString(dtype),
+                                     shape_name.find('x') == std::string::npos ? "n=" : "",
+                                     shape_name);
       sample.series = "mm";
-      sample.clock = measurer.clockName();
       sample.params = {{"dtype", std::string(toString(dtype))},
-                       {"m", std::to_string(n)},
-                       {"n", std::to_string(n)},
-                       {"k", std::to_string(n)}};
+                       {"m", std::to_string(shape.m)},
+                       {"n", std::to_string(shape.n)},
+                       {"k", std::to_string(shape.k)}};
+      // The seeds' FP32-vs-FP16 comparison: every dtype against fp32 at the same shape.
+      sample.comparison = {shape_name, "fp32", dtype == MatmulDtype::Fp32};
+      sample.measurement.clock = context.device.clockName();
       if (dtype == MatmulDtype::Tf32 && !context.device.isCuda()) {
         sample.notes.push_back("skipped: tf32 is a CUDA tensor-core mode; the CPU has none");
         continue;
@@ -70,18 +75,18 @@ std::vector<Sample> MatmulSuite::run(const SuiteContext& context) {
       CublasTf32Scope tf32(dtype == MatmulDtype::Tf32);
       if (context.device.isCuda()) {
         // Read back what cuBLAS will use ("tf32" or "ieee"), not what was asked for.
-        sample.params["cuda_fp32_matmul"] = at::precision2str(
-            at::globalContext().float32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL));
+        sample.params["cuda_fp32_matmul"] = at::precision2str(at::globalContext().float32Precision(
+            at::Float32Backend::CUDA, at::Float32Op::MATMUL));
       }
-      // Random operands: products of zeros run measurably faster on current GPUs.
+      // Fresh random operands: products of zeros run measurably faster on current GPUs.
       const auto options =
           at::TensorOptions().dtype(scalarType(dtype)).device(torch_scope.device());
-      const at::Tensor a = at::randn({n, n}, options);
-      const at::Tensor b = at::randn({n, n}, options);
-      at::Tensor c = at::empty({n, n}, options);
-      sample.values = measurer.measure([&] { at::mm_out(c, a, b); });
-      const auto size = static_cast<double>(n);
-      const double flop = 2.0 * size * size * size;
+      const at::Tensor a = at::randn({shape.m, shape.k}, options);
+      const at::Tensor b = at::randn({shape.k, shape.n}, options);
+      at::Tensor c = at::empty({shape.m, shape.n}, options);
+      sample.measurement = measurer.measure([&] { at::mm_out(c, a, b); });
+      const double flop = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
+                          static_cast<double>(shape.k);
       sample.rates.push_back({"TFLOP/s", flop, 1e12});
     }
   }

@@ -8,6 +8,7 @@
 #include "comm/Communicator.hpp"
 #include "device/Device.hpp"
 #include "measure/MeasureSettings.hpp"
+#include "measure/RankAgreement.hpp"
 #include "measure/Sample.hpp"
 #include "options/RunPlan.hpp"
 
@@ -16,6 +17,7 @@ namespace splitstep {
 struct SuiteContext {
   Device& device;
   Communicator& comm;
+  RankAgreement& agreement;
   MeasureSettings measure;
   int rank = 0;
   int world_size = 1;

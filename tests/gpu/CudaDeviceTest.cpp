@@ -4,6 +4,7 @@
 #include "device/CudaCheck.hpp"
 #include "device/Device.hpp"
 #include "measure/Measurer.hpp"
+#include "measure/RankAgreement.hpp"
 
 namespace splitstep {
 namespace {
@@ -32,16 +33,53 @@ TEST(CudaDevice, EventsMeasureWorkQueuedOnTheWorkingStream) {
   void* buffer = nullptr;
   const std::size_t bytes = 1ull << 30;
   SPLITSTEP_CUDA_CHECK(cudaMalloc(&buffer, bytes));
-  Measurer measurer(*device, {.warmup = 1, .samples = 3, .loops = 4});
-  const auto values = measurer.measure(
-      [&] { SPLITSTEP_CUDA_CHECK(cudaMemsetAsync(buffer, 1, bytes, device->stream())); });
+  LocalAgreement agreement;
+  MeasureSettings settings;
+  settings.warmup = 1;
+  settings.samples = 3;
+  settings.loops = 4;
+  const Measurement m = Measurer(*device, agreement, settings).measure([&] {
+    SPLITSTEP_CUDA_CHECK(cudaMemsetAsync(buffer, 1, bytes, device->stream()));
+  });
   SPLITSTEP_CUDA_CHECK(cudaFree(buffer));
-  ASSERT_EQ(values.size(), 3u);
+  ASSERT_EQ(m.values.size(), 3u);
   // Writing 1 GiB takes between ~0.1 ms (10 TB/s, faster than any HBM) and 1 s.
-  for (double v : values) {
+  for (double v : m.values) {
     EXPECT_GT(v, 1e-4);
     EXPECT_LT(v, 1.0);
   }
+  // Queuing a memset takes the host microseconds: far less than the device needs.
+  for (double h : m.host_values) EXPECT_LT(h, m.values.front());
+}
+
+TEST(CudaDevice, TimingAidsWorkOnTheGpu) {
+  SPLITSTEP_REQUIRE_GPU();
+  const auto device = openDevice({true, 0});
+  void* buffer = nullptr;
+  const std::size_t bytes = 64ull << 20;
+  SPLITSTEP_CUDA_CHECK(cudaMalloc(&buffer, bytes));
+  LocalAgreement agreement;
+  MeasureSettings settings;
+  settings.samples = 5;
+  settings.queued_start = true;
+  settings.l2_flush = true;
+  settings.cuda_graph = true;
+  const Measurement m = Measurer(*device, agreement, settings).measure([&] {
+    SPLITSTEP_CUDA_CHECK(cudaMemsetAsync(buffer, 1, bytes, device->stream()));
+  });
+  SPLITSTEP_CUDA_CHECK(cudaFree(buffer));
+  EXPECT_EQ(m.method, "CUDA graph replays, cache flushed before each sample, queued start");
+  EXPECT_TRUE(m.notes.empty()) << m.notes.front();
+  EXPECT_EQ(m.values.size(), 5u);
+}
+
+TEST(CudaDevice, SmClockComesFromNvml) {
+  SPLITSTEP_REQUIRE_GPU();
+  const auto device = openDevice({true, 0});
+  const auto clock = device->smClock();
+  ASSERT_TRUE(clock) << "NVML did not answer";
+  EXPECT_GT(clock->max_mhz, 500u);
+  EXPECT_LE(clock->current_mhz, clock->max_mhz);
 }
 
 }  // namespace

@@ -54,12 +54,12 @@ TEST(Cluster, OneFailingRankRefusesEveryRankAndOnlyItPrints) {
 TEST(Cluster, ErrorOnEveryRankIsPrintedOnceWithoutLocation) {
   Cluster cluster(MPI_COMM_WORLD);
   try {
-    cluster.requireAllOk(std::string("--iters: bad"));
+    cluster.requireAllOk(std::string("--samples: bad"));
     FAIL() << "every rank must be refused";
   } catch (const StartupRefused& e) {
     EXPECT_EQ(e.shouldPrint(), cluster.rank() == 0);
     if (cluster.rank() == 0) {
-      EXPECT_EQ(std::string(e.what()), "--iters: bad");
+      EXPECT_EQ(std::string(e.what()), "--samples: bad");
     }
   }
 }

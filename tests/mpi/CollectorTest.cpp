@@ -33,13 +33,13 @@ TEST(Collector, EncodedSamplesArriveIntactAtRoot) {
   Sample sample;
   sample.suite = "allreduce";
   sample.case_name = "rank " + std::to_string(rank);
-  sample.values = {static_cast<double>(rank), 0.5};
+  sample.measurement.values = {static_cast<double>(rank), 0.5};
   const auto gathered = gatherToRoot(encodeSamples({sample}), MPI_COMM_WORLD);
   for (std::size_t r = 0; r < gathered.size(); ++r) {
     const auto decoded = decodeSamples(gathered[r]);
     ASSERT_EQ(decoded.size(), 1u);
     EXPECT_EQ(decoded[0].case_name, "rank " + std::to_string(r));
-    EXPECT_EQ(decoded[0].values, (std::vector<double>{static_cast<double>(r), 0.5}));
+    EXPECT_EQ(decoded[0].measurement.values, (std::vector<double>{static_cast<double>(r), 0.5}));
   }
 }
 

@@ -10,8 +10,8 @@ Sample timed(const std::string& name, std::vector<double> values) {
   s.suite = "allreduce";
   s.case_name = name;
   s.series = "allreduce";
-  s.clock = "fake";
-  s.values = std::move(values);
+  s.measurement.clock = "fake";
+  s.measurement.values = std::move(values);
   s.rates = {{"algbw GB/s", 1e9, 1e9}};
   s.checks = {{"sum", 100, 0}};
   return s;
@@ -64,6 +64,43 @@ TEST(CaseResult, CaseWithoutValuesIsSkippedAndKeepsItsNotes) {
   EXPECT_TRUE(results[0].skipped());
   EXPECT_EQ(results[0].slowest_rank, -1);
   EXPECT_EQ(results[0].notes, (std::vector<std::string>{"skipped: no tensor cores"}));
+}
+
+TEST(CaseResult, SpeedupIsTheBaselinesMedianOverTheCases) {
+  Sample fp32 = timed("fp32 n=64", {4});
+  fp32.comparison = {"64", "fp32", true};
+  Sample bf16 = timed("bf16 n=64", {1});
+  bf16.comparison = {"64", "fp32", false};
+  Sample other = timed("bf16 n=128", {1});
+  other.comparison = {"128", "fp32", false};  // no baseline of its shape
+  const auto results = summarizeCases({{fp32, bf16, other}});
+  ASSERT_TRUE(results[0].speedup && results[1].speedup);
+  EXPECT_DOUBLE_EQ(*results[0].speedup, 1.0);
+  EXPECT_DOUBLE_EQ(*results[1].speedup, 4.0);
+  EXPECT_EQ(results[1].speedup_baseline, "fp32");
+  EXPECT_FALSE(results[2].speedup);
+}
+
+TEST(CaseResult, WarnsOfALowClockAndOfAWideSpread) {
+  Measurement m;
+  m.clock_at_start = SmClock{1980, 1980};
+  m.clock_at_end = SmClock{1600, 1980};  // 81% of the maximum
+  const std::vector<double> spread = {1, 4.5};
+  const auto warnings = measurementWarnings(m, summarize(spread));
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0].rfind("SM clock 1600 MHz is below 85% of its 1980 MHz maximum", 0), 0u);
+  EXPECT_EQ(warnings[1].rfind("the slowest sample took 4.5x the fastest", 0), 0u);
+
+  Measurement fine;
+  fine.clock_at_start = SmClock{1700, 1980};  // 86%
+  EXPECT_TRUE(measurementWarnings(fine, summarize(std::vector<double>{1, 3.9})).empty());
+}
+
+TEST(CaseResult, MeasurerNotesAreCollectedOnceAcrossRanks) {
+  Sample a = timed("8 B", {1});
+  a.measurement.notes = {"CUDA graph capture failed (x); timed without a graph"};
+  const auto results = summarizeCases({{a}, {a}});
+  EXPECT_EQ(results[0].notes, a.measurement.notes);
 }
 
 }  // namespace

@@ -1,68 +1,320 @@
 #include "measure/Measurer.hpp"
 
+#include "measure/StoppingRule.hpp"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <deque>
 #include <vector>
 
 namespace splitstep {
 namespace {
 
-// A clock that advances only when the body runs, and records what the Measurer asked of it.
-class FakeTimers final : public TimerSource {
+// A device whose clock advances only when the test's body says so, and which records what the
+// Measurer asked of it.
+class FakeDevice final : public MeasureDevice {
  public:
   double now = 0;
+  double empty_interval = 1e-6;  // what an empty timed interval reads (the timer's overhead)
   int synchronizations = 0;
-  std::vector<int> body_runs_at_sync;
-  int body_runs = 0;
+  int flushes = 0;
+  int holds = 0;
+  int releases = 0;
+  bool can_capture = true;
+  int replays = 0;
+  std::vector<std::string> events;  // "flush", "hold", "start", "stop", "release" in order
 
   class Timer final : public IntervalTimer {
    public:
-    explicit Timer(FakeTimers& owner) : owner_(owner) {}
-    void start() override { start_ = owner_.now; }
-    void stop() override { stop_ = owner_.now; }
-    double seconds() const override { return stop_ - start_; }
+    explicit Timer(FakeDevice& owner) : owner_(owner) {}
+    void start() override {
+      owner_.events.push_back("start");
+      start_ = owner_.now;
+    }
+    void stop() override {
+      owner_.events.push_back("stop");
+      stop_ = owner_.now;
+    }
+    double seconds() const override {
+      return stop_ > start_ ? stop_ - start_ : owner_.empty_interval;
+    }
 
    private:
-    FakeTimers& owner_;
+    FakeDevice& owner_;
     double start_ = 0;
     double stop_ = 0;
   };
 
+  class Hold final : public StreamHold {
+   public:
+    explicit Hold(FakeDevice& owner) : owner_(owner) {}
+    void release() override {
+      ++owner_.releases;
+      owner_.events.push_back("release");
+    }
+    bool timedOut() const override { return false; }
+
+   private:
+    FakeDevice& owner_;
+  };
+
+  class Replay final : public GraphReplay {
+   public:
+    Replay(FakeDevice& owner, std::function<void()> body) : owner_(owner), body_(std::move(body)) {}
+    void launch() override {
+      ++owner_.replays;
+      body_();
+    }
+
+   private:
+    FakeDevice& owner_;
+    std::function<void()> body_;
+  };
+
   std::unique_ptr<IntervalTimer> newTimer() override { return std::make_unique<Timer>(*this); }
-  void synchronize() override {
-    ++synchronizations;
-    body_runs_at_sync.push_back(body_runs);
-  }
+  void synchronize() override { ++synchronizations; }
   std::string clockName() const override { return "fake"; }
+  std::unique_ptr<StreamHold> holdStream(std::string&) override {
+    ++holds;
+    events.push_back("hold");
+    return std::make_unique<Hold>(*this);
+  }
+  bool flushCache(std::string&) override {
+    ++flushes;
+    events.push_back("flush");
+    return true;
+  }
+  std::unique_ptr<GraphReplay> captureGraph(const std::function<void()>& body,
+                                            std::string& why_not) override {
+    if (!can_capture) {
+      why_not = "capture refused";
+      return nullptr;
+    }
+    return std::make_unique<Replay>(*this, body);
+  }
+  std::optional<SmClock> smClock() override { return SmClock{1980, 1980}; }
 };
 
-TEST(Measurer, WarmupIsUntimedAndEachSampleIsDividedByItsLoops) {
-  FakeTimers timers;
-  Measurer measurer(timers, {.warmup = 3, .samples = 4, .loops = 2});
-  double cost = 1.0;  // each execution takes longer than the last: 1, 2, 3, ...
-  const std::vector<double> values = measurer.measure([&] {
-    timers.now += cost;
-    cost += 1.0;
-    ++timers.body_runs;
+// Another rank, as the RankAgreement sees it: its wishes are folded into every maximum.
+class TwoRankAgreement final : public RankAgreement {
+ public:
+  std::deque<std::int64_t> other_rank;  // the other rank's next values; its last one repeats
+  std::vector<std::int64_t> asked;
+
+  std::int64_t maxOverRanks(std::int64_t value) override {
+    asked.push_back(value);
+    const std::int64_t other = other_rank.front();
+    if (other_rank.size() > 1) other_rank.pop_front();
+    return std::max(value, other);
+  }
+};
+
+MeasureSettings quickRule() {
+  MeasureSettings s;
+  s.warmup = 2;
+  s.min_sample_time = 1e-3;
+  s.min_samples = 5;
+  s.min_time = 0.01;
+  s.max_noise = 0.005;
+  s.max_time = 60;
+  return s;
+}
+
+TEST(Measurer, ColdStartIsTimedAloneAndWarmupIsNotTimed) {
+  FakeDevice device;
+  LocalAgreement agreement;
+  int runs = 0;
+  MeasureSettings settings = quickRule();
+  settings.loops = 1;
+  settings.samples = 3;
+  // The first execution costs 50 ms (context creation, allocator growth...), later ones 1 ms.
+  const Measurement m = Measurer(device, agreement, settings).measure([&] {
+    device.now += runs++ == 0 ? 0.05 : 0.001;
   });
-  EXPECT_EQ(timers.body_runs, 3 + 4 * 2);
-  // Warm-up took executions 1-3; samples are (4+5)/2, (6+7)/2, (8+9)/2, (10+11)/2.
-  EXPECT_EQ(values, (std::vector<double>{4.5, 6.5, 8.5, 10.5}));
+  EXPECT_DOUBLE_EQ(m.cold, 0.05);
+  EXPECT_EQ(runs, 1 + 2 + 3);  // cold + warm-up + samples
+  ASSERT_EQ(m.values.size(), 3u);
+  for (double v : m.values) EXPECT_NEAR(v, 0.001, 1e-12);
+  EXPECT_EQ(m.stop_reason, "fixed sample count");
 }
 
-TEST(Measurer, SynchronizesAfterWarmupAndOnceAfterAllSamples) {
-  FakeTimers timers;
-  Measurer measurer(timers, {.warmup = 2, .samples = 5, .loops = 1});
-  measurer.measure([&] { ++timers.body_runs; });
-  EXPECT_EQ(timers.synchronizations, 2);
-  EXPECT_EQ(timers.body_runs_at_sync, (std::vector<int>{2, 7}));
+TEST(Measurer, AutorangeMakesEverySampleLastTheMinimumSampleTime) {
+  FakeDevice device;
+  LocalAgreement agreement;
+  // 40 us per execution, 1 ms per sample wanted: at least 25 loops.
+  const Measurement m =
+      Measurer(device, agreement, quickRule()).measure([&] { device.now += 40e-6; });
+  EXPECT_GE(m.loops, 25);
+  EXPECT_LT(m.loops, 25 * 3);
+  for (double v : m.values) EXPECT_NEAR(v, 40e-6, 1e-12);
+  EXPECT_TRUE(m.noise_target_met);
+  EXPECT_EQ(m.stop_reason, "noise target met on every rank");
+  EXPECT_GE(static_cast<int>(m.values.size()), 5);
 }
 
-TEST(Measurer, NoWarmupMeansTheFirstExecutionIsTimed) {
-  FakeTimers timers;
-  Measurer measurer(timers, {.warmup = 0, .samples = 1, .loops = 1});
-  const auto values = measurer.measure([&] { timers.now += 7.0; });
-  EXPECT_EQ(values, (std::vector<double>{7.0}));
+TEST(Measurer, SampleTimeIsAtLeastAThousandTimesTheTimerOverhead) {
+  FakeDevice device;
+  device.empty_interval = 10e-6;  // 1000x = 10 ms, above the 1 ms minimum
+  LocalAgreement agreement;
+  const Measurement m =
+      Measurer(device, agreement, quickRule()).measure([&] { device.now += 100e-6; });
+  EXPECT_DOUBLE_EQ(m.timer_overhead, 10e-6);
+  EXPECT_GE(m.loops * 100e-6, 10e-3);
+}
+
+TEST(Measurer, HostTimeIsReportedBesideDeviceTime) {
+  FakeDevice device;
+  LocalAgreement agreement;
+  MeasureSettings settings = quickRule();
+  settings.samples = 4;
+  const Measurement m = Measurer(device, agreement, settings).measure([&] { device.now += 1e-3; });
+  ASSERT_EQ(m.host_values.size(), m.values.size());
+  // The fake device "runs" in no host time: the host returns long before the device finishes.
+  for (double h : m.host_values) EXPECT_LT(h, 1e-3);
+}
+
+TEST(Measurer, NoisySamplesStopAtMaxTimeAndSaySo) {
+  FakeDevice device;
+  LocalAgreement agreement;
+  MeasureSettings settings = quickRule();
+  settings.max_time = 0.05;  // wall time, real
+  settings.loops = 1;
+  int runs = 0;
+  const Measurement m = Measurer(device, agreement, settings).measure([&] {
+    device.now += (runs++ % 2 == 0) ? 1e-3 : 3e-3;
+  });
+  EXPECT_FALSE(m.noise_target_met);
+  EXPECT_EQ(m.stop_reason, "max-time reached");
+  EXPECT_GT(m.noise, 0.3);
+}
+
+TEST(Measurer, LoopsAreTheMaximumAnyRankNeeds) {
+  FakeDevice device;
+  TwoRankAgreement agreement;
+  // The other rank needs 500 loops (twice, while autorange settles), then is done sampling.
+  agreement.other_rank = {500, 500, 0};
+  MeasureSettings settings = quickRule();
+  settings.samples = 3;
+  const Measurement m = Measurer(device, agreement, settings).measure([&] { device.now += 40e-6; });
+  EXPECT_EQ(m.loops, 500);
+}
+
+TEST(Measurer, SamplingContinuesWhileAnyRankNeedsMore) {
+  FakeDevice device;
+  TwoRankAgreement agreement;
+  // Loop agreement first (0: no wish), then the other rank says Continue for a while, then Done.
+  agreement.other_rank = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  MeasureSettings settings = quickRule();
+  settings.loops = 10;
+  settings.min_time = 0;
+  const Measurement alone =
+      Measurer(device, agreement, settings).measure([&] { device.now += 1e-3; });
+  const std::size_t own_count = alone.values.size();
+  EXPECT_EQ(own_count, 5u);  // min_samples with zero noise
+
+  TwoRankAgreement slow_peer;
+  slow_peer.other_rank.assign(own_count + 7, static_cast<std::int64_t>(StopState::Continue));
+  slow_peer.other_rank.push_back(static_cast<std::int64_t>(StopState::Done));
+  const Measurement together =
+      Measurer(device, slow_peer, settings).measure([&] { device.now += 1e-3; });
+  EXPECT_EQ(together.values.size(), own_count + 8);
+}
+
+TEST(Measurer, CacheFlushComesBeforeEverySampleWithOneLoopEach) {
+  FakeDevice device;
+  LocalAgreement agreement;
+  MeasureSettings settings = quickRule();
+  settings.l2_flush = true;
+  settings.samples = 4;
+  const Measurement m = Measurer(device, agreement, settings).measure([&] { device.now += 1e-3; });
+  EXPECT_EQ(m.loops, 1);
+  EXPECT_EQ(device.flushes, 4);
+  // Each flush is queued before its sample's start event, outside the timed interval.
+  for (std::size_t i = 0; i + 1 < device.events.size(); ++i) {
+    if (device.events[i] == "flush") {
+      EXPECT_EQ(device.events[i + 1], "start");
+    }
+  }
+  EXPECT_NE(m.method.find("cache flushed"), std::string::npos);
+}
+
+TEST(Measurer, QueuedStartHoldsTheStreamUntilTheSampleIsQueued) {
+  FakeDevice device;
+  LocalAgreement agreement;
+  MeasureSettings settings = quickRule();
+  settings.queued_start = true;
+  settings.loops = 4;
+  settings.samples = 3;
+  Measurer(device, agreement, settings).measure([&] { device.now += 1e-3; });
+  EXPECT_EQ(device.holds, 3);
+  EXPECT_EQ(device.releases, 3);
+  // hold, start, stop, release: the release comes after the whole sample was queued.
+  const auto hold = std::find(device.events.begin(), device.events.end(), "hold");
+  ASSERT_NE(hold, device.events.end());
+  EXPECT_EQ(std::vector<std::string>(hold, hold + 4),
+            (std::vector<std::string>{"hold", "start", "stop", "release"}));
+}
+
+TEST(Measurer, QueuedStartIsDroppedWhenTheBatchWouldOverflowTheLaunchQueue) {
+  FakeDevice device;
+  LocalAgreement agreement;
+  MeasureSettings settings = quickRule();
+  settings.queued_start = true;
+  settings.loops = Measurer::kMaxQueuedLoops + 1;
+  settings.samples = 2;
+  const Measurement m = Measurer(device, agreement, settings).measure([&] { device.now += 1e-6; });
+  EXPECT_EQ(device.holds, 0);
+  ASSERT_FALSE(m.notes.empty());
+  EXPECT_NE(m.notes[0].find("overflow the launch queue"), std::string::npos);
+}
+
+TEST(Measurer, CudaGraphReplaysTheBodyOrFallsBackWithAReason) {
+  FakeDevice device;
+  LocalAgreement agreement;
+  MeasureSettings settings = quickRule();
+  settings.cuda_graph = true;
+  settings.loops = 2;
+  settings.samples = 3;
+  const Measurement m = Measurer(device, agreement, settings).measure([&] { device.now += 1e-3; });
+  EXPECT_EQ(device.replays, 2 * 3);
+  EXPECT_EQ(m.method, "CUDA graph replays");
+
+  FakeDevice refusing;
+  refusing.can_capture = false;
+  const Measurement fallback =
+      Measurer(refusing, agreement, settings).measure([&] { refusing.now += 1e-3; });
+  EXPECT_EQ(fallback.method, "back-to-back");
+  ASSERT_EQ(fallback.notes.size(), 1u);
+  EXPECT_EQ(fallback.notes[0], "capture refused; timed without a graph");
+}
+
+TEST(Measurer, ClocksAreReadWhenTimingStartsAndEnds) {
+  FakeDevice device;
+  LocalAgreement agreement;
+  MeasureSettings settings = quickRule();
+  settings.samples = 1;
+  const Measurement m = Measurer(device, agreement, settings).measure([&] { device.now += 1e-3; });
+  ASSERT_TRUE(m.clock_at_start && m.clock_at_end);
+  EXPECT_EQ(m.clock_at_end->max_mhz, 1980u);
+}
+
+TEST(Measurer, WarmupByTimeRunsUntilEveryRanksTimeIsUp) {
+  FakeDevice device;
+  TwoRankAgreement agreement;
+  // The other rank still wants warm-up for the first 3 exchanges, then nothing.
+  agreement.other_rank = {1, 1, 1, 0};
+  MeasureSettings settings = quickRule();
+  settings.warmup = 0;
+  settings.warmup_time = 1e-9;  // this rank's own time is up at once
+  settings.loops = 1;
+  settings.samples = 1;
+  int runs = 0;
+  Measurer(device, agreement, settings).measure([&] {
+    ++runs;
+    device.now += 1e-3;
+  });
+  EXPECT_EQ(runs, 1 + 3 + 1);  // cold, three warm-ups for the other rank, one sample
 }
 
 }  // namespace

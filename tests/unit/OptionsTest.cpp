@@ -40,13 +40,19 @@ class ConfigFile {
 
 TEST(Options, DefaultsRunEverySuiteWithGpuSizedCases) {
   const RunPlan plan = parse({});
-  EXPECT_EQ(plan.suites, (std::vector<std::string>{"matmul", "allreduce"}));
-  EXPECT_EQ(plan.matmul.sizes, (std::vector<std::int64_t>{4096, 8192}));
+  EXPECT_EQ(plan.suites, (std::vector<std::string>{"matmul", "membw", "allreduce"}));
+  EXPECT_EQ(plan.matmul.shapes, (std::vector<MatmulShape>{{4096, 4096, 4096}, {8192, 8192, 8192}}));
   EXPECT_EQ(plan.matmul.dtypes.size(), 4u);
   EXPECT_EQ(plan.allreduce.bytes.front(), 8u);
   EXPECT_EQ(plan.allreduce.bytes.back(), 1ull << 30);
-  EXPECT_EQ(plan.measure.warmup, 5);
-  EXPECT_EQ(plan.measure.samples, 20);
+  EXPECT_EQ(plan.membw.bytes, (std::vector<std::uint64_t>{1ull << 30}));
+  EXPECT_EQ(plan.measure.warmup, 3);
+  EXPECT_EQ(plan.measure.loops, 0);    // autorange
+  EXPECT_EQ(plan.measure.samples, 0);  // stopping rule
+  EXPECT_DOUBLE_EQ(plan.measure.max_noise, 0.005);
+  EXPECT_DOUBLE_EQ(plan.measure.min_sample_time, 2e-3);
+  EXPECT_DOUBLE_EQ(plan.measure.max_time, 15);
+  EXPECT_FALSE(plan.measure.queued_start || plan.measure.l2_flush || plan.measure.cuda_graph);
   EXPECT_EQ(plan.launch.device, DeviceKind::Auto);
   EXPECT_TRUE(plan.output.json_path.empty());
 }
@@ -57,12 +63,29 @@ TEST(Options, PositionalSuitesSelectAndOrder) {
 }
 
 TEST(Options, ListsAndByteSuffixesAreParsed) {
-  const RunPlan plan = parse({"--matmul-sizes", "128, 256", "--matmul-dtypes", "bf16,fp32",
-                              "--allreduce-bytes", "8,64K,1M,2GiB", "--iters", "3"});
-  EXPECT_EQ(plan.matmul.sizes, (std::vector<std::int64_t>{128, 256}));
+  const RunPlan plan = parse({"--matmul-sizes", "128, 4096x8192x1024", "--matmul-dtypes",
+                              "bf16,fp32", "--allreduce-bytes", "8,64K,1M,2GiB", "--samples", "3"});
+  EXPECT_EQ(plan.matmul.shapes, (std::vector<MatmulShape>{{128, 128, 128}, {4096, 8192, 1024}}));
   EXPECT_EQ(plan.matmul.dtypes, (std::vector<MatmulDtype>{MatmulDtype::Bf16, MatmulDtype::Fp32}));
   EXPECT_EQ(plan.allreduce.bytes, (std::vector<std::uint64_t>{8, 65536, 1 << 20, 2ull << 30}));
   EXPECT_EQ(plan.measure.samples, 3);
+}
+
+TEST(Options, MeasurementOptionsTakeDurationsAndPercentages) {
+  const RunPlan plan =
+      parse({"--warmup", "0", "--warmup-time", "250ms", "--loops", "7", "--min-sample-time",
+             "500us", "--min-samples", "4", "--min-time", "2", "--max-noise", "1.5%",
+             "--max-time", "1min", "--queued-start", "--l2-flush", "--cuda-graph"});
+  const MeasureSettings& m = plan.measure;
+  EXPECT_EQ(m.warmup, 0);
+  EXPECT_DOUBLE_EQ(m.warmup_time, 0.25);
+  EXPECT_EQ(m.loops, 7);
+  EXPECT_DOUBLE_EQ(m.min_sample_time, 500e-6);
+  EXPECT_EQ(m.min_samples, 4);
+  EXPECT_DOUBLE_EQ(m.min_time, 2);
+  EXPECT_DOUBLE_EQ(m.max_noise, 0.015);
+  EXPECT_DOUBLE_EQ(m.max_time, 60);
+  EXPECT_TRUE(m.queued_start && m.l2_flush && m.cuda_graph);
 }
 
 TEST(Options, HelpAndVersionAreActionsNotRuns) {
@@ -74,20 +97,27 @@ TEST(Options, HelpAndVersionAreActionsNotRuns) {
 
 TEST(Options, BadInputNamesTheOptionAndTheReason) {
   EXPECT_EQ(errorOf({"--bogus"}), "unrecognised option '--bogus'");
-  EXPECT_EQ(errorOf({"--iters", "0"}), "--iters: 0 is out of range [1, 1000000]");
+  EXPECT_EQ(errorOf({"--min-samples", "0"}), "--min-samples: 0 is out of range [1, 1000000]");
   EXPECT_EQ(errorOf({"--warmup", "-1"}), "--warmup: -1 is out of range [0, 1000000]");
-  EXPECT_NE(errorOf({"--iters", "ten"}).find("'--iters' is invalid"), std::string::npos);
+  EXPECT_NE(errorOf({"--samples", "ten"}).find("'--samples' is invalid"), std::string::npos);
+  EXPECT_EQ(errorOf({"--max-time", "soon"}),
+            "--max-time: 'soon' is not a duration (e.g. 500us, 2ms, 0.5s, 15)");
+  EXPECT_EQ(errorOf({"--max-time", "0"}), "--max-time: '0' is out of range [0.001s, 86400s]");
+  EXPECT_EQ(errorOf({"--max-noise", "0%"}), "--max-noise: '0%' is not a percentage in (0, 100]");
   EXPECT_EQ(errorOf({"--matmul-sizes", "0"}),
-            "--matmul-sizes: '0' is not an integer in [1, 65536]");
+            "--matmul-sizes: '0' is not N or MxNxK with each in [1, 65536]");
+  EXPECT_EQ(errorOf({"--matmul-sizes", "8x8"}), "--matmul-sizes: '8x8' is not N or MxNxK");
   EXPECT_EQ(errorOf({"--matmul-sizes", "1,,2"}), "--matmul-sizes: empty entry in '1,,2'");
   EXPECT_EQ(errorOf({"--matmul-dtypes", "fp8"}),
             "--matmul-dtypes: unknown dtype 'fp8' (fp32, tf32, fp16, bf16)");
   EXPECT_EQ(errorOf({"--allreduce-bytes", "6"}),
-            "--allreduce-bytes: '6' is not a whole number of fp32 elements in [4 B, 64 GiB]");
+            "--allreduce-bytes: '6' is not a multiple of 4 B in [4 B, 64 GiB]");
+  EXPECT_EQ(errorOf({"--membw-bytes", "1000"}),
+            "--membw-bytes: '1000' is not a multiple of 16 B in [16 B, 64 GiB]");
   EXPECT_EQ(errorOf({"--allreduce-bytes", "1X"}),
             "--allreduce-bytes: '1X' is not a byte count (e.g. 8, 64K, 1M, 4G)");
   EXPECT_EQ(errorOf({"--device", "tpu"}), "--device: unknown device 'tpu' (auto, cuda, cpu)");
-  EXPECT_EQ(errorOf({"matmull"}), "unknown suite 'matmull' (matmul, allreduce)");
+  EXPECT_EQ(errorOf({"matmull"}), "unknown suite 'matmull' (matmul, membw, allreduce)");
   EXPECT_EQ(errorOf({"matmul", "matmul"}), "suite 'matmul' given twice");
   EXPECT_EQ(errorOf({"--config", "/nonexistent/x.ini"}),
             "--config: cannot read '/nonexistent/x.ini'");
@@ -95,15 +125,15 @@ TEST(Options, BadInputNamesTheOptionAndTheReason) {
 
 TEST(Options, ErrorsAreOneLine) {
   for (const auto& args : std::vector<std::vector<std::string>>{
-           {"--bogus"}, {"--iters", "ten"}, {"--iters"}, {"--allreduce-bytes", "99999999999G"}}) {
+           {"--bogus"}, {"--samples", "ten"}, {"--samples"}, {"--allreduce-bytes", "99999999999G"}}) {
     EXPECT_EQ(errorOf(args).find('\n'), std::string::npos) << errorOf(args);
   }
 }
 
 TEST(Options, ConfigFileSetsOptionsAndTheCommandLineWins) {
-  const ConfigFile config("matmul-sizes = 512\niters = 7\nallow-gpu-sharing = true\n");
-  const RunPlan plan = parse({"--config", config.path(), "--iters", "9"});
-  EXPECT_EQ(plan.matmul.sizes, (std::vector<std::int64_t>{512}));
+  const ConfigFile config("matmul-sizes = 512\nsamples = 7\nallow-gpu-sharing = true\n");
+  const RunPlan plan = parse({"--config", config.path(), "--samples", "9"});
+  EXPECT_EQ(plan.matmul.shapes, (std::vector<MatmulShape>{{512, 512, 512}}));
   EXPECT_EQ(plan.measure.samples, 9);
   EXPECT_TRUE(plan.launch.allow_gpu_sharing);
   EXPECT_EQ(plan.config_file, config.path());
@@ -113,6 +143,18 @@ TEST(Options, UnknownOrMalformedConfigKeysAreRefusedWithTheFileName) {
   const ConfigFile unknown("matmul-size = 512\n");
   EXPECT_EQ(errorOf({"--config", unknown.path()}),
             unknown.path() + ": unrecognised option 'matmul-size'");
+}
+
+TEST(Options, DurationParsing) {
+  EXPECT_DOUBLE_EQ(parseDuration("x", "15"), 15);
+  EXPECT_DOUBLE_EQ(parseDuration("x", "0.5s"), 0.5);
+  EXPECT_DOUBLE_EQ(parseDuration("x", "2ms"), 2e-3);
+  EXPECT_DOUBLE_EQ(parseDuration("x", "500us"), 500e-6);
+  EXPECT_DOUBLE_EQ(parseDuration("x", "100ns"), 100e-9);
+  EXPECT_DOUBLE_EQ(parseDuration("x", "2min"), 120);
+  EXPECT_THROW(parseDuration("x", "ms"), UsageError);
+  EXPECT_THROW(parseDuration("x", "-1s"), UsageError);
+  EXPECT_THROW(parseDuration("x", "nan"), UsageError);
 }
 
 TEST(Options, ByteSizeParsing) {

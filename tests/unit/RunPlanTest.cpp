@@ -8,7 +8,7 @@ namespace {
 RunPlan samplePlan() {
   RunPlan plan;
   plan.suites = {"matmul", "allreduce"};
-  plan.matmul = {{4096, 8192}, {MatmulDtype::Bf16}};
+  plan.matmul = {{{4096, 4096, 4096}, {8192, 4096, 1024}}, {MatmulDtype::Bf16}};
   plan.allreduce = {{8, 1024}};
   return plan;
 }
@@ -22,10 +22,12 @@ TEST(RunPlan, EntriesNameEveryOptionWithCanonicalValues) {
     return std::string("<missing>");
   };
   EXPECT_EQ(value("suites"), "matmul,allreduce");
-  EXPECT_EQ(value("matmul-sizes"), "4096,8192");
+  EXPECT_EQ(value("matmul-sizes"), "4096,8192x4096x1024");
   EXPECT_EQ(value("matmul-dtypes"), "bf16");
   EXPECT_EQ(value("allreduce-bytes"), "8,1024");
-  EXPECT_EQ(value("iters"), "20");
+  EXPECT_EQ(value("samples"), "0");
+  EXPECT_EQ(value("max-noise"), "0.005");
+  EXPECT_EQ(value("min-sample-time"), "0.002");
   EXPECT_EQ(value("device"), "auto");
 }
 
@@ -36,7 +38,7 @@ TEST(RunPlan, HashIsStableForEqualPlansAndBuilds) {
 TEST(RunPlan, HashChangesWithAnySettingOrTheBuild) {
   const std::uint64_t base = planHash(samplePlan(), "0.1.0+abc");
   RunPlan iters = samplePlan();
-  iters.measure.samples = 21;
+  iters.measure.max_noise = 0.0051;
   RunPlan sizes = samplePlan();
   sizes.allreduce.bytes = {8, 2048};
   EXPECT_NE(planHash(iters, "0.1.0+abc"), base);

@@ -10,12 +10,25 @@ TEST(SampleCodec, SamplesSurviveTheRoundTrip) {
   s.suite = "matmul";
   s.case_name = "bf16 n=8192";
   s.series = "mm";
-  s.clock = "device (CUDA events)";
+  s.comparison = {"8192", "fp32", false};
+  Measurement& m = s.measurement;
+  m.clock = "device (CUDA events)";
+  m.method = "queued start";
+  m.host_values = {1e-5, 2e-5};
+  m.cold = 0.04;
+  m.cold_host = 0.03;
+  m.loops = 7;
+  m.timer_overhead = 2e-6;
+  m.noise = 0.001;
+  m.noise_target_met = true;
+  m.stop_reason = "noise target met on every rank";
+  m.clock_at_start = SmClock{1980, 1980};
+  m.notes = {"n"};
   s.params = {{"dtype", "bf16"}, {"n", "8192"}};
   s.rates = {{"TFLOP/s", 2.0 * 8192 * 8192 * 8192, 1e12}};
   s.checks = {{"sum", 10, 1}};
   s.notes = {"a note"};
-  s.values = {1.368e-3, 1.369e-3};
+  m.values = {1.368e-3, 1.369e-3};
 
   const std::vector<Sample> decoded = decodeSamples(encodeSamples({s, s}));
   ASSERT_EQ(decoded.size(), 2u);
@@ -23,14 +36,29 @@ TEST(SampleCodec, SamplesSurviveTheRoundTrip) {
   EXPECT_EQ(d.suite, s.suite);
   EXPECT_EQ(d.case_name, s.case_name);
   EXPECT_EQ(d.series, s.series);
-  EXPECT_EQ(d.clock, s.clock);
+  EXPECT_EQ(d.comparison.group, "8192");
+  EXPECT_FALSE(d.comparison.is_baseline);
+  const Measurement& dm = d.measurement;
+  EXPECT_EQ(dm.clock, m.clock);
+  EXPECT_EQ(dm.method, m.method);
+  EXPECT_EQ(dm.host_values, m.host_values);
+  EXPECT_DOUBLE_EQ(dm.cold, 0.04);
+  EXPECT_DOUBLE_EQ(dm.cold_host, 0.03);
+  EXPECT_EQ(dm.loops, 7);
+  EXPECT_DOUBLE_EQ(dm.timer_overhead, 2e-6);
+  EXPECT_TRUE(dm.noise_target_met);
+  EXPECT_EQ(dm.stop_reason, m.stop_reason);
+  ASSERT_TRUE(dm.clock_at_start);
+  EXPECT_EQ(dm.clock_at_start->current_mhz, 1980u);
+  EXPECT_FALSE(dm.clock_at_end);
+  EXPECT_EQ(dm.notes, m.notes);
   EXPECT_EQ(d.params, s.params);
   ASSERT_EQ(d.rates.size(), 1u);
   EXPECT_EQ(d.rates[0].name, "TFLOP/s");
   EXPECT_DOUBLE_EQ(d.rates[0].amount_per_loop, s.rates[0].amount_per_loop);
   EXPECT_EQ(d.checks[0].wrong, 1u);
   EXPECT_EQ(d.notes, s.notes);
-  EXPECT_EQ(d.values, s.values);
+  EXPECT_EQ(dm.values, m.values);
 }
 
 TEST(SampleCodec, RankInfoSurvivesTheRoundTrip) {

@@ -19,6 +19,8 @@ TEST(Units, SecondsKeepThreeToFourSignificantDigits) {
   EXPECT_EQ(formatSeconds(898.33e-6), "898.3 us");
   EXPECT_EQ(formatSeconds(1.25), "1.250 s");
   EXPECT_EQ(formatSeconds(91e-9), "91.00 ns");
+  EXPECT_EQ(formatSeconds(1e-6), "1.000 us");
+  EXPECT_EQ(formatSeconds(1e-3), "1.000 ms");
 }
 
 }  // namespace

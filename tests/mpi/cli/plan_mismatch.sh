@@ -9,8 +9,8 @@ common=(--device cpu --matmul-sizes 8 --allreduce-bytes 8)
 
 # shellcheck disable=SC2086
 output=$(timeout 60 "$mpiexec" ${SPLITSTEP_MPIEXEC_FLAGS:-} \
-  -np 1 sh -c "$wrap" splitstep "$binary" "${common[@]}" --iters 3 : \
-  -np "$others" sh -c "$wrap" splitstep "$binary" "${common[@]}" --iters 4 2>&1)
+  -np 1 sh -c "$wrap" splitstep "$binary" "${common[@]}" --samples 3 : \
+  -np "$others" sh -c "$wrap" splitstep "$binary" "${common[@]}" --samples 4 2>&1)
 [ "$(grep -c 'status=2$' <<<"$output")" -eq "$ranks" ] || fail "not every rank exited 2"
 differing=$(for r in $(seq 1 "$others"); do printf '%s \\([^)]+\\), ' "$r"; done)
 differing=${differing%, }

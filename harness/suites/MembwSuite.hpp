@@ -1,0 +1,19 @@
+// Memory bandwidth ceilings: on-device copy and triad, and host<->device copies.
+#pragma once
+
+#include "options/RunPlan.hpp"
+#include "suites/Suite.hpp"
+
+namespace splitstep {
+
+class MembwSuite final : public Suite {
+ public:
+  explicit MembwSuite(MembwPlan plan) : plan_(std::move(plan)) {}
+  std::string name() const override { return "membw"; }
+  std::vector<Sample> run(const SuiteContext& context) override;
+
+ private:
+  MembwPlan plan_;
+};
+
+}  // namespace splitstep

@@ -1,0 +1,71 @@
+// The Measurer's collective decisions across real ranks of different speed: every rank must run
+// the body equally often, or the collective inside it would deadlock (the test would time out).
+#include "cluster/MpiAgreement.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "device/Device.hpp"
+#include "measure/Measurer.hpp"
+
+namespace splitstep {
+namespace {
+
+int worldRank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+std::vector<long long> gatherToAll(long long value) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<long long> all(static_cast<std::size_t>(size));
+  MPI_Allgather(&value, 1, MPI_LONG_LONG, all.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+  return all;
+}
+
+TEST(MpiAgreement, MaximumOverRanks) {
+  MpiAgreement agreement(MPI_COMM_WORLD);
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  EXPECT_EQ(agreement.maxOverRanks(10 * worldRank()), 10 * (size - 1));
+}
+
+TEST(MpiAgreement, RanksOfDifferentSpeedRunTheSameLoopsAndSamples) {
+  MpiAgreement agreement(MPI_COMM_WORLD);
+  const auto device = openDevice({false, 0});
+  MeasureSettings settings;
+  settings.warmup = 1;
+  settings.min_sample_time = 2e-3;
+  settings.min_samples = 5;
+  settings.min_time = 0.02;
+  settings.max_noise = 0.5;  // generous: the test is about agreement, not precision
+  settings.max_time = 20;
+  // Rank 0 is fast (0.1 ms per execution); the others are slow (0.3 ms) and noisy, so each rank
+  // alone would choose different loop and sample counts.
+  const bool slow = worldRank() != 0;
+  int executions = 0;
+  const Measurement m = Measurer(*device, agreement, settings).measure([&] {
+    ++executions;
+    const auto pause = std::chrono::microseconds(slow ? 300 + 150 * (executions % 3) : 100);
+    std::this_thread::sleep_for(pause);
+    MPI_Barrier(MPI_COMM_WORLD);  // a collective in the body, as allreduce has
+  });
+  const auto loops = gatherToAll(m.loops);
+  const auto samples = gatherToAll(static_cast<long long>(m.values.size()));
+  const auto runs = gatherToAll(executions);
+  for (std::size_t r = 1; r < loops.size(); ++r) {
+    EXPECT_EQ(loops[r], loops[0]) << "rank " << r;
+    EXPECT_EQ(samples[r], samples[0]) << "rank " << r;
+    EXPECT_EQ(runs[r], runs[0]) << "rank " << r;
+  }
+  EXPECT_GE(samples[0], 5);
+  // A sample lasts at least the minimum on every rank: the loop count suits the fastest body.
+  EXPECT_GE(m.loops * *std::min_element(m.values.begin(), m.values.end()), 2e-3 * 0.5);
+}
+
+}  // namespace
+}  // namespace splitstep
