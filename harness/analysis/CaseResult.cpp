@@ -1,6 +1,7 @@
 #include "analysis/CaseResult.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
@@ -36,12 +37,11 @@ void finishCase(CaseResult& result, const std::vector<Rate>& rates) {
   std::vector<double> medians;
   for (const RankResult& rank : result.ranks) medians.push_back(rank.summary.median);
   result.across = summarize(medians);
-  result.slowest_rank =
-      std::max_element(result.ranks.begin(), result.ranks.end(),
-                       [](const RankResult& a, const RankResult& b) {
-                         return a.summary.median < b.summary.median;
-                       })
-          ->rank;
+  result.slowest_rank = std::max_element(result.ranks.begin(), result.ranks.end(),
+                                         [](const RankResult& a, const RankResult& b) {
+                                           return a.summary.median < b.summary.median;
+                                         })
+                            ->rank;
   for (const Rate& rate : rates) {
     if (result.across.median > 0) {
       result.rates.push_back({rate.name, rate.amount_per_loop / result.across.median / rate.scale});
@@ -74,19 +74,70 @@ const RankResult* CaseResult::slowest() const {
   return nullptr;
 }
 
+std::optional<SmClock> lowestClock(const Measurement& m) {
+  std::optional<SmClock> lowest;
+  for (const auto& clock : {m.clock_at_start, m.clock_at_end}) {
+    if (clock && clock->max_mhz > 0 && (!lowest || clock->current_mhz < lowest->current_mhz)) {
+      lowest = clock;
+    }
+  }
+  return lowest;
+}
+
+bool clockIsLow(const SmClock& clock) {
+  return clock.current_mhz < kLowClockFraction * clock.max_mhz;
+}
+
+std::string clockCause(const SmClock& clock) {
+  return clock.limited_by.empty() ? "reason unknown" : "held down by " + clock.limited_by;
+}
+
 std::vector<std::string> measurementWarnings(const Measurement& m, const Summary& summary) {
   std::vector<std::string> warnings;
-  for (const auto& clock : {m.clock_at_start, m.clock_at_end}) {
-    if (clock && clock->max_mhz > 0 && clock->current_mhz < kLowClockFraction * clock->max_mhz) {
-      addOnce(warnings, fmt::format("SM clock {} MHz is below 85% of its {} MHz maximum: the GPU "
-                                    "may be throttled",
-                                    clock->current_mhz, clock->max_mhz));
-    }
+  if (const auto clock = lowestClock(m); clock && clockIsLow(*clock)) {
+    warnings.push_back(fmt::format("SM clock {} MHz is below 85% of its {} MHz maximum ({})",
+                                   clock->current_mhz, clock->max_mhz, clockCause(*clock)));
   }
   if (summary.n > 0 && summary.min > 0 && summary.max > kSpreadWarning * summary.min) {
     warnings.push_back(fmt::format(
         "the slowest sample took {:.1f}x the fastest: a result may be cached or disturbed",
         summary.max / summary.min));
+  }
+  return warnings;
+}
+
+std::vector<std::string> caseWarnings(const std::vector<RankResult>& ranks) {
+  std::vector<int> low_ranks;
+  unsigned low_min = 0;
+  unsigned low_max = 0;
+  SmClock example;
+  std::vector<int> spread_ranks;
+  double widest = 0;
+  for (const RankResult& r : ranks) {
+    if (const auto clock = lowestClock(r.measurement); clock && clockIsLow(*clock)) {
+      low_min = low_ranks.empty() ? clock->current_mhz : std::min(low_min, clock->current_mhz);
+      low_max = std::max(low_max, clock->current_mhz);
+      if (low_ranks.empty()) example = *clock;
+      low_ranks.push_back(r.rank);
+    }
+    const Summary& s = r.summary;
+    if (s.n > 0 && s.min > 0 && s.max > kSpreadWarning * s.min) {
+      widest = std::max(widest, s.max / s.min);
+      spread_ranks.push_back(r.rank);
+    }
+  }
+  std::vector<std::string> warnings;
+  if (!low_ranks.empty()) {
+    warnings.push_back(fmt::format(
+        "SM clock {} MHz on rank(s) {}, below 85% of the {} MHz maximum ({})",
+        low_min == low_max ? fmt::format("{}", low_min) : fmt::format("{}-{}", low_min, low_max),
+        fmt::join(low_ranks, ", "), example.max_mhz, clockCause(example)));
+  }
+  if (!spread_ranks.empty()) {
+    warnings.push_back(fmt::format(
+        "the slowest sample took up to {:.1f}x the fastest on rank(s) {}: a result may be "
+        "cached or disturbed",
+        widest, fmt::join(spread_ranks, ", ")));
   }
   return warnings;
 }
@@ -122,6 +173,7 @@ std::vector<CaseResult> summarizeCases(const std::vector<std::vector<Sample>>& b
       }
     }
     finishCase(result, rates);
+    result.warnings = caseWarnings(result.ranks);
     results.push_back(std::move(result));
     comparisons.push_back(first.comparison);
   }

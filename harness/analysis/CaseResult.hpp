@@ -41,14 +41,18 @@ struct CaseResult {
   std::uint64_t wrong = 0;
   std::optional<double> speedup;   // baseline median / this median (Sample::comparison)
   std::string speedup_baseline;
+  std::vector<std::string> warnings;  // the ranks' warnings, one line each for the whole case
 
   bool skipped() const { return ranks.empty(); }
   const RankResult* slowest() const;
 };
 
-// A case whose SM clock fell below 85% of the maximum while it was timed, or whose slowest
-// sample took more than 4x its fastest (%timeit's warning that a result may be cached).
+// A case whose SM clock was below 85% of the maximum when timing started or ended, or whose
+// slowest sample took more than 4x its fastest (%timeit's warning that a result may be cached).
 std::vector<std::string> measurementWarnings(const Measurement& m, const Summary& summary);
+
+// The same warnings for every rank of a case together, naming the ranks.
+std::vector<std::string> caseWarnings(const std::vector<RankResult>& ranks);
 
 // `by_rank[r]` holds rank r's samples. Cases appear in rank 0's order; a case is matched across
 // ranks by (suite, case, series). Ranks with no values for a case (skipped there) are left out.

@@ -15,6 +15,27 @@ using InitFn = NvmlReturn (*)();
 using ShutdownFn = NvmlReturn (*)();
 using ByPciBusIdFn = NvmlReturn (*)(const char*, NvmlDevice*);
 using ClockInfoFn = NvmlReturn (*)(NvmlDevice, int, unsigned*);
+using ReasonsFn = NvmlReturn (*)(NvmlDevice, unsigned long long*);
+
+// nvmlClocksEventReasons bits (formerly "throttle reasons") that hold the SM clock down.
+struct Reason {
+  unsigned long long bit;
+  const char* text;
+};
+constexpr Reason kReasons[] = {{0x4, "power cap"},           {0x8, "hardware slowdown"},
+                               {0x20, "thermal (software)"}, {0x40, "thermal (hardware)"},
+                               {0x80, "power brake"},        {0x2, "application clocks"},
+                               {0x10, "sync boost"}};
+
+std::string describeReasons(unsigned long long bits) {
+  std::string text;
+  for (const Reason& reason : kReasons) {
+    if ((bits & reason.bit) == 0) continue;
+    if (!text.empty()) text += ", ";
+    text += reason.text;
+  }
+  return text;
+}
 
 }  // namespace
 
@@ -25,6 +46,7 @@ struct NvmlClock::Api {
   ByPciBusIdFn by_pci = nullptr;
   ClockInfoFn clock = nullptr;
   ClockInfoFn max_clock = nullptr;
+  ReasonsFn reasons = nullptr;  // optional
 
   ~Api() {
     if (shutdown != nullptr) shutdown();
@@ -55,6 +77,10 @@ std::unique_ptr<NvmlClock> NvmlClock::open(const std::string& pci_bus_id) {
     return nullptr;
   }
   bind(api->library, "nvmlShutdown", api->shutdown);  // only once init succeeded
+  // Renamed in CUDA 12.2's NVML; drivers keep the old name too.
+  if (!bind(api->library, "nvmlDeviceGetCurrentClocksEventReasons", api->reasons)) {
+    bind(api->library, "nvmlDeviceGetCurrentClocksThrottleReasons", api->reasons);
+  }
   if (api->by_pci(pci_bus_id.c_str(), &device) != NVML_SUCCESS) return nullptr;
   return std::unique_ptr<NvmlClock>(new NvmlClock(std::move(api), device));
 }
@@ -70,6 +96,10 @@ std::optional<SmClock> NvmlClock::read() const {
   if (api_->clock(device, NVML_CLOCK_SM, &clock.current_mhz) != NVML_SUCCESS ||
       api_->max_clock(device, NVML_CLOCK_SM, &clock.max_mhz) != NVML_SUCCESS) {
     return std::nullopt;
+  }
+  unsigned long long reasons = 0;
+  if (api_->reasons != nullptr && api_->reasons(device, &reasons) == NVML_SUCCESS) {
+    clock.limited_by = describeReasons(reasons);
   }
   return clock;
 }

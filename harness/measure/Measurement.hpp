@@ -11,6 +11,7 @@ namespace splitstep {
 struct SmClock {
   unsigned current_mhz = 0;
   unsigned max_mhz = 0;
+  std::string limited_by;  // what holds the clock down ("power cap", "thermal", ...); may be empty
 };
 
 // Measurement::stop_reason values.

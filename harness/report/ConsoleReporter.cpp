@@ -46,8 +46,8 @@ std::string noiseCell(const CaseResult& c) {
     noise = std::max(noise, r.measurement.noise);
     missed = missed || !r.measurement.noise_target_met;
   }
-  const bool timed_out = !c.ranks.empty() && c.ranks.front().measurement.stop_reason ==
-                                                 kStopReasonTimeLimit;
+  const bool timed_out =
+      !c.ranks.empty() && c.ranks.front().measurement.stop_reason == kStopReasonTimeLimit;
   return fmt::format("{:.2f}%{}", noise * 100, missed && timed_out ? "*" : "");
 }
 
@@ -79,19 +79,22 @@ void ConsoleReporter::reportContext(const RunContext& context) {
   }
   const std::string samples =
       ms.samples > 0 ? fmt::format("{} samples", ms.samples)
-                     : fmt::format("samples until std/mean <= {:g}% (at least {} samples and {} "
-                                   "of them; at most {} per case)",
-                                   ms.max_noise * 100, ms.min_samples, formatSeconds(ms.min_time),
-                                   formatSeconds(ms.max_time));
-  const std::string loops =
-      ms.loops > 0 ? fmt::format("{} loops each", ms.loops)
-                   : fmt::format("loops chosen so a sample lasts >= {}", formatSeconds(ms.min_sample_time));
+                     : fmt::format(
+                           "samples until std/mean <= {:g}% (at least {} samples and {} "
+                           "of them; at most {} per case)",
+                           ms.max_noise * 100, ms.min_samples, formatSeconds(ms.min_time),
+                           formatSeconds(ms.max_time));
+  const std::string loops = ms.loops > 0 ? fmt::format("{} loops each", ms.loops)
+                                         : fmt::format("loops chosen so a sample lasts >= {}",
+                                                       formatSeconds(ms.min_sample_time));
   out_ << fmt::format(
       "Each case: a timed cold start, {} warm-up run(s){}, then {}, {}.\n"
       "min / median / max: across ranks, of each rank's median; rates at that median.\n"
-      "host: how long the host took to queue one loop; far below the device time, it shows the host "
+      "host: how long the host took to queue one loop; far below the device time, it shows the "
+      "host "
       "returning long before the GPU finishes.\n",
-      ms.warmup, ms.warmup_time > 0 ? fmt::format(" and {} of warm-up", formatSeconds(ms.warmup_time)) : "",
+      ms.warmup,
+      ms.warmup_time > 0 ? fmt::format(" and {} of warm-up", formatSeconds(ms.warmup_time)) : "",
       samples, loops);
 }
 
@@ -170,19 +173,16 @@ void ConsoleReporter::flushSuite() {
     }
     row.push_back(fmt::format("{}", fmt::join(per_rank, "  ")));
     rows.push_back(std::move(row));
-    for (const RankResult& r : c.ranks) {
-      for (const std::string& w : r.warnings) {
-        warnings.push_back(fmt::format("{} on rank {}: {}", c.case_name, r.rank, w));
-      }
-    }
+    for (const std::string& w : c.warnings) warnings.push_back(c.case_name + ": " + w);
   }
 
   const CaseResult& first = pending_.front();
   out_ << fmt::format("\n{} [{}]\n", first.suite, first.clock);
   printTable(out_, rows);
   if (any_missed_target) out_ << "  * the noise target was not met before --max-time\n";
-  out_ << fmt::format("  per loop, on the slowest rank ({}):\n",
-                      first.ranks.empty() ? std::string("-") : first.ranks.front().measurement.method);
+  out_ << fmt::format(
+      "  per loop, on the slowest rank ({}):\n",
+      first.ranks.empty() ? std::string("-") : first.ranks.front().measurement.method);
   for (const CaseResult& c : pending_) {
     if (const RankResult* slow = c.slowest()) printTimeit(out_, c.case_name, label_width, *slow);
   }

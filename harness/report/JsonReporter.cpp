@@ -56,6 +56,7 @@ void JsonReporter::reportCase(const CaseResult& result) {
       {"clock", result.clock},
       {"params", result.params},
       {"notes", result.notes},
+      {"warnings", result.warnings},
       {"skipped", result.skipped()},
       {"rates", rates},
       {"check", {{"checked", result.checked}, {"wrong", result.wrong}}},

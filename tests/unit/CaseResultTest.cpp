@@ -83,17 +83,35 @@ TEST(CaseResult, SpeedupIsTheBaselinesMedianOverTheCases) {
 
 TEST(CaseResult, WarnsOfALowClockAndOfAWideSpread) {
   Measurement m;
-  m.clock_at_start = SmClock{1980, 1980};
-  m.clock_at_end = SmClock{1600, 1980};  // 81% of the maximum
+  m.clock_at_start = SmClock{1980, 1980, ""};
+  m.clock_at_end = SmClock{1600, 1980, "power cap"};  // 81% of the maximum
   const std::vector<double> spread = {1, 4.5};
   const auto warnings = measurementWarnings(m, summarize(spread));
   ASSERT_EQ(warnings.size(), 2u);
-  EXPECT_EQ(warnings[0].rfind("SM clock 1600 MHz is below 85% of its 1980 MHz maximum", 0), 0u);
+  EXPECT_EQ(warnings[0],
+            "SM clock 1600 MHz is below 85% of its 1980 MHz maximum (held down by power cap)");
   EXPECT_EQ(warnings[1].rfind("the slowest sample took 4.5x the fastest", 0), 0u);
 
   Measurement fine;
-  fine.clock_at_start = SmClock{1700, 1980};  // 86%
+  fine.clock_at_start = SmClock{1700, 1980, ""};  // 86%
   EXPECT_TRUE(measurementWarnings(fine, summarize(std::vector<double>{1, 3.9})).empty());
+}
+
+TEST(CaseResult, CaseWarningsNameTheRanksOnce) {
+  Sample cool = timed("bf16 n=8192", {1, 1.1});
+  cool.measurement.clock_at_start = SmClock{1980, 1980, ""};
+  Sample hot = cool;
+  hot.measurement.clock_at_end = SmClock{1470, 1980, "power cap"};
+  Sample hotter = cool;
+  hotter.measurement.clock_at_start = SmClock{1410, 1980, "power cap"};
+  hotter.measurement.values = {1, 5};
+  const auto results = summarizeCases({{cool}, {hot}, {hotter}});
+  EXPECT_EQ(results[0].warnings,
+            (std::vector<std::string>{
+                "SM clock 1410-1470 MHz on rank(s) 1, 2, below 85% of the 1980 MHz maximum "
+                "(held down by power cap)",
+                "the slowest sample took up to 5.0x the fastest on rank(s) 2: a result may be "
+                "cached or disturbed"}));
 }
 
 TEST(CaseResult, MeasurerNotesAreCollectedOnceAcrossRanks) {

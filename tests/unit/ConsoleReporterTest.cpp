@@ -31,7 +31,8 @@ TEST(ConsoleReporter, HeaderNamesVersionsRanksAndTheTimingPlan) {
       hasLine(text, "LibTorch 2\\.11\\.0 \\| CUDA 13\\.0 \\(driver 13\\.0\\) \\| NCCL 2\\.28\\.3"))
       << text;
   EXPECT_TRUE(hasLine(text, "^  rank 1: nodeA cuda:1 NVIDIA H200$")) << text;
-  EXPECT_TRUE(hasLine(text, "a timed cold start, 1 warm-up run\\(s\\), then 2 samples, 1 loops each"))
+  EXPECT_TRUE(
+      hasLine(text, "a timed cold start, 1 warm-up run\\(s\\), then 2 samples, 1 loops each"))
       << text;
   EXPECT_TRUE(hasLine(text, "^host: how long the host took to queue one loop")) << text;
 }
@@ -44,9 +45,10 @@ TEST(ConsoleReporter, CaseRowShowsSpreadSlowestRankRateSpeedupNoiseAndPerRankMed
       << text;
   // bf16 medians 1.369 ms (rank 0) and 1.381 ms (rank 1): across-rank median 1.375 ms;
   // fp32's is 21.55 ms, so bf16 is 21.55 / 1.375 = 15.67x faster.
-  EXPECT_TRUE(hasLine(text,
-                      "^  bf16 n=8192 +1\\.369 ms +1\\.375 ms +1\\.381 ms +r1 nodeA cuda:1 +799\\.6 "
-                      "+15\\.67x +0\\.10% +r0 1\\.369 ms  r1 1\\.381 ms$"))
+  EXPECT_TRUE(
+      hasLine(text,
+              "^  bf16 n=8192 +1\\.369 ms +1\\.375 ms +1\\.381 ms +r1 nodeA cuda:1 +799\\.6 "
+              "+15\\.67x +0\\.10% +r0 1\\.369 ms  r1 1\\.381 ms$"))
       << text;
   EXPECT_TRUE(hasLine(text, "^  fp32 n=8192 .* 1\\.00x ")) << text;
 }
@@ -55,13 +57,15 @@ TEST(ConsoleReporter, TimeitLinesDescribeTheSlowestRanksSamples) {
   const std::string text = render(testing::matmulCases());
   EXPECT_TRUE(hasLine(text, "^  per loop, on the slowest rank \\(back-to-back\\):$")) << text;
   // Rank 1's bf16 samples: 1.380 and 1.382 ms, mean 1.381 ms, std 1.414 us.
-  EXPECT_TRUE(hasLine(text,
-                      "^  bf16 n=8192  1\\.381 ms ± 1\\.414 us per loop \\(mean ± std\\. dev\\. of 2 "
-                      "runs, 2 loops each\\)$"))
+  EXPECT_TRUE(
+      hasLine(text,
+              "^  bf16 n=8192  1\\.381 ms ± 1\\.414 us per loop \\(mean ± std\\. dev\\. of 2 "
+              "runs, 2 loops each\\)$"))
       << text;
-  EXPECT_TRUE(hasLine(text,
-                      "^ +median 1\\.381 ms, IQR 1\\.000 us, min 1\\.380 ms; cold start 45\\.00 ms; "
-                      "host 12\\.00 us per loop$"))
+  EXPECT_TRUE(
+      hasLine(text,
+              "^ +median 1\\.381 ms, IQR 1\\.000 us, min 1\\.380 ms; cold start 45\\.00 ms; "
+              "host 12\\.00 us per loop$"))
       << text;
 }
 
@@ -76,13 +80,17 @@ TEST(ConsoleReporter, MissedNoiseTargetsAndWarningsAreMarked) {
   slow.measurement.noise = 0.2;
   slow.measurement.noise_target_met = false;
   slow.measurement.stop_reason = kStopReasonTimeLimit;
-  slow.measurement.clock_at_end = SmClock{1200, 1980};
+  slow.measurement.clock_at_end = SmClock{1200, 1980, "power cap"};
   const std::string text = render(summarizeCases({{slow}, {slow}}));
   EXPECT_TRUE(hasLine(text, "^  bf16 n=8192 .* 20\\.00%\\* ")) << text;
   EXPECT_TRUE(hasLine(text, "^  \\* the noise target was not met before --max-time$")) << text;
-  EXPECT_TRUE(hasLine(text, "^  warning: bf16 n=8192 on rank 0: SM clock 1200 MHz is below 85%"))
+  EXPECT_TRUE(hasLine(text,
+                      "^  warning: bf16 n=8192: SM clock 1200 MHz on rank\\(s\\) 0, 1, below 85% "
+                      "of the 1980 MHz maximum \\(held down by power cap\\)$"))
       << text;
-  EXPECT_TRUE(hasLine(text, "^  warning: bf16 n=8192 on rank 1: the slowest sample took 5\\.0x"))
+  EXPECT_TRUE(hasLine(text,
+                      "^  warning: bf16 n=8192: the slowest sample took up to 5\\.0x the fastest "
+                      "on rank\\(s\\) 0, 1"))
       << text;
 }
 

@@ -93,7 +93,7 @@ class FakeDevice final : public MeasureDevice {
     }
     return std::make_unique<Replay>(*this, body);
   }
-  std::optional<SmClock> smClock() override { return SmClock{1980, 1980}; }
+  std::optional<SmClock> smClock() override { return SmClock{1980, 1980, ""}; }
 };
 
 // Another rank, as the RankAgreement sees it: its wishes are folded into every maximum.

@@ -40,8 +40,8 @@ inline Sample matmulSample(const std::string& dtype, std::vector<double> values)
   m.noise = 0.001;
   m.noise_target_met = true;
   m.stop_reason = "noise target met on every rank";
-  m.clock_at_start = SmClock{1980, 1980};
-  m.clock_at_end = SmClock{1980, 1980};
+  m.clock_at_start = SmClock{1980, 1980, ""};
+  m.clock_at_end = SmClock{1980, 1980, ""};
   return s;
 }
 

@@ -22,7 +22,7 @@ TEST(SampleCodec, SamplesSurviveTheRoundTrip) {
   m.noise = 0.001;
   m.noise_target_met = true;
   m.stop_reason = "noise target met on every rank";
-  m.clock_at_start = SmClock{1980, 1980};
+  m.clock_at_start = SmClock{1980, 1980, ""};
   m.notes = {"n"};
   s.params = {{"dtype", "bf16"}, {"n", "8192"}};
   s.rates = {{"TFLOP/s", 2.0 * 8192 * 8192 * 8192, 1e12}};
