@@ -48,7 +48,11 @@ Measurer::Timed Measurer::timeOnce(const std::function<void()>& run, int loops, 
   if (hold) hold->release();
   device_.synchronize();
   if (hold && hold->timedOut()) {
-    note(m, "the queued start timed out before the host released it: a sample includes launch gaps");
+    // The host blocks in a launch when the stream's launch queue, or a library's own work
+    // queue (NCCL's), fills up behind the held stream; the hold then gives up after its timeout.
+    note(m,
+         "the queued start timed out before the host released it (a launch or work queue "
+         "filled up): a sample includes launch gaps; use fewer --loops or no --queued-start");
   }
   return {timer_->seconds(), host};
 }
@@ -76,8 +80,7 @@ double Measurer::timerOverhead() {
   return quantile(empty, 0.5);
 }
 
-int Measurer::autorange(const std::function<void()>& run, double target_seconds,
-                        Measurement& m) {
+int Measurer::autorange(const std::function<void()>& run, double target_seconds, Measurement& m) {
   int loops = 1;
   for (;;) {
     const Timed sample = timeOnce(run, loops, false, m);
