@@ -115,7 +115,7 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   context.ranks = gatherRankInfo(*device, cluster);
 
   MpiAgreement agreement(cluster.comm());
-  const SuiteContext suite_context{*device,       *comm,          agreement,
+  const SuiteContext suite_context{*device,      *comm,          agreement,
                                    plan.measure, cluster.rank(), cluster.size()};
   std::vector<Sample> samples;
   for (const std::string& name : plan.suites) {

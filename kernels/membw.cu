@@ -8,8 +8,8 @@ constexpr int kThreads = 256;
 __global__ void copyKernel(float4* __restrict__ dst, const float4* __restrict__ src,
                            std::size_t vectors) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-       i < vectors; i += stride) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < vectors;
+       i += stride) {
     dst[i] = src[i];
   }
 }
@@ -17,12 +17,12 @@ __global__ void copyKernel(float4* __restrict__ dst, const float4* __restrict__ 
 __global__ void triadKernel(float4* __restrict__ a, const float4* __restrict__ b,
                             const float4* __restrict__ c, float scalar, std::size_t vectors) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-       i < vectors; i += stride) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < vectors;
+       i += stride) {
     const float4 x = b[i];
     const float4 y = c[i];
-    a[i] = make_float4(x.x + scalar * y.x, x.y + scalar * y.y, x.z + scalar * y.z,
-                       x.w + scalar * y.w);
+    a[i] =
+        make_float4(x.x + scalar * y.x, x.y + scalar * y.y, x.z + scalar * y.z, x.w + scalar * y.w);
   }
 }
 

@@ -39,7 +39,7 @@ struct CaseResult {
   std::vector<RateValue> rates;    // at the median of the per-rank medians
   std::uint64_t checked = 0;       // over all ranks and checks
   std::uint64_t wrong = 0;
-  std::optional<double> speedup;   // baseline median / this median (Sample::comparison)
+  std::optional<double> speedup;  // baseline median / this median (Sample::comparison)
   std::string speedup_baseline;
   std::vector<std::string> warnings;  // the ranks' warnings, one line each for the whole case
 

@@ -52,10 +52,10 @@ void from_json(const nlohmann::json& json, Measurement& m) {
 }
 
 void to_json(nlohmann::json& json, const Sample& sample) {
-  json = {{"suite", sample.suite},        {"case", sample.case_name},
-          {"series", sample.series},      {"unit", sample.unit},
-          {"params", sample.params},      {"rates", sample.rates},
-          {"checks", sample.checks},      {"notes", sample.notes},
+  json = {{"suite", sample.suite},           {"case", sample.case_name},
+          {"series", sample.series},         {"unit", sample.unit},
+          {"params", sample.params},         {"rates", sample.rates},
+          {"checks", sample.checks},         {"notes", sample.notes},
           {"comparison", sample.comparison}, {"measurement", sample.measurement}};
 }
 void from_json(const nlohmann::json& json, Sample& sample) {

@@ -129,8 +129,8 @@ class CudaDevice final : public Device {
   std::unique_ptr<StreamHold> holdStream(std::string&) override {
     if (hold_flags_ == nullptr) {
       int* flags = nullptr;
-      SPLITSTEP_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&flags), 2 * sizeof(int),
-                                         cudaHostAllocMapped));
+      SPLITSTEP_CUDA_CHECK(
+          cudaHostAlloc(reinterpret_cast<void**>(&flags), 2 * sizeof(int), cudaHostAllocMapped));
       hold_flags_ = flags;
       int* device_flags = nullptr;
       SPLITSTEP_CUDA_CHECK(
@@ -173,9 +173,7 @@ class CudaDevice final : public Device {
     return std::make_unique<CudaGraphReplay>(exec, stream_);
   }
 
-  std::optional<SmClock> smClock() override {
-    return nvml_ ? nvml_->read() : std::nullopt;
-  }
+  std::optional<SmClock> smClock() override { return nvml_ ? nvml_->read() : std::nullopt; }
 
  private:
   int index_;

@@ -26,14 +26,14 @@ struct Measurement {
   std::vector<double> host_values;  // seconds the host spent enqueuing, per execution
   double cold = 0;                  // the very first execution, on its own (same clock)
   double cold_host = 0;
-  int loops = 0;                    // executions per sample
-  double timer_overhead = 0;        // seconds an empty timed interval reads
-  double noise = 0;                 // std/mean of `values`
+  int loops = 0;              // executions per sample
+  double timer_overhead = 0;  // seconds an empty timed interval reads
+  double noise = 0;           // std/mean of `values`
   bool noise_target_met = false;
-  std::string stop_reason;          // why sampling stopped
+  std::string stop_reason;                // why sampling stopped
   std::optional<SmClock> clock_at_start;  // when timing started (after warm-up)
   std::optional<SmClock> clock_at_end;
-  std::vector<std::string> notes;   // fallbacks and warnings from the Measurer
+  std::vector<std::string> notes;  // fallbacks and warnings from the Measurer
 };
 
 }  // namespace splitstep

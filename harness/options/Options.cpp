@@ -82,8 +82,8 @@ std::vector<MatmulShape> parseMatmulSizes(const std::string& text) {
       const std::size_t cross = rest.find('x');
       std::int64_t dim = 0;
       if (!parseInteger(rest.substr(0, cross), dim) || dim < 1 || dim > kMaxMatmulSize) {
-        fail("matmul-sizes", fmt::format("'{}' is not N or MxNxK with each in [1, {}]", item,
-                                         kMaxMatmulSize));
+        fail("matmul-sizes",
+             fmt::format("'{}' is not N or MxNxK with each in [1, {}]", item, kMaxMatmulSize));
       }
       dims.push_back(dim);
       if (cross == std::string_view::npos) break;
@@ -121,16 +121,15 @@ std::vector<std::uint64_t> parseBufferBytes(const std::string& option, const std
   for (const std::string& item : nonEmptyList(option, text)) {
     const std::uint64_t bytes = parseByteSize(option, item);
     if (bytes < granule || bytes % granule != 0 || bytes > kMaxBufferBytes) {
-      fail(option, fmt::format("'{}' is not a multiple of {} B in [{} B, 64 GiB]", item, granule,
-                               granule));
+      fail(option,
+           fmt::format("'{}' is not a multiple of {} B in [{} B, 64 GiB]", item, granule, granule));
     }
     sizes.push_back(bytes);
   }
   return sizes;
 }
 
-double boundedSeconds(const std::string& option, const std::string& text, double min,
-                      double max) {
+double boundedSeconds(const std::string& option, const std::string& text, double min, double max) {
   const double seconds = parseDuration(option, text);
   if (seconds < min || seconds > max) {
     fail(option, fmt::format("'{}' is out of range [{}s, {}s]", text, min, max));

@@ -57,9 +57,9 @@ std::vector<Sample> MatmulSuite::run(const SuiteContext& context) {
       Sample& sample = samples.emplace_back();
       sample.suite = name();
       const std::string shape_name = toString(shape);
-      sample.case_name = fmt::format("{} {}{}", toString(dtype),
-                                     shape_name.find('x') == std::string::npos ? "n=" : "",
-                                     shape_name);
+      sample.case_name =
+          fmt::format("{} {}{}", toString(dtype),
+                      shape_name.find('x') == std::string::npos ? "n=" : "", shape_name);
       sample.series = "mm";
       sample.params = {{"dtype", std::string(toString(dtype))},
                        {"m", std::to_string(shape.m)},
@@ -75,8 +75,8 @@ std::vector<Sample> MatmulSuite::run(const SuiteContext& context) {
       CublasTf32Scope tf32(dtype == MatmulDtype::Tf32);
       if (context.device.isCuda()) {
         // Read back what cuBLAS will use ("tf32" or "ieee"), not what was asked for.
-        sample.params["cuda_fp32_matmul"] = at::precision2str(at::globalContext().float32Precision(
-            at::Float32Backend::CUDA, at::Float32Op::MATMUL));
+        sample.params["cuda_fp32_matmul"] = at::precision2str(
+            at::globalContext().float32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL));
       }
       // Fresh random operands: products of zeros run measurably faster on current GPUs.
       const auto options =

@@ -95,9 +95,8 @@ void runOnGpu(const SuiteContext& context, std::uint64_t bytes, CaseRunner& runn
     auto* pa = static_cast<float4*>(a.get());
     const auto* px = static_cast<const float4*>(x.get());
     const auto* py = static_cast<const float4*>(y.get());
-    runner.run("copy", bytes, 2 * b, [&] {
-      SPLITSTEP_CUDA_CHECK(kernels::streamCopy(pa, px, vectors, blocks, stream));
-    });
+    runner.run("copy", bytes, 2 * b,
+               [&] { SPLITSTEP_CUDA_CHECK(kernels::streamCopy(pa, px, vectors, blocks, stream)); });
     runner.run("triad", bytes, 3 * b, [&] {
       SPLITSTEP_CUDA_CHECK(kernels::streamTriad(pa, px, py, kTriadScalar, vectors, blocks, stream));
     });
@@ -114,13 +113,13 @@ void runOnGpu(const SuiteContext& context, std::uint64_t bytes, CaseRunner& runn
     const void* src;
     cudaMemcpyKind how;
   };
-  for (const Direction& d : {Direction{"h2d pinned", device.get(), pinned.get(), cudaMemcpyHostToDevice},
-                             Direction{"h2d pageable", device.get(), pageable.data(), cudaMemcpyHostToDevice},
-                             Direction{"d2h pinned", pinned.get(), device.get(), cudaMemcpyDeviceToHost},
-                             Direction{"d2h pageable", pageable.data(), device.get(), cudaMemcpyDeviceToHost}}) {
-    runner.run(d.kind, bytes, b, [&] {
-      SPLITSTEP_CUDA_CHECK(cudaMemcpyAsync(d.dst, d.src, bytes, d.how, stream));
-    });
+  for (const Direction& d :
+       {Direction{"h2d pinned", device.get(), pinned.get(), cudaMemcpyHostToDevice},
+        Direction{"h2d pageable", device.get(), pageable.data(), cudaMemcpyHostToDevice},
+        Direction{"d2h pinned", pinned.get(), device.get(), cudaMemcpyDeviceToHost},
+        Direction{"d2h pageable", pageable.data(), device.get(), cudaMemcpyDeviceToHost}}) {
+    runner.run(d.kind, bytes, b,
+               [&] { SPLITSTEP_CUDA_CHECK(cudaMemcpyAsync(d.dst, d.src, bytes, d.how, stream)); });
   }
 }
 

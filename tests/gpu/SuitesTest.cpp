@@ -24,8 +24,8 @@ MeasureSettings quick() {
 
 void expectMatmulSamples(Device& device, Communicator& comm) {
   LocalAgreement agreement;
-  MatmulSuite suite({{{64, 64, 64}, {128, 64, 32}},
-                     {MatmulDtype::Fp32, MatmulDtype::Bf16, MatmulDtype::Tf32}});
+  MatmulSuite suite(
+      {{{64, 64, 64}, {128, 64, 32}}, {MatmulDtype::Fp32, MatmulDtype::Bf16, MatmulDtype::Tf32}});
   const auto samples = suite.run({device, comm, agreement, quick(), 0, 1});
   ASSERT_EQ(samples.size(), 6u);
   EXPECT_EQ(samples[0].case_name, "fp32 n=64");
@@ -45,8 +45,8 @@ void expectMatmulSamples(Device& device, Communicator& comm) {
     ASSERT_EQ(values.size(), 3u);
     EXPECT_GT(*std::min_element(values.begin(), values.end()), 0);
     ASSERT_EQ(s.rates.size(), 1u);
-    const double flop = 2 * std::stod(s.params.at("m")) * std::stod(s.params.at("n")) *
-                        std::stod(s.params.at("k"));
+    const double flop =
+        2 * std::stod(s.params.at("m")) * std::stod(s.params.at("n")) * std::stod(s.params.at("k"));
     EXPECT_DOUBLE_EQ(s.rates[0].amount_per_loop, flop);
   }
 }
@@ -90,9 +90,9 @@ void expectMembwSamples(Device& device, Communicator& comm) {
     // host link once.
     const double per_array = 1 << 20;
     const std::string kind = s.params.at("kind");
-    const double moved = kind == "triad" ? 3 * per_array
+    const double moved = kind == "triad"                            ? 3 * per_array
                          : (kind == "copy" || kind == "memcpy d2d") ? 2 * per_array
-                                                                     : per_array;
+                                                                    : per_array;
     EXPECT_DOUBLE_EQ(s.rates[0].amount_per_loop, moved);
   }
   EXPECT_EQ(timed, device.isCuda() ? 7u : 2u);

@@ -35,7 +35,8 @@ TEST(ConfigPresets, CpuQuickKeepsCasesSmallAndOffTheGpu) {
   const RunPlan plan =
       parseCommandLine({"--config", std::string(SPLITSTEP_CONFIGS_DIR) + "/cpu-quick.ini"}).plan;
   EXPECT_EQ(plan.launch.device, DeviceKind::Cpu);
-  for (const MatmulShape& shape : plan.matmul.shapes) EXPECT_LE(shape.m * shape.n * shape.k, 512 * 512 * 512);
+  for (const MatmulShape& shape : plan.matmul.shapes)
+    EXPECT_LE(shape.m * shape.n * shape.k, 512 * 512 * 512);
   for (std::uint64_t bytes : plan.membw.bytes) EXPECT_LE(bytes, 64u << 20);
   EXPECT_LE(plan.measure.max_time, 2.0);
   for (std::uint64_t bytes : plan.allreduce.bytes) EXPECT_LE(bytes, 16u << 20);

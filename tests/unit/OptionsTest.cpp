@@ -74,8 +74,8 @@ TEST(Options, ListsAndByteSuffixesAreParsed) {
 TEST(Options, MeasurementOptionsTakeDurationsAndPercentages) {
   const RunPlan plan =
       parse({"--warmup", "0", "--warmup-time", "250ms", "--loops", "7", "--min-sample-time",
-             "500us", "--min-samples", "4", "--min-time", "2", "--max-noise", "1.5%",
-             "--max-time", "1min", "--queued-start", "--l2-flush", "--cuda-graph"});
+             "500us", "--min-samples", "4", "--min-time", "2", "--max-noise", "1.5%", "--max-time",
+             "1min", "--queued-start", "--l2-flush", "--cuda-graph"});
   const MeasureSettings& m = plan.measure;
   EXPECT_EQ(m.warmup, 0);
   EXPECT_DOUBLE_EQ(m.warmup_time, 0.25);
@@ -124,8 +124,11 @@ TEST(Options, BadInputNamesTheOptionAndTheReason) {
 }
 
 TEST(Options, ErrorsAreOneLine) {
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"--bogus"}, {"--samples", "ten"}, {"--samples"}, {"--allreduce-bytes", "99999999999G"}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"--bogus"},
+                                             {"--samples", "ten"},
+                                             {"--samples"},
+                                             {"--allreduce-bytes", "99999999999G"}}) {
     EXPECT_EQ(errorOf(args).find('\n'), std::string::npos) << errorOf(args);
   }
 }
