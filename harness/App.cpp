@@ -61,9 +61,39 @@ AssignedDevice chooseDevice(const LaunchPlan& launch, const Cluster& cluster) {
   return device;
 }
 
-std::unique_ptr<Communicator> openCommunicator(const Device& device, const Cluster& cluster) {
-  if (device.isCuda()) return std::make_unique<NcclCommunicator>(cluster.comm(), device.stream());
-  return std::make_unique<MpiCommunicator>(cluster.comm());
+bool hasCollectiveSuite(const RunPlan& plan) {
+  return std::any_of(plan.suites.begin(), plan.suites.end(),
+                     [](const std::string& name) { return name != "matmul" && name != "membw"; });
+}
+
+// The backends the collective suites compare. NCCL needs a GPU on every rank (chooseDevice
+// made them all alike); where there is none, MPI runs alone and the report says so.
+std::vector<std::unique_ptr<Communicator>> openCommunicators(const CollectivesPlan& plan,
+                                                             const Device& device,
+                                                             const Cluster& cluster,
+                                                             Watchdog& watchdog,
+                                                             std::vector<std::string>& notes) {
+  std::vector<Backend> backends = plan.backends;
+  if (backends.empty()) backends = {device.isCuda() ? Backend::Nccl : Backend::Mpi};
+  std::vector<std::unique_ptr<Communicator>> comms;
+  for (Backend backend : backends) {
+    if (backend == Backend::Nccl && !device.isCuda()) {
+      notes.push_back("nccl needs a GPU on every rank; the collectives run on mpi only");
+      backend = Backend::Mpi;
+      if (std::find(backends.begin(), backends.end(), Backend::Mpi) != backends.end()) continue;
+    }
+    if (backend == Backend::Nccl) {
+      comms.push_back(
+          std::make_unique<NcclCommunicator>(cluster.comm(), device.stream(), watchdog));
+    } else {
+      const bool device_buffers = device.isCuda() && mpiIsCudaAware();
+      if (device.isCuda() && !device_buffers) {
+        notes.push_back("this MPI is not CUDA-aware: mpi collectives move host buffers");
+      }
+      comms.push_back(std::make_unique<MpiCommunicator>(cluster.comm(), watchdog, device_buffers));
+    }
+  }
+  return comms;
 }
 
 std::vector<RankInfo> gatherRankInfo(const Device& device, const Cluster& cluster) {
@@ -110,13 +140,23 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
 
   RunContext context;
   context.started_utc = utcNow();
-  const std::unique_ptr<Device> device = openDevice(chooseDevice(plan.launch, cluster));
-  const std::unique_ptr<Communicator> comm = openCommunicator(*device, cluster);
+  // Declared before everything that waits under it, so that it outlives them.
+  Watchdog watchdog(plan.launch.timeout);
+  const std::unique_ptr<Device> device = openDevice(chooseDevice(plan.launch, cluster), watchdog);
+  std::vector<std::unique_ptr<Communicator>> comms;
+  if (hasCollectiveSuite(plan)) {
+    comms = openCommunicators(plan.collectives, *device, cluster, watchdog, context.notes);
+  }
   context.ranks = gatherRankInfo(*device, cluster);
 
-  MpiAgreement agreement(cluster.comm());
-  const SuiteContext suite_context{*device,      *comm,          agreement,
-                                   plan.measure, cluster.rank(), cluster.size()};
+  MpiAgreement agreement(cluster.comm(), watchdog);
+  SuiteContext suite_context{*device,       {}, agreement, watchdog, plan.measure, cluster.rank(),
+                             cluster.size()};
+  for (const auto& comm : comms) {
+    suite_context.communicators.push_back(comm.get());
+    if (!context.backend.empty()) context.backend += ',';
+    context.backend += comm->backend();
+  }
   std::vector<Sample> samples;
   for (const std::string& name : plan.suites) {
     std::vector<Sample> produced = makeSuite(name, plan)->run(suite_context);
@@ -130,7 +170,6 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   context.plan_hash = fmt::format("{:016x}", planHash(plan, buildId()));
   context.plan = plan.entries();
   context.measure = plan.measure;
-  context.backend = comm->backend();
   report(context, payloads, plan.output);
   return 0;
 }

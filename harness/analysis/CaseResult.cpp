@@ -32,8 +32,23 @@ CaseResult startCase(const Sample& sample) {
   return result;
 }
 
+// The first rank to arrive waits longest; every rank's wait also holds the barrier's own cost,
+// which the difference between the longest and the shortest wait removes.
+std::optional<double> arrivalSkew(const std::vector<RankResult>& ranks) {
+  std::vector<double> waits;
+  for (const RankResult& r : ranks) {
+    if (!r.measurement.arrival_waits.empty()) {
+      waits.push_back(quantile(r.measurement.arrival_waits, 0.5));
+    }
+  }
+  if (waits.empty()) return std::nullopt;
+  const auto [low, high] = std::minmax_element(waits.begin(), waits.end());
+  return *high - *low;
+}
+
 void finishCase(CaseResult& result, const std::vector<Rate>& rates) {
   if (result.ranks.empty()) return;
+  result.arrival_skew = arrivalSkew(result.ranks);
   std::vector<double> medians;
   for (const RankResult& rank : result.ranks) medians.push_back(rank.summary.median);
   result.across = summarize(medians);

@@ -42,6 +42,9 @@ struct CaseResult {
   std::optional<double> speedup;  // baseline median / this median (Sample::comparison)
   std::string speedup_baseline;
   std::vector<std::string> warnings;  // the ranks' warnings, one line each for the whole case
+  // Ranks that met at a barrier before each sample (Measurement::arrival_waits): how much
+  // later the last rank arrived than the first, as the spread of the ranks' median waits.
+  std::optional<double> arrival_skew;
 
   bool skipped() const { return ranks.empty(); }
   const RankResult* slowest() const;

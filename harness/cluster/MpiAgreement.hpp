@@ -1,8 +1,9 @@
-// RankAgreement over an MPI communicator (host-side MPI_Allreduce).
+// RankAgreement over an MPI communicator: non-blocking MPI calls, waited for under the watchdog.
 #pragma once
 
 #include <mpi.h>
 
+#include "comm/Watchdog.hpp"
 #include "measure/RankAgreement.hpp"
 
 namespace splitstep {
@@ -10,15 +11,19 @@ namespace splitstep {
 class MpiAgreement final : public RankAgreement {
  public:
   // Duplicates `mpi`, so that agreement messages never match anything else in flight.
-  explicit MpiAgreement(MPI_Comm mpi);
+  MpiAgreement(MPI_Comm mpi, Watchdog& watchdog);
   ~MpiAgreement() override;
   MpiAgreement(const MpiAgreement&) = delete;
   MpiAgreement& operator=(const MpiAgreement&) = delete;
 
   std::int64_t maxOverRanks(std::int64_t value) override;
+  double barrier() override;
 
  private:
+  void wait(MPI_Request& request, const char* what);
+
   MPI_Comm comm_ = MPI_COMM_NULL;
+  Watchdog& watchdog_;
 };
 
 }  // namespace splitstep

@@ -22,6 +22,7 @@ void to_json(nlohmann::json& json, const Measurement& m) {
           {"method", m.method},
           {"values", m.values},
           {"host_values", m.host_values},
+          {"arrival_waits", m.arrival_waits},
           {"cold", m.cold},
           {"cold_host", m.cold_host},
           {"loops", m.loops},
@@ -39,6 +40,7 @@ void from_json(const nlohmann::json& json, Measurement& m) {
   json.at("method").get_to(m.method);
   json.at("values").get_to(m.values);
   json.at("host_values").get_to(m.host_values);
+  json.at("arrival_waits").get_to(m.arrival_waits);
   json.at("cold").get_to(m.cold);
   json.at("cold_host").get_to(m.cold_host);
   json.at("loops").get_to(m.loops);

@@ -1,20 +1,35 @@
-// Collective communication behind one interface: NCCL on GPU buffers, MPI on host buffers.
+// Collective communication behind one interface: NCCL on GPU buffers, MPI on host buffers (or
+// device buffers when the MPI is CUDA-aware).
 #pragma once
 
 #include <cstddef>
 #include <string>
 
+#include "comm/BusBandwidth.hpp"
+
 namespace splitstep {
 
-enum class DataType { Float32 };
+enum class DataType { Float32, BFloat16, Float16 };
+
+inline std::size_t elementBytes(DataType type) { return type == DataType::Float32 ? 4 : 2; }
 
 class Communicator {
  public:
   virtual ~Communicator() = default;
   virtual std::string backend() const = 0;  // "nccl", "mpi"
-  // Element-wise sum over all ranks of `count` elements; `send` and `recv` may be equal.
-  // Queued on the device's working stream (NCCL) or complete on return (MPI).
-  virtual void allreduceSum(const void* send, void* recv, std::size_t count, DataType type) = 0;
+  // Whether buffers live on the GPU (NCCL, CUDA-aware MPI) or on the host.
+  virtual bool usesDeviceBuffers() const = 0;
+  // Whether this backend can run `collective` on `type` (in place or not); if not, `why_not`
+  // says why.
+  virtual bool supports(Collective collective, DataType type, bool in_place,
+                        std::string& why_not) const = 0;
+  // One collective, with nccl-tests' buffer layout (CollectiveLayout): `count` is the NCCL
+  // call's count argument; broadcasts come from rank 0; in place, `send` and `recv` point into
+  // one allocation as CollectiveLayout's offsets say. Queued on the device's working stream
+  // (NCCL) or complete on return (MPI). A wait on another rank that outlasts the watchdog's
+  // timeout throws TimeoutError.
+  virtual void run(Collective collective, const void* send, void* recv, std::size_t count,
+                   DataType type) = 0;
 };
 
 }  // namespace splitstep

@@ -95,7 +95,7 @@ class CudaGraphReplay final : public GraphReplay {
 
 class CudaDevice final : public Device {
  public:
-  explicit CudaDevice(int index) : index_(index) {
+  CudaDevice(int index, Watchdog& watchdog) : index_(index), watchdog_(watchdog) {
     SPLITSTEP_CUDA_CHECK(cudaSetDevice(index));
     cudaDeviceProp properties{};
     SPLITSTEP_CUDA_CHECK(cudaGetDeviceProperties(&properties, index));
@@ -123,7 +123,16 @@ class CudaDevice final : public Device {
   std::unique_ptr<IntervalTimer> newTimer() override {
     return std::make_unique<CudaEventTimer>(stream_);
   }
-  void synchronize() override { SPLITSTEP_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+  void synchronize() override {
+    cudaError_t state = cudaSuccess;
+    watchdog_.waitUntil(
+        [this, &state] {
+          state = cudaStreamQuery(stream_);
+          return state != cudaErrorNotReady;
+        },
+        "the GPU to finish queued work");
+    SPLITSTEP_CUDA_CHECK(state);
+  }
   std::string clockName() const override { return "device (CUDA events)"; }
 
   std::unique_ptr<StreamHold> holdStream(std::string&) override {
@@ -177,6 +186,7 @@ class CudaDevice final : public Device {
 
  private:
   int index_;
+  Watchdog& watchdog_;
   std::string name_;
   std::size_t l2_bytes_ = 0;
   cudaStream_t stream_ = nullptr;
@@ -236,8 +246,8 @@ int visibleCudaDevices() {
   return count;
 }
 
-std::unique_ptr<Device> openDevice(const AssignedDevice& assigned) {
-  if (assigned.cuda) return std::make_unique<CudaDevice>(assigned.index);
+std::unique_ptr<Device> openDevice(const AssignedDevice& assigned, Watchdog& watchdog) {
+  if (assigned.cuda) return std::make_unique<CudaDevice>(assigned.index, watchdog);
   return std::make_unique<CpuDevice>();
 }
 

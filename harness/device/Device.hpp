@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cluster/DeviceAssignment.hpp"
+#include "comm/Watchdog.hpp"
 #include "measure/MeasureDevice.hpp"
 
 namespace splitstep {
@@ -24,6 +25,8 @@ class Device : public MeasureDevice {
 // CUDA devices this process can see; 0 where there is no GPU or no driver.
 int visibleCudaDevices();
 
-std::unique_ptr<Device> openDevice(const AssignedDevice& assigned);
+// Waits for the device (synchronize) run under `watchdog`: work that never finishes because a
+// peer stalled ends in a TimeoutError rather than a hang.
+std::unique_ptr<Device> openDevice(const AssignedDevice& assigned, Watchdog& watchdog);
 
 }  // namespace splitstep

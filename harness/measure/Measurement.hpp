@@ -20,11 +20,12 @@ inline constexpr const char* kStopReasonTimeLimit = "max-time reached";
 inline constexpr const char* kStopReasonNoise = "noise target met on every rank";
 
 struct Measurement {
-  std::string clock;                // what `values` measure: "device (CUDA events)", ...
-  std::string method;               // how: "back-to-back", "queued start", "CUDA graph", ...
-  std::vector<double> values;       // seconds per execution, one per sample
-  std::vector<double> host_values;  // seconds the host spent enqueuing, per execution
-  double cold = 0;                  // the very first execution, on its own (same clock)
+  std::string clock;                  // what `values` measure: "device (CUDA events)", ...
+  std::string method;                 // how: "back-to-back", "queued start", "CUDA graph", ...
+  std::vector<double> values;         // seconds per execution, one per sample
+  std::vector<double> host_values;    // seconds the host spent enqueuing, per execution
+  std::vector<double> arrival_waits;  // seconds waited at the pre-sample barrier (align_ranks)
+  double cold = 0;                    // the very first execution, on its own (same clock)
   double cold_host = 0;
   int loops = 0;              // executions per sample
   double timer_overhead = 0;  // seconds an empty timed interval reads

@@ -139,6 +139,7 @@ Measurement Measurer::measure(const std::function<void()>& body) {
   double timed = 0;
   StopState decision = StopState::Continue;
   while (decision == StopState::Continue) {
+    if (settings_.align_ranks) m.arrival_waits.push_back(agreement_.barrier());
     const Timed sample = timeOnce(run, m.loops, queued, m);
     m.values.push_back(sample.device / m.loops);
     m.host_values.push_back(sample.host / m.loops);

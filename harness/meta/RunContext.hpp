@@ -27,7 +27,8 @@ struct RunContext {
   std::string plan_hash;
   std::vector<std::pair<std::string, std::string>> plan;
   MeasureSettings measure;
-  std::string backend;  // the communicator the collectives ran on
+  std::string backend;  // the communicators the collectives ran on ("nccl,mpi"); empty: none
+  std::vector<std::string> notes;  // about the whole run (a backend that could not run, ...)
   std::vector<RankInfo> ranks;
 };
 

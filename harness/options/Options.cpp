@@ -1,6 +1,7 @@
 #include "options/Options.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <boost/program_options.hpp>
@@ -16,13 +17,16 @@ namespace po = boost::program_options;
 namespace splitstep {
 namespace {
 
-const std::vector<std::string> kSuiteNames = {"matmul", "membw", "allreduce"};
+const std::vector<std::string> kSuiteNames = {"matmul",         "membw",     "allreduce",
+                                              "reduce_scatter", "allgather", "broadcast"};
+// Without suites on the command line: the compute and memory ceilings and the allreduce.
+const std::vector<std::string> kDefaultSuites = {"matmul", "membw", "allreduce"};
 
 // Defaults are sized for a GPU; configs/cpu-quick.ini holds sizes a CPU finishes in seconds.
 constexpr const char* kDefaultMatmulSizes = "4096,8192";
 constexpr const char* kDefaultMatmulDtypes = "fp32,tf32,fp16,bf16";
 constexpr const char* kDefaultMembwBytes = "1G";
-constexpr const char* kDefaultAllreduceBytes = "8,1K,64K,1M,16M,64M,256M,1G";
+constexpr const char* kDefaultCollectiveBytes = "8,1K,64K,1M,16M,64M,256M,1G";
 constexpr std::int64_t kMaxMatmulSize = 65536;
 constexpr std::uint64_t kMaxBufferBytes = 64ull << 30;
 constexpr int kMaxCount = 1'000'000;
@@ -100,20 +104,6 @@ std::vector<MatmulShape> parseMatmulSizes(const std::string& text) {
   return shapes;
 }
 
-std::vector<MatmulDtype> parseMatmulDtypes(const std::string& text) {
-  std::vector<MatmulDtype> dtypes;
-  for (const std::string& item : nonEmptyList("matmul-dtypes", text)) {
-    const auto known = {MatmulDtype::Fp32, MatmulDtype::Tf32, MatmulDtype::Fp16, MatmulDtype::Bf16};
-    const auto it = std::find_if(known.begin(), known.end(),
-                                 [&item](MatmulDtype d) { return toString(d) == item; });
-    if (it == known.end()) {
-      fail("matmul-dtypes", fmt::format("unknown dtype '{}' (fp32, tf32, fp16, bf16)", item));
-    }
-    dtypes.push_back(*it);
-  }
-  return dtypes;
-}
-
 // Byte sizes of fp32 buffers; `granule` is what each size must be a multiple of.
 std::vector<std::uint64_t> parseBufferBytes(const std::string& option, const std::string& text,
                                             std::uint64_t granule) {
@@ -154,12 +144,57 @@ DeviceKind parseDevice(const std::string& text) {
   fail("device", fmt::format("unknown device '{}' (auto, cuda, cpu)", text));
 }
 
+template <typename Enum>
+std::vector<Enum> parseEnumList(const std::string& option, const std::string& text,
+                                std::initializer_list<Enum> known) {
+  std::vector<Enum> values;
+  for (const std::string& item : nonEmptyList(option, text)) {
+    const auto it = std::find_if(known.begin(), known.end(),
+                                 [&item](Enum value) { return toString(value) == item; });
+    if (it == known.end()) {
+      std::vector<std::string> names;
+      for (Enum value : known) names.emplace_back(toString(value));
+      fail(option, fmt::format("unknown value '{}' ({})", item, fmt::join(names, ", ")));
+    }
+    if (std::find(values.begin(), values.end(), *it) != values.end()) {
+      fail(option, fmt::format("'{}' given twice", item));
+    }
+    values.push_back(*it);
+  }
+  return values;
+}
+
+// --bytes, or a nccl-tests style sweep: --min-bytes, --max-bytes and --step-factor (-b -e -f).
+std::vector<std::uint64_t> collectiveSizes(const po::variables_map& vm) {
+  const bool sweep = vm.count("min-bytes") || vm.count("max-bytes");
+  if (!sweep) return parseBufferBytes("bytes", vm["bytes"].as<std::string>(), 4);
+  if (!vm["bytes"].defaulted()) {
+    throw UsageError("--bytes: give a list or --min-bytes/--max-bytes, not both");
+  }
+  if (!vm.count("min-bytes") || !vm.count("max-bytes")) {
+    throw UsageError("--min-bytes and --max-bytes go together");
+  }
+  const std::uint64_t min =
+      parseBufferBytes("min-bytes", vm["min-bytes"].as<std::string>(), 4).front();
+  const std::uint64_t max =
+      parseBufferBytes("max-bytes", vm["max-bytes"].as<std::string>(), 4).front();
+  const int factor = vm["step-factor"].as<int>();
+  if (factor < 2 || factor > 1024)
+    fail("step-factor", fmt::format("{} is out of range [2, 1024]", factor));
+  if (min > max) fail("min-bytes", "is larger than --max-bytes");
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t size = min; size <= max; size *= static_cast<std::uint64_t>(factor)) {
+    sizes.push_back(size / 4 * 4);  // whole fp32 elements, as --bytes demands
+  }
+  return sizes;
+}
+
 std::vector<std::string> parseSuites(const std::vector<std::string>& names) {
-  if (names.empty()) return kSuiteNames;
+  if (names.empty()) return kDefaultSuites;
   std::set<std::string> seen;
   for (const std::string& name : names) {
     if (std::find(kSuiteNames.begin(), kSuiteNames.end(), name) == kSuiteNames.end()) {
-      throw UsageError(fmt::format("unknown suite '{}' (matmul, membw, allreduce)", name));
+      throw UsageError(fmt::format("unknown suite '{}' ({})", name, fmt::join(kSuiteNames, ", ")));
     }
     if (!seen.insert(name).second) throw UsageError(fmt::format("suite '{}' given twice", name));
   }
@@ -176,8 +211,24 @@ po::options_description describeOptions() {
      "matmul: fp32 (TF32 off), tf32, fp16, bf16")
     ("membw-bytes", po::value<std::string>()->default_value(kDefaultMembwBytes),
      "membw: size of each array (copy, triad, host<->device copies)")
-    ("allreduce-bytes", po::value<std::string>()->default_value(kDefaultAllreduceBytes),
-     "allreduce: message sizes in bytes (suffixes K, M, G are powers of 1024), fp32 sum")
+    ("bytes", po::value<std::string>()->default_value(kDefaultCollectiveBytes),
+     "collectives: message sizes in bytes (suffixes K, M, G are powers of 1024)")
+    ("min-bytes", po::value<std::string>(), "collectives: sweep from this size (nccl-tests -b)")
+    ("max-bytes", po::value<std::string>(), "collectives: sweep to this size (nccl-tests -e)")
+    ("step-factor", po::value<int>()->default_value(2),
+     "collectives: multiply the size by this between sweep steps (nccl-tests -f)")
+    ("collective-dtypes", po::value<std::string>()->default_value("fp32"),
+     "collectives: fp32, bf16, fp16 (sum for reductions)")
+    ("placement", po::value<std::string>()->default_value("out"),
+     "collectives: out (of place), in (place), or both: out,in")
+    ("backend", po::value<std::string>()->default_value("auto"),
+     "collectives: nccl, mpi, or both side by side: nccl,mpi; auto: nccl on GPUs, mpi on CPUs")
+    ("check", po::value<std::string>()->default_value("on"),
+     "collectives: verify every element after the timed samples (on, off)")
+    ("timeout", po::value<std::string>()->default_value("300s"),
+     "longest wait on another rank before the job is ended with an error")
+    ("test-stall-rank", po::value<int>()->default_value(-1),
+     "for tests of --timeout only: this rank stalls before its first collective")
     ("warmup", po::value<int>()->default_value(3),
      "untimed executions after the timed cold start")
     ("warmup-time", po::value<std::string>()->default_value("0"),
@@ -210,7 +261,8 @@ po::options_description describeOptions() {
 std::string usage(const po::options_description& options, const po::options_description& generic) {
   std::ostringstream text;
   text << "Usage: mpirun -np N splitstep [SUITE...] [--config FILE.ini] [--option value...]\n"
-       << "Suites: matmul, membw, allreduce (default: all, in that order)\n\n"
+       << "Suites: matmul, membw, allreduce, reduce_scatter, allgather, broadcast\n"
+       << "  (default: matmul membw allreduce)\n\n"
        << generic << "\n"
        << options;
   return text.str();
@@ -236,10 +288,26 @@ RunPlan buildPlan(const po::variables_map& vm) {
   m.l2_flush = vm["l2-flush"].as<bool>();
   m.cuda_graph = vm["cuda-graph"].as<bool>();
   plan.matmul.shapes = parseMatmulSizes(text("matmul-sizes"));
-  plan.matmul.dtypes = parseMatmulDtypes(text("matmul-dtypes"));
+  plan.matmul.dtypes =
+      parseEnumList("matmul-dtypes", text("matmul-dtypes"),
+                    {MatmulDtype::Fp32, MatmulDtype::Tf32, MatmulDtype::Fp16, MatmulDtype::Bf16});
   // Copy and triad kernels move 16-byte vectors.
   plan.membw.bytes = parseBufferBytes("membw-bytes", text("membw-bytes"), 16);
-  plan.allreduce.bytes = parseBufferBytes("allreduce-bytes", text("allreduce-bytes"), 4);
+  CollectivesPlan& c = plan.collectives;
+  c.bytes = collectiveSizes(vm);
+  c.dtypes = parseEnumList("collective-dtypes", text("collective-dtypes"),
+                           {CollectiveDtype::Fp32, CollectiveDtype::Bf16, CollectiveDtype::Fp16});
+  c.placements =
+      parseEnumList("placement", text("placement"), {Placement::OutOfPlace, Placement::InPlace});
+  if (text("backend") != "auto") {
+    c.backends = parseEnumList("backend", text("backend"), {Backend::Nccl, Backend::Mpi});
+  }
+  if (text("check") != "on" && text("check") != "off") {
+    fail("check", fmt::format("'{}' is neither on nor off", text("check")));
+  }
+  c.check = text("check") == "on";
+  c.stall_rank = vm["test-stall-rank"].as<int>();
+  plan.launch.timeout = boundedSeconds("timeout", text("timeout"), 0.1, 7 * 86400);
   plan.launch.device = parseDevice(vm["device"].as<std::string>());
   plan.launch.allow_gpu_sharing = vm["allow-gpu-sharing"].as<bool>();
   plan.output.json_path = vm["json"].as<std::string>();

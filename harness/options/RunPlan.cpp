@@ -31,16 +31,37 @@ std::string_view toString(MatmulDtype dtype) {
   return "?";
 }
 
+std::string_view toString(CollectiveDtype dtype) {
+  switch (dtype) {
+    case CollectiveDtype::Fp32:
+      return "fp32";
+    case CollectiveDtype::Bf16:
+      return "bf16";
+    case CollectiveDtype::Fp16:
+      return "fp16";
+  }
+  return "?";
+}
+
+std::string_view toString(Placement placement) {
+  return placement == Placement::InPlace ? "in" : "out";
+}
+
+std::string_view toString(Backend backend) { return backend == Backend::Nccl ? "nccl" : "mpi"; }
+
 std::string toString(const MatmulShape& shape) {
   if (shape.m == shape.n && shape.n == shape.k) return std::to_string(shape.n);
   return fmt::format("{}x{}x{}", shape.m, shape.n, shape.k);
 }
 
 std::vector<std::pair<std::string, std::string>> RunPlan::entries() const {
-  std::vector<std::string> dtype_names;
-  for (MatmulDtype d : matmul.dtypes) dtype_names.emplace_back(toString(d));
   std::vector<std::string> shape_names;
   for (const MatmulShape& shape : matmul.shapes) shape_names.push_back(toString(shape));
+  auto names = [](const auto& values) {
+    std::vector<std::string> out;
+    for (const auto& v : values) out.emplace_back(toString(v));
+    return fmt::format("{}", fmt::join(out, ","));
+  };
   auto flag = [](bool on) { return std::string(on ? "true" : "false"); };
   // Durations in seconds and noise as a fraction, with every digit a double holds: the text is
   // hashed, so equal plans must print equally and different ones differently.
@@ -63,9 +84,15 @@ std::vector<std::pair<std::string, std::string>> RunPlan::entries() const {
       {"l2-flush", flag(measure.l2_flush)},
       {"cuda-graph", flag(measure.cuda_graph)},
       {"matmul-sizes", fmt::format("{}", fmt::join(shape_names, ","))},
-      {"matmul-dtypes", fmt::format("{}", fmt::join(dtype_names, ","))},
+      {"matmul-dtypes", names(matmul.dtypes)},
       {"membw-bytes", fmt::format("{}", fmt::join(membw.bytes, ","))},
-      {"allreduce-bytes", fmt::format("{}", fmt::join(allreduce.bytes, ","))},
+      {"bytes", fmt::format("{}", fmt::join(collectives.bytes, ","))},
+      {"collective-dtypes", names(collectives.dtypes)},
+      {"placement", names(collectives.placements)},
+      {"backend", collectives.backends.empty() ? "auto" : names(collectives.backends)},
+      {"check", collectives.check ? "on" : "off"},
+      {"test-stall-rank", std::to_string(collectives.stall_rank)},
+      {"timeout", number(launch.timeout)},
       {"json", output.json_path},
   };
 }

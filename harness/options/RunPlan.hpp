@@ -13,9 +13,15 @@ namespace splitstep {
 
 enum class DeviceKind { Auto, Cuda, Cpu };
 enum class MatmulDtype { Fp32, Tf32, Fp16, Bf16 };
+enum class CollectiveDtype { Fp32, Bf16, Fp16 };
+enum class Placement { OutOfPlace, InPlace };
+enum class Backend { Nccl, Mpi };
 
 std::string_view toString(DeviceKind kind);
 std::string_view toString(MatmulDtype dtype);
+std::string_view toString(CollectiveDtype dtype);
+std::string_view toString(Placement placement);  // "out", "in"
+std::string_view toString(Backend backend);
 
 // C (m x n) = A (m x k) B (k x n).
 struct MatmulShape {
@@ -37,13 +43,19 @@ struct MembwPlan {
   std::vector<std::uint64_t> bytes;  // size of each array
 };
 
-struct AllreducePlan {
-  std::vector<std::uint64_t> bytes;  // message sizes in bytes, fp32 elements
+struct CollectivesPlan {
+  std::vector<std::uint64_t> bytes;  // message sizes (nccl-tests' "size"), multiples of 4
+  std::vector<CollectiveDtype> dtypes;
+  std::vector<Placement> placements;
+  std::vector<Backend> backends;  // empty: NCCL on GPUs, MPI on CPUs
+  bool check = true;              // verify every element after the timed samples
+  int stall_rank = -1;            // test only: this rank stalls before its first collective
 };
 
 struct LaunchPlan {
   DeviceKind device = DeviceKind::Auto;
   bool allow_gpu_sharing = false;
+  double timeout = 300;  // seconds any wait on another rank may last
 };
 
 struct OutputPlan {
@@ -55,7 +67,7 @@ struct RunPlan {
   MeasureSettings measure;
   MatmulPlan matmul;
   MembwPlan membw;
-  AllreducePlan allreduce;
+  CollectivesPlan collectives;
   LaunchPlan launch;
   OutputPlan output;
   std::string config_file;  // empty when none was read

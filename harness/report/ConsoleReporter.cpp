@@ -73,10 +73,12 @@ void ConsoleReporter::reportContext(const RunContext& context) {
   out_ << fmt::format("splitstep {} ({}) | {} rank(s) on {} node(s) | {}\n", v.splitstep,
                       v.git_revision, ranks_.size(), nodeCount(ranks_), context.started_utc)
        << fmt::format("  LibTorch {} | CUDA {} (driver {}) | NCCL {} | {} | collectives: {}\n",
-                      v.libtorch, v.cuda_runtime, v.cuda_driver, v.nccl, v.mpi, context.backend);
+                      v.libtorch, v.cuda_runtime, v.cuda_driver, v.nccl, v.mpi,
+                      context.backend.empty() ? "none" : context.backend);
   for (const RankInfo& r : ranks_) {
     out_ << fmt::format("  rank {}: {} {} {}\n", r.rank, r.host, r.device, r.device_name);
   }
+  for (const std::string& note : context.notes) out_ << "  note: " << note << '\n';
   const std::string samples =
       ms.samples > 0 ? fmt::format("{} samples", ms.samples)
                      : fmt::format(
@@ -113,7 +115,11 @@ void ConsoleReporter::flushSuite() {
   std::vector<std::string> rate_names;
   std::string baseline;
   bool any_checks = false;
+  bool any_skew = false;
+  std::set<std::string> clocks;
   for (const CaseResult& c : pending_) {
+    any_skew = any_skew || c.arrival_skew.has_value();
+    if (!c.skipped()) clocks.insert(c.clock);
     for (const RateValue& rate : c.rates) {
       if (std::find(rate_names.begin(), rate_names.end(), rate.name) == rate_names.end()) {
         rate_names.push_back(rate.name);
@@ -129,6 +135,9 @@ void ConsoleReporter::flushSuite() {
   header.insert(header.end(), rate_names.begin(), rate_names.end());
   if (!baseline.empty()) header.push_back("vs " + baseline);
   if (any_checks) header.push_back("check");
+  if (any_skew) header.push_back("skew");
+  const bool mixed_clocks = clocks.size() > 1;
+  if (mixed_clocks) header.push_back("clock");
   header.push_back("noise");
   header.push_back(inline_ranks ? "per-rank median" : "");
   rows.push_back(header);
@@ -163,6 +172,8 @@ void ConsoleReporter::flushSuite() {
       row.push_back(c.checked == 0 ? "-"
                                    : (c.wrong == 0 ? "ok" : fmt::format("{} wrong", c.wrong)));
     }
+    if (any_skew) row.push_back(c.arrival_skew ? formatSeconds(*c.arrival_skew) : "-");
+    if (mixed_clocks) row.push_back(c.clock.substr(0, c.clock.find(' ')));
     row.push_back(noiseCell(c));
     any_missed_target = any_missed_target || row.back().ends_with('*');
     std::vector<std::string> per_rank;
@@ -177,7 +188,7 @@ void ConsoleReporter::flushSuite() {
   }
 
   const CaseResult& first = pending_.front();
-  out_ << fmt::format("\n{} [{}]\n", first.suite, first.clock);
+  out_ << fmt::format("\n{} [{}]\n", first.suite, fmt::join(clocks, "; "));
   printTable(out_, rows);
   if (any_missed_target) out_ << "  * the noise target was not met before --max-time\n";
   out_ << fmt::format(

@@ -7,7 +7,7 @@ namespace splitstep {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Summary, n, min, max, mean, stddev, median, p5, p95, iqr, cv)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MeasureSettings, warmup, warmup_time, loops, min_sample_time,
                                    samples, min_samples, min_time, max_noise, max_time,
-                                   queued_start, l2_flush, cuda_graph)
+                                   queued_start, l2_flush, cuda_graph, align_ranks)
 
 void JsonReporter::reportContext(const RunContext& context) {
   const Versions& v = context.versions;
@@ -27,6 +27,7 @@ void JsonReporter::reportContext(const RunContext& context) {
         {"started_utc", context.started_utc},
         {"world_size", context.ranks.size()},
         {"backend", context.backend},
+        {"notes", context.notes},
         {"plan_hash", context.plan_hash},
         {"measure", context.measure}}},
       {"plan", plan},
@@ -66,6 +67,7 @@ void JsonReporter::reportCase(const CaseResult& result) {
     entry["across_ranks"] = result.across;
     entry["slowest_rank"] = result.slowest_rank;
   }
+  if (result.arrival_skew) entry["arrival_skew"] = *result.arrival_skew;
   if (result.speedup) {
     entry["speedup"] = {{"baseline", result.speedup_baseline}, {"value", *result.speedup}};
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "comm/Communicator.hpp"
+#include "comm/Watchdog.hpp"
 #include "device/Device.hpp"
 #include "measure/MeasureSettings.hpp"
 #include "measure/RankAgreement.hpp"
@@ -16,8 +17,9 @@ namespace splitstep {
 
 struct SuiteContext {
   Device& device;
-  Communicator& comm;
+  std::vector<Communicator*> communicators;  // the collective backends to compare, in order
   RankAgreement& agreement;
+  Watchdog& watchdog;
   MeasureSettings measure;
   int rank = 0;
   int world_size = 1;

@@ -1,5 +1,6 @@
 #include "suites/TorchScope.hpp"
 
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAStream.h>
 
 namespace splitstep {
@@ -10,6 +11,13 @@ TorchScope::TorchScope(const Device& device)
                               : c10::Device(c10::DeviceType::CPU)) {
   if (device.isCuda()) {
     stream_guard_.emplace(c10::cuda::getStreamFromExternal(device.stream(), device_.index()));
+  }
+}
+
+TorchScope::~TorchScope() {
+  if (device_.is_cuda()) {
+    stream_guard_.reset();
+    c10::cuda::CUDACachingAllocator::emptyCache();
   }
 }
 

@@ -15,6 +15,10 @@ namespace splitstep {
 class TorchScope {
  public:
   explicit TorchScope(const Device& device);
+  // Hands LibTorch's cached GPU memory back, so that the next suite sees the memory as free.
+  ~TorchScope();
+  TorchScope(const TorchScope&) = delete;
+  TorchScope& operator=(const TorchScope&) = delete;
   c10::Device device() const { return device_; }
 
  private:

@@ -9,8 +9,13 @@
 namespace splitstep {
 namespace {
 
+Watchdog& watchdog() {
+  static Watchdog instance(60);
+  return instance;
+}
+
 TEST(CpuDevice, TimesWithTheHostClock) {
-  const auto device = openDevice({false, 0});
+  const auto device = openDevice({false, 0}, watchdog());
   EXPECT_FALSE(device->isCuda());
   EXPECT_EQ(device->label(), "cpu");
   EXPECT_EQ(device->stream(), nullptr);
@@ -19,7 +24,7 @@ TEST(CpuDevice, TimesWithTheHostClock) {
 
 TEST(CudaDevice, OpensTheAssignedGpuWithItsOwnStream) {
   SPLITSTEP_REQUIRE_GPU();
-  const auto device = openDevice({true, 0});
+  const auto device = openDevice({true, 0}, watchdog());
   EXPECT_TRUE(device->isCuda());
   EXPECT_EQ(device->label(), "cuda:0");
   EXPECT_FALSE(device->name().empty());
@@ -29,7 +34,7 @@ TEST(CudaDevice, OpensTheAssignedGpuWithItsOwnStream) {
 
 TEST(CudaDevice, EventsMeasureWorkQueuedOnTheWorkingStream) {
   SPLITSTEP_REQUIRE_GPU();
-  const auto device = openDevice({true, 0});
+  const auto device = openDevice({true, 0}, watchdog());
   void* buffer = nullptr;
   const std::size_t bytes = 1ull << 30;
   SPLITSTEP_CUDA_CHECK(cudaMalloc(&buffer, bytes));
@@ -54,7 +59,7 @@ TEST(CudaDevice, EventsMeasureWorkQueuedOnTheWorkingStream) {
 
 TEST(CudaDevice, TimingAidsWorkOnTheGpu) {
   SPLITSTEP_REQUIRE_GPU();
-  const auto device = openDevice({true, 0});
+  const auto device = openDevice({true, 0}, watchdog());
   void* buffer = nullptr;
   const std::size_t bytes = 64ull << 20;
   SPLITSTEP_CUDA_CHECK(cudaMalloc(&buffer, bytes));
@@ -75,7 +80,7 @@ TEST(CudaDevice, TimingAidsWorkOnTheGpu) {
 
 TEST(CudaDevice, SmClockComesFromNvml) {
   SPLITSTEP_REQUIRE_GPU();
-  const auto device = openDevice({true, 0});
+  const auto device = openDevice({true, 0}, watchdog());
   const auto clock = device->smClock();
   ASSERT_TRUE(clock) << "NVML did not answer";
   EXPECT_GT(clock->max_mhz, 500u);

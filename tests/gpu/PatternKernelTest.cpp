@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 #include "GpuSkip.hpp"
@@ -8,6 +9,10 @@
 
 namespace splitstep {
 namespace {
+
+using kernels::Expect;
+using kernels::ExpectSpec;
+using kernels::PatternType;
 
 TEST(Pattern, ClosedFormSumEqualsTheSumOverRanks) {
   for (int world = 1; world <= 70; ++world) {
@@ -19,25 +24,57 @@ TEST(Pattern, ClosedFormSumEqualsTheSumOverRanks) {
   }
 }
 
-TEST(Pattern, ValuesDependOnRankAndIndex) {
-  EXPECT_NE(kernels::patternValue(0, 0), kernels::patternValue(0, 1));
-  EXPECT_NE(kernels::patternValue(0, 0), kernels::patternValue(1, 0));
+TEST(Pattern, ExpectedValuesFollowEachCollectivesLayout) {
+  // Three ranks, blocks of 4 elements.
+  EXPECT_EQ(kernels::expectedValue({Expect::Sum, 1, 3, 0, 0}, 5), kernels::patternSum(5, 3));
+  // Reduce-scatter: rank 2 holds elements 8..11 of the sum.
+  EXPECT_EQ(kernels::expectedValue({Expect::BlockSum, 2, 3, 4, 0}, 1), kernels::patternSum(9, 3));
+  // Allgather: element 6 is rank 1's element 2.
+  EXPECT_EQ(kernels::expectedValue({Expect::Gathered, 0, 3, 4, 0}, 6), kernels::patternValue(2, 1));
+  EXPECT_EQ(kernels::expectedValue({Expect::Root, 2, 3, 0, 0}, 7), kernels::patternValue(7, 0));
+}
+
+TEST(Pattern, HostFillAndCheckAgreeInEveryType) {
+  for (PatternType type : {PatternType::Float32, PatternType::BFloat16, PatternType::Float16}) {
+    SCOPED_TRACE(static_cast<int>(type));
+    const std::size_t bytes = type == PatternType::Float32 ? 4 : 2;
+    std::vector<unsigned char> data(1000 * bytes);
+    kernels::fillPatternOnHost(data.data(), 1000, type, 0);
+    // One rank's own data is the "sum" over a world of one.
+    const ExpectSpec own{Expect::Sum, 0, 1, 0, 0};
+    EXPECT_EQ(kernels::countMismatchesOnHost(data.data(), 1000, type, own, 0.0f), 0u);
+    std::memset(data.data() + 10 * bytes, 0x7f, bytes);  // one element becomes huge or NaN
+    EXPECT_EQ(kernels::countMismatchesOnHost(data.data(), 1000, type, own, 0.01f), 1u);
+    // Against a two-rank sum almost every element is wrong.
+    EXPECT_GT(
+        kernels::countMismatchesOnHost(data.data(), 1000, type, {Expect::Sum, 0, 2, 0, 0}, 0.0f),
+        500u);
+  }
+}
+
+TEST(Pattern, ToleranceIsRelativeToTheExpectedValueButAtLeastOne) {
+  const ExpectSpec root{Expect::Root, 0, 1, 0, 0};  // element 0 must be patternValue(0, 0) = 0
+  float data[1] = {0.5f};
+  EXPECT_EQ(kernels::countMismatchesOnHost(data, 1, PatternType::Float32, root, 0.0f), 1u);
+  data[0] = 0.004f;  // within 1% of max(1, |0|)
+  EXPECT_EQ(kernels::countMismatchesOnHost(data, 1, PatternType::Float32, root, 0.01f), 0u);
 }
 
 class PatternKernel : public ::testing::Test {
  protected:
   void SetUp() override {
     SPLITSTEP_REQUIRE_GPU();
-    SPLITSTEP_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), kCount * sizeof(float)));
-    SPLITSTEP_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&wrong_), sizeof(unsigned long long)));
+    SPLITSTEP_CUDA_CHECK(cudaMalloc(&data_, kCount * sizeof(float)));
+    SPLITSTEP_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&wrong_), sizeof(*wrong_)));
   }
   void TearDown() override {
     cudaFree(data_);
     cudaFree(wrong_);
   }
-  unsigned long long countWrong(int world) {
-    SPLITSTEP_CUDA_CHECK(cudaMemset(wrong_, 0, sizeof(unsigned long long)));
-    SPLITSTEP_CUDA_CHECK(kernels::countSumMismatches(data_, kCount, world, wrong_, nullptr));
+  unsigned long long countWrong(PatternType type, ExpectSpec spec) {
+    SPLITSTEP_CUDA_CHECK(cudaMemset(wrong_, 0, sizeof(*wrong_)));
+    SPLITSTEP_CUDA_CHECK(
+        kernels::countMismatches(data_, kCount, type, spec, 0.0f, wrong_, nullptr));
     unsigned long long host = 0;
     SPLITSTEP_CUDA_CHECK(cudaMemcpy(&host, wrong_, sizeof(host), cudaMemcpyDeviceToHost));
     return host;
@@ -45,32 +82,35 @@ class PatternKernel : public ::testing::Test {
 
   // Larger than the capped grid (4096 x 256), so the grid-stride loops are exercised.
   static constexpr std::size_t kCount = 3'000'001;
-  float* data_ = nullptr;
+  void* data_ = nullptr;
   unsigned long long* wrong_ = nullptr;
 };
 
-TEST_F(PatternKernel, FillWritesThePatternEverywhere) {
-  SPLITSTEP_CUDA_CHECK(cudaMemset(data_, 0xff, kCount * sizeof(float)));  // NaN poison
-  SPLITSTEP_CUDA_CHECK(kernels::fillPattern(data_, kCount, 3, nullptr));
-  std::vector<float> host(kCount);
-  SPLITSTEP_CUDA_CHECK(
-      cudaMemcpy(host.data(), data_, kCount * sizeof(float), cudaMemcpyDeviceToHost));
-  for (std::size_t i = 0; i < kCount; ++i) {
-    ASSERT_EQ(host[i], kernels::patternValue(i, 3)) << "index " << i;
+TEST_F(PatternKernel, DeviceFillMatchesHostFillInEveryType) {
+  for (PatternType type : {PatternType::Float32, PatternType::BFloat16, PatternType::Float16}) {
+    SCOPED_TRACE(static_cast<int>(type));
+    const std::size_t bytes = type == PatternType::Float32 ? 4 : 2;
+    SPLITSTEP_CUDA_CHECK(cudaMemset(data_, 0xff, kCount * bytes));  // NaN poison
+    SPLITSTEP_CUDA_CHECK(kernels::fillPattern(data_, kCount, type, 3, nullptr));
+    std::vector<unsigned char> device(kCount * bytes);
+    std::vector<unsigned char> host(kCount * bytes);
+    SPLITSTEP_CUDA_CHECK(cudaMemcpy(device.data(), data_, device.size(), cudaMemcpyDeviceToHost));
+    kernels::fillPatternOnHost(host.data(), kCount, type, 3);
+    EXPECT_EQ(device, host);
   }
 }
 
 TEST_F(PatternKernel, CountsExactlyThePlantedMismatches) {
-  // With one rank the expected sum is rank 0's own pattern.
-  SPLITSTEP_CUDA_CHECK(kernels::fillPattern(data_, kCount, 0, nullptr));
-  EXPECT_EQ(countWrong(1), 0u);
+  SPLITSTEP_CUDA_CHECK(kernels::fillPattern(data_, kCount, PatternType::Float32, 0, nullptr));
+  const ExpectSpec own{Expect::Sum, 0, 1, 0, 0};
+  EXPECT_EQ(countWrong(PatternType::Float32, own), 0u);
   const float bad = 99.0f;
   for (std::size_t i : {std::size_t{0}, std::size_t{12345}, kCount - 1}) {
-    SPLITSTEP_CUDA_CHECK(cudaMemcpy(data_ + i, &bad, sizeof(bad), cudaMemcpyHostToDevice));
+    SPLITSTEP_CUDA_CHECK(
+        cudaMemcpy(static_cast<float*>(data_) + i, &bad, sizeof(bad), cudaMemcpyHostToDevice));
   }
-  EXPECT_EQ(countWrong(1), 3u);
-  // Against a two-rank sum almost every element is wrong.
-  EXPECT_GT(countWrong(2), kCount / 2);
+  EXPECT_EQ(countWrong(PatternType::Float32, own), 3u);
+  EXPECT_GT(countWrong(PatternType::Float32, {Expect::Sum, 0, 2, 0, 0}), kCount / 2);
 }
 
 }  // namespace

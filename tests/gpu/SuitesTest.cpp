@@ -1,4 +1,4 @@
-// The suites on a real device with a real communicator, one rank.
+// The suites on a real device with real communicators, one rank.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include "GpuSkip.hpp"
 #include "comm/MpiCommunicator.hpp"
 #include "comm/NcclCommunicator.hpp"
-#include "suites/AllreduceSuite.hpp"
+#include "suites/CollectiveSuite.hpp"
 #include "suites/MatmulSuite.hpp"
 #include "suites/MembwSuite.hpp"
 
@@ -22,11 +22,29 @@ MeasureSettings quick() {
   return settings;
 }
 
-void expectMatmulSamples(Device& device, Communicator& comm) {
+// Everything a suite needs on one rank; NCCL joins where the device is a GPU.
+struct OneRank {
+  explicit OneRank(bool cuda)
+      : device(openDevice({cuda, 0}, watchdog)), mpi(MPI_COMM_WORLD, watchdog) {
+    if (cuda) nccl = std::make_unique<NcclCommunicator>(MPI_COMM_WORLD, device->stream(), watchdog);
+  }
+  SuiteContext context() {
+    std::vector<Communicator*> comms = {&mpi};
+    if (nccl) comms.insert(comms.begin(), nccl.get());
+    return {*device, comms, agreement, watchdog, quick(), 0, 1};
+  }
+
+  Watchdog watchdog{60};
   LocalAgreement agreement;
+  std::unique_ptr<Device> device;
+  MpiCommunicator mpi;
+  std::unique_ptr<NcclCommunicator> nccl;
+};
+
+void expectMatmulSamples(OneRank& rank) {
   MatmulSuite suite(
       {{{64, 64, 64}, {128, 64, 32}}, {MatmulDtype::Fp32, MatmulDtype::Bf16, MatmulDtype::Tf32}});
-  const auto samples = suite.run({device, comm, agreement, quick(), 0, 1});
+  const auto samples = suite.run(rank.context());
   ASSERT_EQ(samples.size(), 6u);
   EXPECT_EQ(samples[0].case_name, "fp32 n=64");
   EXPECT_EQ(samples[5].case_name, "tf32 128x64x32");
@@ -35,8 +53,8 @@ void expectMatmulSamples(Device& device, Communicator& comm) {
   for (const Sample& s : samples) {
     SCOPED_TRACE(s.case_name);
     EXPECT_EQ(s.suite, "matmul");
-    EXPECT_EQ(s.measurement.clock, device.clockName());
-    if (s.params.at("dtype") == "tf32" && !device.isCuda()) {
+    EXPECT_EQ(s.measurement.clock, rank.device->clockName());
+    if (s.params.at("dtype") == "tf32" && !rank.device->isCuda()) {
       EXPECT_TRUE(s.measurement.values.empty());
       EXPECT_FALSE(s.notes.empty());
       continue;
@@ -51,37 +69,15 @@ void expectMatmulSamples(Device& device, Communicator& comm) {
   }
 }
 
-void expectAllreduceSamples(Device& device, Communicator& comm) {
-  LocalAgreement agreement;
-  AllreduceSuite suite({{8, 4096, 1 << 20}});
-  const auto samples = suite.run({device, comm, agreement, quick(), 0, 1});
-  ASSERT_EQ(samples.size(), 3u);
-  EXPECT_EQ(samples[2].case_name, "1 MiB");
-  for (const Sample& s : samples) {
-    SCOPED_TRACE(s.case_name);
-    EXPECT_EQ(s.params.at("backend"), comm.backend());
-    ASSERT_EQ(s.measurement.values.size(), 3u);
-    ASSERT_EQ(s.checks.size(), 1u);
-    EXPECT_EQ(s.checks[0].checked, std::stoull(s.params.at("bytes")) / 4);
-    EXPECT_EQ(s.checks[0].wrong, 0u);
-    // One rank: algbw only, and a note saying why busbw is missing.
-    ASSERT_EQ(s.rates.size(), 1u);
-    EXPECT_EQ(s.rates[0].name, "algbw GB/s");
-    EXPECT_EQ(s.notes, (std::vector<std::string>{"busbw is not defined for a single rank"}));
-  }
-}
-
-void expectMembwSamples(Device& device, Communicator& comm) {
-  LocalAgreement agreement;
+void expectMembwSamples(OneRank& rank) {
   MembwSuite suite({{1 << 20}});
-  const auto samples = suite.run({device, comm, agreement, quick(), 0, 1});
-  const std::vector<std::string> kinds = {"copy", "triad"};
+  const auto samples = suite.run(rank.context());
   std::size_t timed = 0;
   for (const Sample& s : samples) {
     SCOPED_TRACE(s.case_name);
     EXPECT_EQ(s.params.at("bytes"), std::to_string(1 << 20));
     if (s.measurement.values.empty()) {
-      EXPECT_FALSE(device.isCuda()) << "every membw case runs on a GPU";
+      EXPECT_FALSE(rank.device->isCuda()) << "every membw case runs on a GPU";
       continue;
     }
     ++timed;
@@ -95,46 +91,72 @@ void expectMembwSamples(Device& device, Communicator& comm) {
                                                                     : per_array;
     EXPECT_DOUBLE_EQ(s.rates[0].amount_per_loop, moved);
   }
-  EXPECT_EQ(timed, device.isCuda() ? 7u : 2u);
+  EXPECT_EQ(timed, rank.device->isCuda() ? 7u : 2u);
 }
 
-TEST(SuitesOnCpu, MembwTimesCopyAndTriadAndSkipsHostDeviceCopies) {
-  const auto device = openDevice({false, 0});
-  MpiCommunicator comm(MPI_COMM_WORLD);
-  expectMembwSamples(*device, comm);
-}
-
-TEST(SuitesOnGpu, MembwTimesEveryKind) {
-  SPLITSTEP_REQUIRE_GPU();
-  const auto device = openDevice({true, 0});
-  NcclCommunicator comm(MPI_COMM_WORLD, device->stream());
-  expectMembwSamples(*device, comm);
+// Every collective, dtype and placement: timed and checked wherever the backend supports it,
+// skipped with a reason where it does not.
+void expectCollectiveSamples(OneRank& rank) {
+  CollectivesPlan plan;
+  plan.bytes = {8, 4096, 1 << 20};
+  plan.dtypes = {CollectiveDtype::Fp32, CollectiveDtype::Bf16, CollectiveDtype::Fp16};
+  plan.placements = {Placement::OutOfPlace, Placement::InPlace};
+  for (Collective c : {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather,
+                       Collective::Broadcast}) {
+    CollectiveSuite suite(c, plan);
+    const auto samples = suite.run(rank.context());
+    const std::size_t backends = rank.nccl ? 2 : 1;
+    ASSERT_EQ(samples.size(), 3 * 2 * 3 * backends);
+    for (const Sample& s : samples) {
+      SCOPED_TRACE(suite.name() + " " + s.case_name);
+      if (s.measurement.values.empty()) {
+        ASSERT_EQ(s.notes.size(), 1u);
+        EXPECT_EQ(s.params.at("backend"), "mpi") << "NCCL runs every case";
+        EXPECT_EQ(s.notes[0].rfind("skipped: MPI", 0), 0u) << s.notes[0];
+        continue;
+      }
+      EXPECT_EQ(s.measurement.values.size(), 3u);
+      EXPECT_EQ(s.measurement.arrival_waits.size(), 3u);
+      ASSERT_EQ(s.checks.size(), 1u);
+      EXPECT_GT(s.checks[0].checked, 0u);
+      EXPECT_EQ(s.checks[0].wrong, 0u);
+      ASSERT_EQ(s.rates.size(), 1u);  // algbw; one rank: no busbw
+      EXPECT_EQ(s.notes, (std::vector<std::string>{"busbw is not defined for a single rank"}));
+    }
+  }
 }
 
 TEST(SuitesOnCpu, MatmulTimesEveryCaseAndSkipsTf32Visibly) {
-  const auto device = openDevice({false, 0});
-  MpiCommunicator comm(MPI_COMM_WORLD);
-  expectMatmulSamples(*device, comm);
+  OneRank rank(false);
+  expectMatmulSamples(rank);
 }
 
-TEST(SuitesOnCpu, AllreduceOverMpiIsTimedAndChecked) {
-  const auto device = openDevice({false, 0});
-  MpiCommunicator comm(MPI_COMM_WORLD);
-  expectAllreduceSamples(*device, comm);
+TEST(SuitesOnCpu, MembwTimesCopyAndTriadAndSkipsHostDeviceCopies) {
+  OneRank rank(false);
+  expectMembwSamples(rank);
+}
+
+TEST(SuitesOnCpu, CollectivesOverMpiAreTimedAndChecked) {
+  OneRank rank(false);
+  expectCollectiveSamples(rank);
 }
 
 TEST(SuitesOnGpu, MatmulTimesEveryDtype) {
   SPLITSTEP_REQUIRE_GPU();
-  const auto device = openDevice({true, 0});
-  NcclCommunicator comm(MPI_COMM_WORLD, device->stream());
-  expectMatmulSamples(*device, comm);
+  OneRank rank(true);
+  expectMatmulSamples(rank);
 }
 
-TEST(SuitesOnGpu, AllreduceOverNcclIsTimedAndChecked) {
+TEST(SuitesOnGpu, MembwTimesEveryKind) {
   SPLITSTEP_REQUIRE_GPU();
-  const auto device = openDevice({true, 0});
-  NcclCommunicator comm(MPI_COMM_WORLD, device->stream());
-  expectAllreduceSamples(*device, comm);
+  OneRank rank(true);
+  expectMembwSamples(rank);
+}
+
+TEST(SuitesOnGpu, CollectivesOverNcclAndMpiAreTimedAndChecked) {
+  SPLITSTEP_REQUIRE_GPU();
+  OneRank rank(true);
+  expectCollectiveSamples(rank);
 }
 
 }  // namespace

@@ -28,15 +28,34 @@ std::vector<long long> gatherToAll(long long value) {
 }
 
 TEST(MpiAgreement, MaximumOverRanks) {
-  MpiAgreement agreement(MPI_COMM_WORLD);
+  Watchdog watchdog(60);
+  MpiAgreement agreement(MPI_COMM_WORLD, watchdog);
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   EXPECT_EQ(agreement.maxOverRanks(10 * worldRank()), 10 * (size - 1));
 }
 
+TEST(MpiAgreement, BarrierWaitIsLongestForTheEarliestRank) {
+  Watchdog watchdog(60);
+  MpiAgreement agreement(MPI_COMM_WORLD, watchdog);
+  agreement.barrier();
+  // The last rank arrives 200 ms late: every other rank must wait at least about that long.
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const bool late = worldRank() == size - 1;
+  if (late) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const double waited = agreement.barrier();
+  const auto waits = gatherToAll(static_cast<long long>(waited * 1e6));  // microseconds
+  for (int r = 0; r + 1 < size; ++r) {
+    EXPECT_GT(waits[r], 150'000) << "rank " << r;
+    EXPECT_LT(waits[size - 1], waits[r]) << "the late rank waited longer than rank " << r;
+  }
+}
+
 TEST(MpiAgreement, RanksOfDifferentSpeedRunTheSameLoopsAndSamples) {
-  MpiAgreement agreement(MPI_COMM_WORLD);
-  const auto device = openDevice({false, 0});
+  Watchdog watchdog(60);
+  MpiAgreement agreement(MPI_COMM_WORLD, watchdog);
+  const auto device = openDevice({false, 0}, watchdog);
   MeasureSettings settings;
   settings.warmup = 1;
   settings.min_sample_time = 2e-3;

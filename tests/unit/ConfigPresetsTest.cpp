@@ -39,7 +39,7 @@ TEST(ConfigPresets, CpuQuickKeepsCasesSmallAndOffTheGpu) {
     EXPECT_LE(shape.m * shape.n * shape.k, 512 * 512 * 512);
   for (std::uint64_t bytes : plan.membw.bytes) EXPECT_LE(bytes, 64u << 20);
   EXPECT_LE(plan.measure.max_time, 2.0);
-  for (std::uint64_t bytes : plan.allreduce.bytes) EXPECT_LE(bytes, 16u << 20);
+  for (std::uint64_t bytes : plan.collectives.bytes) EXPECT_LE(bytes, 16u << 20);
 }
 
 }  // namespace

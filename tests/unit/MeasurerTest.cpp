@@ -102,6 +102,7 @@ class TwoRankAgreement final : public RankAgreement {
   std::deque<std::int64_t> other_rank;  // the other rank's next values; its last one repeats
   std::vector<std::int64_t> asked;
 
+  double barrier() override { return 0; }
   std::int64_t maxOverRanks(std::int64_t value) override {
     asked.push_back(value);
     const std::int64_t other = other_rank.front();

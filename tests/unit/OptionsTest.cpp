@@ -43,8 +43,13 @@ TEST(Options, DefaultsRunEverySuiteWithGpuSizedCases) {
   EXPECT_EQ(plan.suites, (std::vector<std::string>{"matmul", "membw", "allreduce"}));
   EXPECT_EQ(plan.matmul.shapes, (std::vector<MatmulShape>{{4096, 4096, 4096}, {8192, 8192, 8192}}));
   EXPECT_EQ(plan.matmul.dtypes.size(), 4u);
-  EXPECT_EQ(plan.allreduce.bytes.front(), 8u);
-  EXPECT_EQ(plan.allreduce.bytes.back(), 1ull << 30);
+  EXPECT_EQ(plan.collectives.bytes.front(), 8u);
+  EXPECT_EQ(plan.collectives.bytes.back(), 1ull << 30);
+  EXPECT_EQ(plan.collectives.dtypes, (std::vector<CollectiveDtype>{CollectiveDtype::Fp32}));
+  EXPECT_EQ(plan.collectives.placements, (std::vector<Placement>{Placement::OutOfPlace}));
+  EXPECT_TRUE(plan.collectives.backends.empty());  // auto
+  EXPECT_TRUE(plan.collectives.check);
+  EXPECT_DOUBLE_EQ(plan.launch.timeout, 300);
   EXPECT_EQ(plan.membw.bytes, (std::vector<std::uint64_t>{1ull << 30}));
   EXPECT_EQ(plan.measure.warmup, 3);
   EXPECT_EQ(plan.measure.loops, 0);    // autorange
@@ -64,10 +69,10 @@ TEST(Options, PositionalSuitesSelectAndOrder) {
 
 TEST(Options, ListsAndByteSuffixesAreParsed) {
   const RunPlan plan = parse({"--matmul-sizes", "128, 4096x8192x1024", "--matmul-dtypes",
-                              "bf16,fp32", "--allreduce-bytes", "8,64K,1M,2GiB", "--samples", "3"});
+                              "bf16,fp32", "--bytes", "8,64K,1M,2GiB", "--samples", "3"});
   EXPECT_EQ(plan.matmul.shapes, (std::vector<MatmulShape>{{128, 128, 128}, {4096, 8192, 1024}}));
   EXPECT_EQ(plan.matmul.dtypes, (std::vector<MatmulDtype>{MatmulDtype::Bf16, MatmulDtype::Fp32}));
-  EXPECT_EQ(plan.allreduce.bytes, (std::vector<std::uint64_t>{8, 65536, 1 << 20, 2ull << 30}));
+  EXPECT_EQ(plan.collectives.bytes, (std::vector<std::uint64_t>{8, 65536, 1 << 20, 2ull << 30}));
   EXPECT_EQ(plan.measure.samples, 3);
 }
 
@@ -86,6 +91,22 @@ TEST(Options, MeasurementOptionsTakeDurationsAndPercentages) {
   EXPECT_DOUBLE_EQ(m.max_noise, 0.015);
   EXPECT_DOUBLE_EQ(m.max_time, 60);
   EXPECT_TRUE(m.queued_start && m.l2_flush && m.cuda_graph);
+}
+
+TEST(Options, CollectiveOptionsSweepLikeNcclTests) {
+  const RunPlan plan =
+      parse({"allgather", "broadcast", "--min-bytes", "8", "--max-bytes", "1K", "--step-factor",
+             "4", "--collective-dtypes", "bf16,fp16", "--placement", "out,in", "--backend",
+             "nccl,mpi", "--check", "off", "--timeout", "30s"});
+  EXPECT_EQ(plan.suites, (std::vector<std::string>{"allgather", "broadcast"}));
+  EXPECT_EQ(plan.collectives.bytes, (std::vector<std::uint64_t>{8, 32, 128, 512}));
+  EXPECT_EQ(plan.collectives.dtypes,
+            (std::vector<CollectiveDtype>{CollectiveDtype::Bf16, CollectiveDtype::Fp16}));
+  EXPECT_EQ(plan.collectives.placements,
+            (std::vector<Placement>{Placement::OutOfPlace, Placement::InPlace}));
+  EXPECT_EQ(plan.collectives.backends, (std::vector<Backend>{Backend::Nccl, Backend::Mpi}));
+  EXPECT_FALSE(plan.collectives.check);
+  EXPECT_DOUBLE_EQ(plan.launch.timeout, 30);
 }
 
 TEST(Options, HelpAndVersionAreActionsNotRuns) {
@@ -109,26 +130,33 @@ TEST(Options, BadInputNamesTheOptionAndTheReason) {
   EXPECT_EQ(errorOf({"--matmul-sizes", "8x8"}), "--matmul-sizes: '8x8' is not N or MxNxK");
   EXPECT_EQ(errorOf({"--matmul-sizes", "1,,2"}), "--matmul-sizes: empty entry in '1,,2'");
   EXPECT_EQ(errorOf({"--matmul-dtypes", "fp8"}),
-            "--matmul-dtypes: unknown dtype 'fp8' (fp32, tf32, fp16, bf16)");
-  EXPECT_EQ(errorOf({"--allreduce-bytes", "6"}),
-            "--allreduce-bytes: '6' is not a multiple of 4 B in [4 B, 64 GiB]");
+            "--matmul-dtypes: unknown value 'fp8' (fp32, tf32, fp16, bf16)");
+  EXPECT_EQ(errorOf({"--matmul-dtypes", "bf16,bf16"}), "--matmul-dtypes: 'bf16' given twice");
+  EXPECT_EQ(errorOf({"--backend", "gloo"}), "--backend: unknown value 'gloo' (nccl, mpi)");
+  EXPECT_EQ(errorOf({"--placement", "both"}), "--placement: unknown value 'both' (out, in)");
+  EXPECT_EQ(errorOf({"--check", "maybe"}), "--check: 'maybe' is neither on nor off");
+  EXPECT_EQ(errorOf({"--timeout", "0"}), "--timeout: '0' is out of range [0.1s, 604800s]");
+  EXPECT_EQ(errorOf({"--min-bytes", "8"}), "--min-bytes and --max-bytes go together");
+  EXPECT_EQ(errorOf({"--min-bytes", "8", "--max-bytes", "64", "--bytes", "8"}),
+            "--bytes: give a list or --min-bytes/--max-bytes, not both");
+  EXPECT_EQ(errorOf({"--min-bytes", "8", "--max-bytes", "64", "--step-factor", "1"}),
+            "--step-factor: 1 is out of range [2, 1024]");
+  EXPECT_EQ(errorOf({"--bytes", "6"}), "--bytes: '6' is not a multiple of 4 B in [4 B, 64 GiB]");
   EXPECT_EQ(errorOf({"--membw-bytes", "1000"}),
             "--membw-bytes: '1000' is not a multiple of 16 B in [16 B, 64 GiB]");
-  EXPECT_EQ(errorOf({"--allreduce-bytes", "1X"}),
-            "--allreduce-bytes: '1X' is not a byte count (e.g. 8, 64K, 1M, 4G)");
+  EXPECT_EQ(errorOf({"--bytes", "1X"}), "--bytes: '1X' is not a byte count (e.g. 8, 64K, 1M, 4G)");
   EXPECT_EQ(errorOf({"--device", "tpu"}), "--device: unknown device 'tpu' (auto, cuda, cpu)");
-  EXPECT_EQ(errorOf({"matmull"}), "unknown suite 'matmull' (matmul, membw, allreduce)");
+  EXPECT_EQ(errorOf({"matmull"}),
+            "unknown suite 'matmull' (matmul, membw, allreduce, reduce_scatter, allgather, "
+            "broadcast)");
   EXPECT_EQ(errorOf({"matmul", "matmul"}), "suite 'matmul' given twice");
   EXPECT_EQ(errorOf({"--config", "/nonexistent/x.ini"}),
             "--config: cannot read '/nonexistent/x.ini'");
 }
 
 TEST(Options, ErrorsAreOneLine) {
-  for (const auto& args :
-       std::vector<std::vector<std::string>>{{"--bogus"},
-                                             {"--samples", "ten"},
-                                             {"--samples"},
-                                             {"--allreduce-bytes", "99999999999G"}}) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--bogus"}, {"--samples", "ten"}, {"--samples"}, {"--bytes", "99999999999G"}}) {
     EXPECT_EQ(errorOf(args).find('\n'), std::string::npos) << errorOf(args);
   }
 }

@@ -9,15 +9,21 @@ trap 'rm -rf "$dir"' EXIT
 
 # shellcheck disable=SC2086
 output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" \
-  --config "$config" --samples 3 --warmup 1 --json "$dir/results.json" 2>&1) \
+  matmul membw allreduce reduce_scatter allgather broadcast --backend nccl,mpi \
+  --collective-dtypes fp32,bf16 --placement out,in --config "$config" --samples 3 --warmup 1 --json "$dir/results.json" 2>&1) \
   || fail "splitstep exited non-zero"
 grep -q "^  rank $((ranks - 1)): " <<<"$output" || fail "rank $((ranks - 1)) not listed"
 grep -q '^matmul \[host (steady clock)\]$' <<<"$output" || fail "no matmul table"
 grep -q '^allreduce \[host (steady clock)\]$' <<<"$output" || fail "no allreduce table"
 grep -q '^membw \[host (steady clock)\]$' <<<"$output" || fail "no membw table"
+for suite in reduce_scatter allgather broadcast; do
+  grep -q "^$suite \[host (steady clock)\]$" <<<"$output" || fail "no $suite table"
+done
+grep -q '^  note: nccl needs a GPU on every rank; the collectives run on mpi only$' <<<"$output" \
+  || fail "no note that only mpi runs without GPUs"
 grep -Eq '^  copy 16 MiB +[0-9.]+ (ms|us) ± .* per loop \(mean ± std\. dev\. of 3 runs, [0-9]+ loops? each\)$' <<<"$output" \
   || fail "no timeit line for the copy"
-grep -Eq '^  1 MiB .* ok .* r0 ' <<<"$output" || fail "1 MiB allreduce not checked ok"
+grep -Eq '^  mpi fp32 1 MiB .* ok .* r0 ' <<<"$output" || fail "1 MiB allreduce not checked ok"
 [ -f "$dir/results.json" ] || fail "no JSON written"
 ls "$dir" | grep -q tmp && fail "temporary file left behind"
 
@@ -32,16 +38,16 @@ for key in ("splitstep_version", "git_revision", "libtorch_version", "nccl_versi
     assert meta[key], key
 assert len(doc["ranks"]) == ranks
 cases = [c for c in doc["cases"] if not c["skipped"]]
-assert {c["suite"] for c in cases} == {"matmul", "membw", "allreduce"}, {c["suite"] for c in cases}
+assert {c["suite"] for c in cases} == {"matmul", "membw", "allreduce", "reduce_scatter", "allgather", "broadcast"}, {c["suite"] for c in cases}
 for c in cases:
     assert len(c["ranks"]) == ranks, c["case"]
     assert all(len(r["values"]) == 3 and min(r["values"]) > 0 for r in c["ranks"]), c["case"]
     assert all(len(r["host_values"]) == 3 and r["cold"] > 0 and r["loops"] >= 1 for r in c["ranks"]), c["case"]
     assert len({r["loops"] for r in c["ranks"]}) == 1, "ranks disagree on loops: " + c["case"]
     assert c["across_ranks"]["min"] <= c["across_ranks"]["median"] <= c["across_ranks"]["max"]
-    if c["suite"] == "allreduce":
+    if c["suite"] not in ("matmul", "membw"):
         assert c["check"]["wrong"] == 0 and c["check"]["checked"] > 0, c["case"]
-        assert c["rates"]["busbw GB/s"] > 0
+        assert c["rates"]["busbw GB/s"] > 0 and "arrival_skew" in c, c["case"]
 print("json ok:", len(cases), "cases")
 PY
 echo "ok: $ranks ranks"

@@ -5,7 +5,7 @@ source "$(dirname "$0")/common.sh"
 mpiexec=$1 ranks=$2 binary=$3
 others=$((ranks - 1))
 wrap='"$@"; echo "rank=${OMPI_COMM_WORLD_RANK:-?} status=$?"'
-common=(--device cpu --matmul-sizes 8 --allreduce-bytes 8)
+common=(--device cpu --matmul-sizes 8 --bytes 8)
 
 # shellcheck disable=SC2086
 output=$(timeout 60 "$mpiexec" ${SPLITSTEP_MPIEXEC_FLAGS:-} \

@@ -1,0 +1,34 @@
+// How a collective of a given message size lays out its buffers (nccl-tests' definitions).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "comm/BusBandwidth.hpp"
+
+namespace splitstep {
+
+std::string_view toString(Collective collective);  // "allreduce", "reduce_scatter", ...
+
+// `size` is nccl-tests' "size": the bytes of the larger of the two buffers. Reduce-scatter and
+// allgather split it into one block per rank, so their element count is rounded down to a
+// multiple of the rank count.
+struct CollectiveLayout {
+  std::size_t count = 0;       // elements of the larger buffer
+  std::size_t send = 0;        // elements each rank sends
+  std::size_t recv = 0;        // elements each rank receives
+  std::size_t call_count = 0;  // the count argument of the NCCL call
+  std::uint64_t bytes = 0;     // count * element size: what algbw and busbw count
+
+  // Element offsets of the two buffers inside one allocation, when the collective runs in
+  // place (the send buffer is part of the receive buffer, or the other way round).
+  std::size_t send_offset_in_place = 0;
+  std::size_t recv_offset_in_place = 0;
+};
+
+// Empty layout (count 0) when the size holds fewer elements than the collective needs.
+CollectiveLayout layoutFor(Collective collective, std::uint64_t size, std::size_t element_bytes,
+                           int ranks, int rank);
+
+}  // namespace splitstep

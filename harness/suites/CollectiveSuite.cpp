@@ -1,0 +1,271 @@
+#include "suites/CollectiveSuite.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <thread>
+
+#include "comm/CollectiveLayout.hpp"
+#include "common/Units.hpp"
+#include "device/CudaCheck.hpp"
+#include "measure/Measurer.hpp"
+#include "pattern.cuh"
+
+namespace splitstep {
+namespace {
+
+// Device memory beyond this share of what is free is not asked for: the allocator, NCCL's
+// buffers and fragmentation need the rest.
+constexpr double kUsableFreeMemory = 0.9;
+
+DataType toDataType(CollectiveDtype dtype) {
+  switch (dtype) {
+    case CollectiveDtype::Fp32:
+      return DataType::Float32;
+    case CollectiveDtype::Bf16:
+      return DataType::BFloat16;
+    case CollectiveDtype::Fp16:
+      return DataType::Float16;
+  }
+  throw std::invalid_argument("unknown dtype");
+}
+
+kernels::PatternType toPattern(DataType type) {
+  switch (type) {
+    case DataType::Float32:
+      return kernels::PatternType::Float32;
+    case DataType::BFloat16:
+      return kernels::PatternType::BFloat16;
+    case DataType::Float16:
+      return kernels::PatternType::Float16;
+  }
+  throw std::invalid_argument("unknown dtype");
+}
+
+// Sums of the check pattern are exact in fp32; in bf16 (8 significant bits) and fp16 (11) they
+// round once past 256 and 2048, by at most half a unit in the last place.
+float tolerance(DataType type) {
+  switch (type) {
+    case DataType::Float32:
+      return 0.0f;
+    case DataType::BFloat16:
+      return 1.0f / 256;
+    case DataType::Float16:
+      return 1.0f / 2048;
+  }
+  return 0.0f;
+}
+
+kernels::ExpectSpec expectation(Collective collective, const CollectiveLayout& layout, int rank,
+                                int world) {
+  switch (collective) {
+    case Collective::AllReduce:
+      return {kernels::Expect::Sum, rank, world, 0, 0};
+    case Collective::ReduceScatter:
+      return {kernels::Expect::BlockSum, rank, world, layout.recv, 0};
+    case Collective::AllGather:
+      return {kernels::Expect::Gathered, rank, world, layout.send, 0};
+    case Collective::Broadcast:
+      return {kernels::Expect::Root, rank, world, 0, 0};
+  }
+  throw std::invalid_argument("unknown collective");
+}
+
+// One allocation on the GPU or the host; the send and receive buffers point into it.
+class Buffers {
+ public:
+  Buffers(bool on_device, std::size_t bytes) : on_device_(on_device) {
+    if (on_device_) {
+      SPLITSTEP_CUDA_CHECK(cudaMalloc(&data_, bytes));
+    } else {
+      data_ = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+      if (data_ == nullptr) throw std::bad_alloc();
+    }
+  }
+  ~Buffers() {
+    if (on_device_) {
+      cudaFree(data_);
+    } else {
+      std::free(data_);
+    }
+  }
+  Buffers(const Buffers&) = delete;
+  Buffers& operator=(const Buffers&) = delete;
+  std::byte* at(std::size_t byte_offset) const {
+    return static_cast<std::byte*>(data_) + byte_offset;
+  }
+
+ private:
+  bool on_device_;
+  void* data_ = nullptr;
+};
+
+class CollectiveCase {
+ public:
+  CollectiveCase(const SuiteContext& context, Collective collective, Communicator& comm,
+                 DataType type, bool in_place, const CollectiveLayout& layout)
+      : context_(context),
+        collective_(collective),
+        comm_(comm),
+        type_(type),
+        in_place_(in_place),
+        layout_(layout),
+        element_(elementBytes(type)),
+        buffers_(comm.usesDeviceBuffers(), bytesNeeded()) {
+    if (in_place_) {
+      send_ = buffers_.at(layout_.send_offset_in_place * element_);
+      recv_ = buffers_.at(layout_.recv_offset_in_place * element_);
+    } else {
+      send_ = buffers_.at(0);
+      recv_ = buffers_.at(layout_.send * element_);
+    }
+  }
+
+  std::size_t bytesNeeded() const {
+    return (in_place_ ? std::max(layout_.send, layout_.recv) : layout_.send + layout_.recv) *
+           element_;
+  }
+
+  void fill() {
+    const auto pattern = toPattern(type_);
+    if (comm_.usesDeviceBuffers()) {
+      SPLITSTEP_CUDA_CHECK(kernels::fillPattern(send_, layout_.send, pattern, context_.rank,
+                                                context_.device.stream()));
+    } else {
+      kernels::fillPatternOnHost(send_, layout_.send, pattern, context_.rank);
+    }
+  }
+
+  void runOnce() { comm_.run(collective_, send_, recv_, layout_.call_count, type_); }
+
+  // Fills, runs once untimed, and counts wrong elements of this rank's result.
+  Check check() {
+    fill();
+    runOnce();
+    context_.device.synchronize();
+    const auto spec = expectation(collective_, layout_, context_.rank, context_.world_size);
+    const auto pattern = toPattern(type_);
+    std::uint64_t wrong = 0;
+    if (comm_.usesDeviceBuffers()) {
+      unsigned long long* counter = nullptr;
+      SPLITSTEP_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&counter), sizeof(*counter)));
+      SPLITSTEP_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(*counter), context_.device.stream()));
+      SPLITSTEP_CUDA_CHECK(kernels::countMismatches(
+          recv_, layout_.recv, pattern, spec, tolerance(type_), counter, context_.device.stream()));
+      unsigned long long host = 0;
+      SPLITSTEP_CUDA_CHECK(cudaMemcpyAsync(&host, counter, sizeof(host), cudaMemcpyDeviceToHost,
+                                           context_.device.stream()));
+      context_.device.synchronize();
+      cudaFree(counter);
+      wrong = host;
+    } else {
+      wrong = kernels::countMismatchesOnHost(recv_, layout_.recv, pattern, spec, tolerance(type_));
+    }
+    return {"pattern", layout_.recv, wrong};
+  }
+
+ private:
+  const SuiteContext& context_;
+  Collective collective_;
+  Communicator& comm_;
+  DataType type_;
+  bool in_place_;
+  CollectiveLayout layout_;
+  std::size_t element_;
+  Buffers buffers_;
+  std::byte* send_ = nullptr;
+  std::byte* recv_ = nullptr;
+};
+
+// Collective: whether every rank has `bytes` of device memory to spare.
+bool fitsEverywhere(const SuiteContext& context, bool on_device, std::size_t bytes) {
+  bool fits = true;
+  if (on_device) {
+    std::size_t free = 0;
+    std::size_t total = 0;
+    SPLITSTEP_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    fits = static_cast<double>(bytes) <= kUsableFreeMemory * static_cast<double>(free);
+  }
+  return context.agreement.maxOverRanks(fits ? 0 : 1) == 0;
+}
+
+}  // namespace
+
+std::string CollectiveSuite::name() const { return std::string(toString(collective_)); }
+
+std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
+  MeasureSettings settings = context.measure;
+  settings.align_ranks = true;
+  const std::optional<double> bus_factor = busBandwidthFactor(collective_, context.world_size);
+  // Host buffers are timed with the host clock: the call is complete when it returns.
+  const std::unique_ptr<Device> host_clock = openDevice({false, 0}, context.watchdog);
+  std::vector<Sample> samples;
+  bool stalled = false;
+  for (CollectiveDtype dtype : plan_.dtypes) {
+    const DataType type = toDataType(dtype);
+    for (Placement placement : plan_.placements) {
+      const bool in_place = placement == Placement::InPlace;
+      for (std::uint64_t size : plan_.bytes) {
+        for (Communicator* comm : context.communicators) {
+          const CollectiveLayout layout =
+              layoutFor(collective_, size, elementBytes(type), context.world_size, context.rank);
+          Sample& sample = samples.emplace_back();
+          sample.suite = name();
+          sample.series = name();
+          sample.case_name = fmt::format("{} {} {}{}", comm->backend(), toString(dtype),
+                                         formatBytes(size), in_place ? " in place" : "");
+          sample.params = {{"backend", comm->backend()},
+                           {"dtype", std::string(toString(dtype))},
+                           {"size", std::to_string(size)},
+                           {"bytes", std::to_string(layout.bytes)},
+                           {"count", std::to_string(layout.count)},
+                           {"placement", in_place ? "in place" : "out of place"},
+                           {"buffers", comm->usesDeviceBuffers() ? "device" : "host"}};
+          Device& timer = comm->usesDeviceBuffers() ? context.device : *host_clock;
+          sample.measurement.clock = timer.clockName();
+          std::string why_not;
+          if (layout.count == 0) {
+            sample.notes.push_back("skipped: too small for one element per rank");
+            continue;
+          }
+          if (!comm->supports(collective_, type, in_place, why_not)) {
+            sample.notes.push_back("skipped: " + why_not);
+            continue;
+          }
+          const std::size_t needed =
+              (in_place ? std::max(layout.send, layout.recv) : layout.send + layout.recv) *
+              elementBytes(type);
+          if (!fitsEverywhere(context, comm->usesDeviceBuffers(), needed)) {
+            sample.notes.push_back(fmt::format(
+                "clipped: {} of buffers do not fit in the free device memory of every rank",
+                formatBytes(needed)));
+            continue;
+          }
+          context.watchdog.setOperation(fmt::format("{} {}", name(), sample.case_name));
+          CollectiveCase body(context, collective_, *comm, type, in_place, layout);
+          body.fill();
+          if (plan_.stall_rank == context.rank && !stalled) {
+            stalled = true;  // --test-stall-rank: never arrive, as a hung rank would not
+            std::this_thread::sleep_for(std::chrono::hours(24));
+          }
+          Measurer measurer(timer, context.agreement, settings);
+          sample.measurement = measurer.measure([&body] { body.runOnce(); });
+          if (plan_.check) sample.checks.push_back(body.check());
+          sample.rates.push_back({"algbw GB/s", static_cast<double>(layout.bytes), 1e9});
+          if (bus_factor) {
+            sample.rates.push_back(
+                {"busbw GB/s", static_cast<double>(layout.bytes) * *bus_factor, 1e9});
+          } else {
+            sample.notes.push_back("busbw is not defined for a single rank");
+          }
+        }
+      }
+    }
+  }
+  context.watchdog.setOperation("between suites");
+  return samples;
+}
+
+}  // namespace splitstep
