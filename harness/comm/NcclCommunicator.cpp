@@ -30,39 +30,47 @@ NcclCommunicator::NcclCommunicator(MPI_Comm mpi, cudaStream_t stream, Watchdog& 
   ncclUniqueId id{};
   if (rank == 0) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
   MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, mpi);
-  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = 0;
-  check(ncclCommInitRankConfig(&comm_, size, id, rank, &config), "ncclCommInitRankConfig");
   registration_.emplace(watchdog_.watch(
       [this] {
-        ncclResult_t state = ncclSuccess;
-        if (comm_ != nullptr && ncclCommGetAsyncError(comm_, &state) == ncclSuccess &&
-            state != ncclSuccess && state != ncclInProgress) {
-          const std::string detail = ncclGetLastError(comm_);
-          abort();
-          throw std::runtime_error(
-              fmt::format("NCCL asynchronous error: {} ({})", ncclGetErrorString(state), detail));
+        for (ncclComm_t comm : {parent_, comm_}) {
+          ncclResult_t state = ncclSuccess;
+          if (comm != nullptr && ncclCommGetAsyncError(comm, &state) == ncclSuccess &&
+              state != ncclSuccess && state != ncclInProgress) {
+            const std::string detail = ncclGetLastError(comm);
+            abort();
+            throw std::runtime_error(
+                fmt::format("NCCL asynchronous error: {} ({})", ncclGetErrorString(state), detail));
+          }
         }
       },
       [this] { abort(); }));
-  waitReady("ncclCommInitRankConfig");
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  check(ncclCommInitRankConfig(&parent_, size, id, rank, &config), "ncclCommInitRankConfig");
+  waitReady(parent_, "ncclCommInitRankConfig");
+  ncclConfig_t child = NCCL_CONFIG_INITIALIZER;
+  child.blocking = 1;
+  check(ncclCommSplit(parent_, 0, rank, &comm_, &child), "ncclCommSplit");
+  waitReady(comm_, "ncclCommSplit");
 }
 
 NcclCommunicator::~NcclCommunicator() {
   registration_.reset();
-  if (comm_ == nullptr) return;
+  if (comm_ != nullptr) ncclCommDestroy(comm_);
+  if (parent_ == nullptr) return;
   // A non-blocking communicator finalizes asynchronously; destroy it only once that is done.
-  ncclCommFinalize(comm_);
+  ncclCommFinalize(parent_);
   ncclResult_t state = ncclInProgress;
-  while (ncclCommGetAsyncError(comm_, &state) == ncclSuccess && state == ncclInProgress) {
+  while (ncclCommGetAsyncError(parent_, &state) == ncclSuccess && state == ncclInProgress) {
   }
-  ncclCommDestroy(comm_);
+  ncclCommDestroy(parent_);
 }
 
 void NcclCommunicator::abort() {
-  if (comm_ == nullptr) return;
-  ncclCommAbort(comm_);
-  comm_ = nullptr;
+  for (ncclComm_t* comm : {&comm_, &parent_}) {
+    if (*comm != nullptr) ncclCommAbort(*comm);
+    *comm = nullptr;
+  }
 }
 
 void NcclCommunicator::run(Collective collective, const void* send, void* recv, std::size_t count,
@@ -85,12 +93,12 @@ void NcclCommunicator::run(Collective collective, const void* send, void* recv, 
   }
 }
 
-void NcclCommunicator::waitReady(const char* call) {
+void NcclCommunicator::waitReady(ncclComm_t& comm, const char* call) {
   watchdog_.waitUntil(
-      [this, call] {
+      [this, &comm, call] {
         ncclResult_t state = ncclSuccess;
-        if (comm_ == nullptr) return true;
-        ncclCommGetAsyncError(comm_, &state);
+        if (comm == nullptr) return true;
+        ncclCommGetAsyncError(comm, &state);
         if (state == ncclInProgress) return false;
         check(state, call);
         return true;
@@ -99,12 +107,9 @@ void NcclCommunicator::waitReady(const char* call) {
 }
 
 void NcclCommunicator::check(ncclResult_t result, const char* call) {
-  if (result == ncclInProgress) {
-    waitReady(call);
-    return;
-  }
+  if (result == ncclInProgress) return;  // a communicator being created: waitReady() follows
   if (result == ncclSuccess) return;
-  const char* detail = comm_ != nullptr ? ncclGetLastError(comm_) : ncclGetLastError(nullptr);
+  const char* detail = ncclGetLastError(comm_ != nullptr ? comm_ : parent_);
   throw std::runtime_error(fmt::format("{} failed: {} ({})", call, ncclGetErrorString(result),
                                        detail != nullptr ? detail : ""));
 }

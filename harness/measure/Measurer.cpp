@@ -96,6 +96,9 @@ Measurement Measurer::measure(const std::function<void()>& body) {
   Measurement m;
   m.clock = device_.clockName();
   flush_ = false;
+  // Ranks of a collective meet before its first execution too: a rank that never arrives is
+  // then found at a watched barrier, not inside a library call that may block the host.
+  if (settings_.align_ranks) agreement_.barrier();
   const Timed cold = timeOnce(body, 1, false, m);
   m.cold = cold.device;
   m.cold_host = cold.host;
