@@ -82,8 +82,6 @@ TEST(MpiAgreement, RanksOfDifferentSpeedRunTheSameLoopsAndSamples) {
     EXPECT_EQ(runs[r], runs[0]) << "rank " << r;
   }
   EXPECT_GE(samples[0], 5);
-  // A sample lasts at least the minimum on every rank: the loop count suits the fastest body.
-  EXPECT_GE(m.loops * *std::min_element(m.values.begin(), m.values.end()), 2e-3 * 0.5);
 }
 
 }  // namespace
