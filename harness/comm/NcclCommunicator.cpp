@@ -97,7 +97,9 @@ void NcclCommunicator::waitReady(ncclComm_t& comm, const char* call) {
   watchdog_.waitUntil(
       [this, &comm, call] {
         ncclResult_t state = ncclSuccess;
-        if (comm == nullptr) return true;
+        // Split from a non-blocking parent, the child's handle appears once its creation has
+        // progressed; the parent's health check reports a split that failed.
+        if (comm == nullptr) return false;
         ncclCommGetAsyncError(comm, &state);
         if (state == ncclInProgress) return false;
         check(state, call);
