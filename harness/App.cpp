@@ -61,11 +61,6 @@ AssignedDevice chooseDevice(const LaunchPlan& launch, const Cluster& cluster) {
   return device;
 }
 
-bool hasCollectiveSuite(const RunPlan& plan) {
-  return std::any_of(plan.suites.begin(), plan.suites.end(),
-                     [](const std::string& name) { return name != "matmul" && name != "membw"; });
-}
-
 // The backends the collective suites compare. NCCL needs a GPU on every rank (chooseDevice
 // made them all alike); where there is none, MPI runs alone and the report says so.
 std::vector<std::unique_ptr<Communicator>> openCommunicators(const CollectivesPlan& plan,
@@ -144,7 +139,7 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   Watchdog watchdog(plan.launch.timeout);
   const std::unique_ptr<Device> device = openDevice(chooseDevice(plan.launch, cluster), watchdog);
   std::vector<std::unique_ptr<Communicator>> comms;
-  if (hasCollectiveSuite(plan)) {
+  if (std::any_of(plan.suites.begin(), plan.suites.end(), usesCommunicators)) {
     comms = openCommunicators(plan.collectives, *device, cluster, watchdog, context.notes);
   }
   context.ranks = gatherRankInfo(*device, cluster);

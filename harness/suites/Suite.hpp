@@ -37,4 +37,7 @@ class Suite {
 // (Options has already refused those).
 std::unique_ptr<Suite> makeSuite(const std::string& name, const RunPlan& plan);
 
+// Whether the suite called `name` runs collectives (and so needs SuiteContext::communicators).
+bool usesCommunicators(const std::string& name);
+
 }  // namespace splitstep

@@ -126,6 +126,18 @@ void expectCollectiveSamples(OneRank& rank) {
   }
 }
 
+TEST(SuiteRegistry, OnlyCollectiveSuitesNeedCommunicators) {
+  for (const char* name : {"allreduce", "reduce_scatter", "allgather", "broadcast"}) {
+    EXPECT_TRUE(usesCommunicators(name)) << name;
+    EXPECT_EQ(makeSuite(name, RunPlan{})->name(), name);
+  }
+  for (const char* name : {"matmul", "membw"}) {
+    EXPECT_FALSE(usesCommunicators(name)) << name;
+    EXPECT_EQ(makeSuite(name, RunPlan{})->name(), name);
+  }
+  EXPECT_THROW(makeSuite("nonsense", RunPlan{}), std::invalid_argument);
+}
+
 TEST(SuitesOnCpu, MatmulTimesEveryCaseAndSkipsTf32Visibly) {
   OneRank rank(false);
   expectMatmulSamples(rank);
