@@ -3,6 +3,8 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "comm/MpiWait.hpp"
+
 namespace splitstep {
 
 MpiAgreement::MpiAgreement(MPI_Comm mpi, Watchdog& watchdog) : watchdog_(watchdog) {
@@ -13,23 +15,13 @@ MpiAgreement::~MpiAgreement() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
-void MpiAgreement::wait(MPI_Request& request, const char* what) {
-  watchdog_.waitUntil(
-      [&request] {
-        int done = 0;
-        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-        return done != 0;
-      },
-      what);
-}
-
 std::int64_t MpiAgreement::maxOverRanks(std::int64_t value) {
   std::int64_t result = 0;
   MPI_Request request = MPI_REQUEST_NULL;
   if (MPI_Iallreduce(&value, &result, 1, MPI_INT64_T, MPI_MAX, comm_, &request) != MPI_SUCCESS) {
     throw std::runtime_error("MPI_Iallreduce (rank agreement) failed");
   }
-  wait(request, "the other ranks to agree on a measurement decision");
+  waitForRequest(watchdog_, request, "the other ranks to agree on a measurement decision");
   return result;
 }
 
@@ -39,7 +31,7 @@ double MpiAgreement::barrier() {
   if (MPI_Ibarrier(comm_, &request) != MPI_SUCCESS) {
     throw std::runtime_error("MPI_Ibarrier failed");
   }
-  wait(request, "the other ranks at the barrier before a sample");
+  waitForRequest(watchdog_, request, "the other ranks at the barrier before a sample");
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

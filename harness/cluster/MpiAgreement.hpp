@@ -20,8 +20,6 @@ class MpiAgreement final : public RankAgreement {
   double barrier() override;
 
  private:
-  void wait(MPI_Request& request, const char* what);
-
   MPI_Comm comm_ = MPI_COMM_NULL;
   Watchdog& watchdog_;
 };

@@ -20,9 +20,4 @@ std::optional<double> busBandwidthFactor(Collective collective, int ranks) {
   throw std::invalid_argument("unknown collective");
 }
 
-double algorithmBandwidthGBps(double bytes, double seconds) {
-  if (seconds <= 0) throw std::invalid_argument("time must be positive");
-  return bytes / seconds / 1e9;
-}
-
 }  // namespace splitstep

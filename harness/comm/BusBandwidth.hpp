@@ -13,7 +13,4 @@ enum class Collective { AllReduce, ReduceScatter, AllGather, Broadcast };
 // bus bandwidth is not defined.
 std::optional<double> busBandwidthFactor(Collective collective, int ranks);
 
-// Algorithm bandwidth in GB/s (1 GB = 1e9 B): bytes / seconds.
-double algorithmBandwidthGBps(double bytes, double seconds);
-
 }  // namespace splitstep

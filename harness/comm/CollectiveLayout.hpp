@@ -25,6 +25,11 @@ struct CollectiveLayout {
   // place (the send buffer is part of the receive buffer, or the other way round).
   std::size_t send_offset_in_place = 0;
   std::size_t recv_offset_in_place = 0;
+
+  // Elements of the one allocation that holds both buffers.
+  std::size_t allocation(bool in_place) const {
+    return in_place ? (send > recv ? send : recv) : send + recv;
+  }
 };
 
 // Empty layout (count 0) when the size holds fewer elements than the collective needs.

@@ -1,6 +1,7 @@
 #include "comm/MpiCommunicator.hpp"
 
 #include "comm/CollectiveLayout.hpp"
+#include "comm/MpiWait.hpp"
 
 #include <fmt/format.h>
 
@@ -101,13 +102,8 @@ void MpiCommunicator::run(Collective collective, const void* send, void* recv, s
   if (status != MPI_SUCCESS) {
     throw std::runtime_error(fmt::format("MPI {} failed", toString(collective)));
   }
-  watchdog_.waitUntil(
-      [&request] {
-        int done = 0;
-        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-        return done != 0;
-      },
-      fmt::format("the other ranks in MPI {}", toString(collective)));
+  waitForRequest(watchdog_, request,
+                 fmt::format("the other ranks in MPI {}", toString(collective)));
 }
 
 }  // namespace splitstep

@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <memory>
 #include <thread>
 
 #include "comm/CollectiveLayout.hpp"
 #include "common/Units.hpp"
 #include "device/CudaCheck.hpp"
+#include "device/Memory.hpp"
 #include "measure/Measurer.hpp"
 #include "pattern.cuh"
 
@@ -73,35 +73,6 @@ kernels::ExpectSpec expectation(Collective collective, const CollectiveLayout& l
   throw std::invalid_argument("unknown collective");
 }
 
-// One allocation on the GPU or the host; the send and receive buffers point into it.
-class Buffers {
- public:
-  Buffers(bool on_device, std::size_t bytes) : on_device_(on_device) {
-    if (on_device_) {
-      SPLITSTEP_CUDA_CHECK(cudaMalloc(&data_, bytes));
-    } else {
-      data_ = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-      if (data_ == nullptr) throw std::bad_alloc();
-    }
-  }
-  ~Buffers() {
-    if (on_device_) {
-      cudaFree(data_);
-    } else {
-      std::free(data_);
-    }
-  }
-  Buffers(const Buffers&) = delete;
-  Buffers& operator=(const Buffers&) = delete;
-  std::byte* at(std::size_t byte_offset) const {
-    return static_cast<std::byte*>(data_) + byte_offset;
-  }
-
- private:
-  bool on_device_;
-  void* data_ = nullptr;
-};
-
 class CollectiveCase {
  public:
   CollectiveCase(const SuiteContext& context, Collective collective, Communicator& comm,
@@ -113,19 +84,17 @@ class CollectiveCase {
         in_place_(in_place),
         layout_(layout),
         element_(elementBytes(type)),
-        buffers_(comm.usesDeviceBuffers(), bytesNeeded()) {
+        // One allocation; the send and receive buffers point into it.
+        memory_(allocate(comm.usesDeviceBuffers() ? MemoryKind::Device : MemoryKind::Host,
+                         layout.allocation(in_place) * element_)) {
+    auto* base = static_cast<std::byte*>(memory_.get());
     if (in_place_) {
-      send_ = buffers_.at(layout_.send_offset_in_place * element_);
-      recv_ = buffers_.at(layout_.recv_offset_in_place * element_);
+      send_ = base + layout_.send_offset_in_place * element_;
+      recv_ = base + layout_.recv_offset_in_place * element_;
     } else {
-      send_ = buffers_.at(0);
-      recv_ = buffers_.at(layout_.send * element_);
+      send_ = base;
+      recv_ = base + layout_.send * element_;
     }
-  }
-
-  std::size_t bytesNeeded() const {
-    return (in_place_ ? std::max(layout_.send, layout_.recv) : layout_.send + layout_.recv) *
-           element_;
   }
 
   void fill() {
@@ -149,16 +118,16 @@ class CollectiveCase {
     const auto pattern = toPattern(type_);
     std::uint64_t wrong = 0;
     if (comm_.usesDeviceBuffers()) {
-      unsigned long long* counter = nullptr;
-      SPLITSTEP_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&counter), sizeof(*counter)));
-      SPLITSTEP_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(*counter), context_.device.stream()));
-      SPLITSTEP_CUDA_CHECK(kernels::countMismatches(
-          recv_, layout_.recv, pattern, spec, tolerance(type_), counter, context_.device.stream()));
+      const Memory memory = allocate(MemoryKind::Device, sizeof(unsigned long long));
+      auto* counter = static_cast<unsigned long long*>(memory.get());
+      const cudaStream_t stream = context_.device.stream();
+      SPLITSTEP_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(*counter), stream));
+      SPLITSTEP_CUDA_CHECK(kernels::countMismatches(recv_, layout_.recv, pattern, spec,
+                                                    tolerance(type_), counter, stream));
       unsigned long long host = 0;
-      SPLITSTEP_CUDA_CHECK(cudaMemcpyAsync(&host, counter, sizeof(host), cudaMemcpyDeviceToHost,
-                                           context_.device.stream()));
+      SPLITSTEP_CUDA_CHECK(
+          cudaMemcpyAsync(&host, counter, sizeof(host), cudaMemcpyDeviceToHost, stream));
       context_.device.synchronize();
-      cudaFree(counter);
       wrong = host;
     } else {
       wrong = kernels::countMismatchesOnHost(recv_, layout_.recv, pattern, spec, tolerance(type_));
@@ -174,7 +143,7 @@ class CollectiveCase {
   bool in_place_;
   CollectiveLayout layout_;
   std::size_t element_;
-  Buffers buffers_;
+  Memory memory_;
   std::byte* send_ = nullptr;
   std::byte* recv_ = nullptr;
 };
@@ -208,9 +177,10 @@ std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
     for (Placement placement : plan_.placements) {
       const bool in_place = placement == Placement::InPlace;
       for (std::uint64_t size : plan_.bytes) {
+        const CollectiveLayout layout =
+            layoutFor(collective_, size, elementBytes(type), context.world_size, context.rank);
+        const std::size_t bytes_needed = layout.allocation(in_place) * elementBytes(type);
         for (Communicator* comm : context.communicators) {
-          const CollectiveLayout layout =
-              layoutFor(collective_, size, elementBytes(type), context.world_size, context.rank);
           Sample& sample = samples.emplace_back();
           sample.suite = name();
           sample.series = name();
@@ -234,13 +204,10 @@ std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
             sample.notes.push_back("skipped: " + why_not);
             continue;
           }
-          const std::size_t needed =
-              (in_place ? std::max(layout.send, layout.recv) : layout.send + layout.recv) *
-              elementBytes(type);
-          if (!fitsEverywhere(context, comm->usesDeviceBuffers(), needed)) {
+          if (!fitsEverywhere(context, comm->usesDeviceBuffers(), bytes_needed)) {
             sample.notes.push_back(fmt::format(
                 "clipped: {} of buffers do not fit in the free device memory of every rank",
-                formatBytes(needed)));
+                formatBytes(bytes_needed)));
             continue;
           }
           context.watchdog.setOperation(fmt::format("{} {}", name(), sample.case_name));

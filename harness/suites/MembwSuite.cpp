@@ -8,6 +8,7 @@
 
 #include "common/Units.hpp"
 #include "device/CudaCheck.hpp"
+#include "device/Memory.hpp"
 #include "measure/Measurer.hpp"
 #include "membw.cuh"
 
@@ -16,28 +17,15 @@ namespace {
 
 constexpr float kTriadScalar = 3.0f;
 
-struct CudaFree {
-  void operator()(void* p) const { cudaFree(p); }
-};
-struct CudaFreeHost {
-  void operator()(void* p) const { cudaFreeHost(p); }
-};
-using DeviceBuffer = std::unique_ptr<void, CudaFree>;
-using PinnedBuffer = std::unique_ptr<void, CudaFreeHost>;
-
-DeviceBuffer deviceBuffer(std::size_t bytes) {
-  void* p = nullptr;
-  SPLITSTEP_CUDA_CHECK(cudaMalloc(&p, bytes));
-  // Non-zero contents: a bandwidth test should move the kind of data real work moves.
-  SPLITSTEP_CUDA_CHECK(cudaMemset(p, 0x3f, bytes));
-  return DeviceBuffer(p);
-}
-
-PinnedBuffer pinnedBuffer(std::size_t bytes) {
-  void* p = nullptr;
-  SPLITSTEP_CUDA_CHECK(cudaHostAlloc(&p, bytes, cudaHostAllocDefault));
-  std::memset(p, 0x3f, bytes);
-  return PinnedBuffer(p);
+// Non-zero contents: a bandwidth test should move the kind of data real work moves.
+Memory filledBuffer(MemoryKind kind, std::size_t bytes) {
+  Memory memory = allocate(kind, bytes);
+  if (kind == MemoryKind::Device) {
+    SPLITSTEP_CUDA_CHECK(cudaMemset(memory.get(), 0x3f, bytes));
+  } else {
+    std::memset(memory.get(), 0x3f, bytes);
+  }
+  return memory;
 }
 
 // Enough resident blocks to keep every SM's memory pipeline busy.
@@ -89,9 +77,9 @@ void runOnGpu(const SuiteContext& context, std::uint64_t bytes, CaseRunner& runn
   const std::size_t vectors = bytes / sizeof(float4);
   const auto b = static_cast<double>(bytes);
   {
-    DeviceBuffer a = deviceBuffer(bytes);
-    DeviceBuffer x = deviceBuffer(bytes);
-    DeviceBuffer y = deviceBuffer(bytes);
+    const Memory a = filledBuffer(MemoryKind::Device, bytes);
+    const Memory x = filledBuffer(MemoryKind::Device, bytes);
+    const Memory y = filledBuffer(MemoryKind::Device, bytes);
     auto* pa = static_cast<float4*>(a.get());
     const auto* px = static_cast<const float4*>(x.get());
     const auto* py = static_cast<const float4*>(y.get());
@@ -104,8 +92,8 @@ void runOnGpu(const SuiteContext& context, std::uint64_t bytes, CaseRunner& runn
       SPLITSTEP_CUDA_CHECK(cudaMemcpyAsync(pa, px, bytes, cudaMemcpyDeviceToDevice, stream));
     });
   }
-  DeviceBuffer device = deviceBuffer(bytes);
-  PinnedBuffer pinned = pinnedBuffer(bytes);
+  const Memory device = filledBuffer(MemoryKind::Device, bytes);
+  const Memory pinned = filledBuffer(MemoryKind::Pinned, bytes);
   std::vector<char> pageable(bytes, 0x3f);
   struct Direction {
     const char* kind;

@@ -18,11 +18,5 @@ TEST(BusBandwidth, UndefinedForOneRank) {
   EXPECT_THROW(busBandwidthFactor(Collective::AllReduce, 0), std::invalid_argument);
 }
 
-TEST(BusBandwidth, AlgorithmBandwidthUsesDecimalGigabytes) {
-  // The reference table: 1 GiB in 3328.66 us is 322.58 GB/s.
-  EXPECT_NEAR(algorithmBandwidthGBps(1073741824.0, 3328.66e-6), 322.58, 0.01);
-  EXPECT_THROW(algorithmBandwidthGBps(8, 0), std::invalid_argument);
-}
-
 }  // namespace
 }  // namespace splitstep

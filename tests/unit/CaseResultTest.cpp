@@ -37,6 +37,15 @@ TEST(CaseResult, AcrossRanksSummarizesPerRankMediansAndNamesTheSlowest) {
   EXPECT_EQ(c.wrong, 0u);
 }
 
+TEST(CaseResult, BandwidthRatesUseDecimalGigabytes) {
+  // The reference table: 1 GiB in 3328.66 us is 322.58 GB/s (algbw, 1 GB = 1e9 B).
+  Sample s = timed("1 GiB", {3328.66e-6});
+  s.rates = {{"algbw GB/s", 1073741824.0, 1e9}};
+  const auto results = summarizeCases({{s}});
+  ASSERT_EQ(results[0].rates.size(), 1u);
+  EXPECT_NEAR(results[0].rates[0].value, 322.58, 0.01);
+}
+
 TEST(CaseResult, CasesKeepRankZerosOrderAndMatchByName) {
   const std::vector<std::vector<Sample>> by_rank = {{timed("8 B", {1}), timed("1 KiB", {2})},
                                                     {timed("1 KiB", {5}), timed("8 B", {6})}};

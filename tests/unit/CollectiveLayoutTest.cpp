@@ -38,6 +38,14 @@ TEST(CollectiveLayout, AllgatherSendsOneBlockFromItsRanksOffset) {
   EXPECT_EQ(l.send_offset_in_place, 512u);
 }
 
+TEST(CollectiveLayout, OneAllocationHoldsBothBuffers) {
+  const CollectiveLayout gather = layoutFor(Collective::AllGather, 4096, 2, 4, 1);
+  EXPECT_EQ(gather.allocation(false), 512u + 2048u);
+  EXPECT_EQ(gather.allocation(true), 2048u);  // the send block lives inside the receive buffer
+  const CollectiveLayout scatter = layoutFor(Collective::ReduceScatter, 4000, 4, 3, 2);
+  EXPECT_EQ(scatter.allocation(true), 999u);
+}
+
 TEST(CollectiveLayout, TooSmallForOneElementPerRankIsEmpty) {
   EXPECT_EQ(layoutFor(Collective::ReduceScatter, 8, 4, 4, 0).count, 0u);
   EXPECT_EQ(layoutFor(Collective::AllGather, 8, 4, 4, 0).count, 0u);
