@@ -37,6 +37,8 @@ struct Sample {
   std::string suite;
   std::string case_name;
   std::string series;  // what was timed within the case (a phase, or the whole operation)
+  // The series this one is a part of (a phase of a training step: "step"); empty for a whole.
+  std::string part_of;
   std::string unit = "s";
   std::map<std::string, std::string> params;
   std::vector<Rate> rates;

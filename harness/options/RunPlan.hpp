@@ -16,12 +16,28 @@ enum class MatmulDtype { Fp32, Tf32, Fp16, Bf16 };
 enum class CollectiveDtype { Fp32, Bf16, Fp16 };
 enum class Placement { OutOfPlace, InPlace };
 enum class Backend { Nccl, Mpi };
+enum class StepModel { Mlp, Transformer, Cnn };
+// fp32: fp32 throughout (TF32 off); bf16: autocast to bf16 over fp32 weights; fp16: autocast to
+// fp16 over fp32 weights with dynamic loss scaling.
+enum class StepPrecision { Fp32, Bf16, Fp16 };
+enum class StepOptimizer { Sgd, AdamW };
+// none: no gradient sync (T_c); sequential: bucketed allreduce after backward (T_seq);
+// overlap: DDP-style, buckets reduced during backward (T_ddp); single: rank 0 alone (T_1).
+enum class SyncMode { None, Sequential, Overlap, Single };
+// Where each step's batch comes from: pinned or pageable host memory (copied every step), or
+// already on the device (no copy: the data phase is empty).
+enum class InputSource { Pinned, Pageable, Device };
 
 std::string_view toString(DeviceKind kind);
 std::string_view toString(MatmulDtype dtype);
 std::string_view toString(CollectiveDtype dtype);
 std::string_view toString(Placement placement);  // "out", "in"
 std::string_view toString(Backend backend);
+std::string_view toString(StepModel model);
+std::string_view toString(StepPrecision precision);
+std::string_view toString(StepOptimizer optimizer);
+std::string_view toString(SyncMode mode);
+std::string_view toString(InputSource source);
 
 // C (m x n) = A (m x k) B (k x n).
 struct MatmulShape {
@@ -52,6 +68,50 @@ struct CollectivesPlan {
   int stall_rank = -1;            // test only: this rank stalls before its first collective
 };
 
+// N x (Linear(width, width) + GELU), MSE loss against a target of the output's shape.
+struct MlpShape {
+  int layers = 8;
+  int width = 8192;
+  int batch = 8192;  // per rank
+};
+
+// N pre-norm encoder blocks (self-attention + MLP of 4x width) over `seq` tokens, a linear
+// patch embedding in front and a classifier on the mean token behind (cross-entropy loss).
+struct TransformerShape {
+  int layers = 12;
+  int width = 768;
+  int heads = 12;
+  int seq = 197;
+  int batch = 128;  // per rank
+};
+
+// A stem convolution and `blocks` residual blocks (Conv2d, BatchNorm2d, ReLU) at `channels`,
+// global average pooling and a classifier (cross-entropy loss), on image x image RGB input.
+struct CnnShape {
+  int blocks = 8;
+  int channels = 128;
+  int image = 64;
+  int batch = 128;  // per rank
+};
+
+struct StepPlan {
+  std::vector<StepModel> models;
+  std::vector<StepPrecision> precisions;
+  std::vector<SyncMode> modes;
+  StepOptimizer optimizer = StepOptimizer::Sgd;
+  double learning_rate = 0.01;
+  double momentum = 0;  // SGD only
+  InputSource input = InputSource::Pinned;
+  bool non_blocking = true;  // host-to-device copy queued without waiting for it
+  double host_work = 0;      // seconds of host work per batch, before its copy
+  std::uint64_t bucket_bytes = 25ull << 20;
+  std::uint64_t first_bucket_bytes = 1ull << 20;
+  bool check = true;  // after the timed samples: ranks identical, equal to a one-process step
+  MlpShape mlp;
+  TransformerShape transformer;
+  CnnShape cnn;
+};
+
 struct LaunchPlan {
   DeviceKind device = DeviceKind::Auto;
   bool allow_gpu_sharing = false;
@@ -68,6 +128,7 @@ struct RunPlan {
   MatmulPlan matmul;
   MembwPlan membw;
   CollectivesPlan collectives;
+  StepPlan step;
   LaunchPlan launch;
   OutputPlan output;
   std::string config_file;  // empty when none was read

@@ -10,6 +10,7 @@ TEST(SampleCodec, SamplesSurviveTheRoundTrip) {
   s.suite = "matmul";
   s.case_name = "bf16 n=8192";
   s.series = "mm";
+  s.part_of = "step";
   s.comparison = {"8192", "fp32", false};
   Measurement& m = s.measurement;
   m.clock = "device (CUDA events)";
@@ -36,6 +37,7 @@ TEST(SampleCodec, SamplesSurviveTheRoundTrip) {
   EXPECT_EQ(d.suite, s.suite);
   EXPECT_EQ(d.case_name, s.case_name);
   EXPECT_EQ(d.series, s.series);
+  EXPECT_EQ(d.part_of, "step");
   EXPECT_EQ(d.comparison.group, "8192");
   EXPECT_FALSE(d.comparison.is_baseline);
   const Measurement& dm = d.measurement;
