@@ -17,8 +17,8 @@ namespace po = boost::program_options;
 namespace splitstep {
 namespace {
 
-const std::vector<std::string> kSuiteNames = {"matmul",         "membw",     "allreduce",
-                                              "reduce_scatter", "allgather", "broadcast"};
+const std::vector<std::string> kSuiteNames = {
+    "matmul", "membw", "allreduce", "reduce_scatter", "allgather", "broadcast", "step"};
 // Without suites on the command line: the compute and memory ceilings and the allreduce.
 const std::vector<std::string> kDefaultSuites = {"matmul", "membw", "allreduce"};
 
@@ -27,9 +27,17 @@ constexpr const char* kDefaultMatmulSizes = "4096,8192";
 constexpr const char* kDefaultMatmulDtypes = "fp32,tf32,fp16,bf16";
 constexpr const char* kDefaultMembwBytes = "1G";
 constexpr const char* kDefaultCollectiveBytes = "8,1K,64K,1M,16M,64M,256M,1G";
+constexpr const char* kDefaultSyncModes = "none,sequential,overlap,single";
 constexpr std::int64_t kMaxMatmulSize = 65536;
 constexpr std::uint64_t kMaxBufferBytes = 64ull << 30;
 constexpr int kMaxCount = 1'000'000;
+constexpr std::uint64_t kMaxBucketBytes = 16ull << 30;
+constexpr int kMaxLayers = 1024;  // also blocks and heads
+constexpr int kMaxWidth = 65536;  // also channels
+constexpr int kMaxBatch = 1 << 20;
+constexpr int kMaxSeq = 1 << 20;
+constexpr int kMaxImage = 8192;
+constexpr double kMaxHostWorkMs = 60000;
 
 std::vector<std::string> splitList(const std::string& text) {
   std::vector<std::string> items;
@@ -69,11 +77,15 @@ std::vector<std::string> nonEmptyList(const std::string& option, const std::stri
   return items;
 }
 
-int boundedCount(const std::string& option, int value, int min) {
-  if (value < min || value > kMaxCount) {
-    fail(option, fmt::format("{} is out of range [{}, {}]", value, min, kMaxCount));
+int boundedInt(const std::string& option, int value, int min, int max) {
+  if (value < min || value > max) {
+    fail(option, fmt::format("{} is out of range [{}, {}]", value, min, max));
   }
   return value;
+}
+
+int boundedCount(const std::string& option, int value, int min) {
+  return boundedInt(option, value, min, kMaxCount);
 }
 
 // "8192" (square) or "MxNxK".
@@ -145,23 +157,103 @@ DeviceKind parseDevice(const std::string& text) {
 }
 
 template <typename Enum>
+Enum parseEnum(const std::string& option, const std::string& text,
+               std::initializer_list<Enum> known) {
+  const auto it = std::find_if(known.begin(), known.end(),
+                               [&text](Enum value) { return toString(value) == text; });
+  if (it == known.end()) {
+    std::vector<std::string> names;
+    for (Enum value : known) names.emplace_back(toString(value));
+    fail(option, fmt::format("unknown value '{}' ({})", text, fmt::join(names, ", ")));
+  }
+  return *it;
+}
+
+template <typename Enum>
 std::vector<Enum> parseEnumList(const std::string& option, const std::string& text,
                                 std::initializer_list<Enum> known) {
   std::vector<Enum> values;
   for (const std::string& item : nonEmptyList(option, text)) {
-    const auto it = std::find_if(known.begin(), known.end(),
-                                 [&item](Enum value) { return toString(value) == item; });
-    if (it == known.end()) {
-      std::vector<std::string> names;
-      for (Enum value : known) names.emplace_back(toString(value));
-      fail(option, fmt::format("unknown value '{}' ({})", item, fmt::join(names, ", ")));
-    }
-    if (std::find(values.begin(), values.end(), *it) != values.end()) {
+    const Enum value = parseEnum(option, item, known);
+    if (std::find(values.begin(), values.end(), value) != values.end()) {
       fail(option, fmt::format("'{}' given twice", item));
     }
-    values.push_back(*it);
+    values.push_back(value);
   }
   return values;
+}
+
+bool parseSwitch(const std::string& option, const std::string& text) {
+  if (text != "on" && text != "off") fail(option, fmt::format("'{}' is neither on nor off", text));
+  return text == "on";
+}
+
+// A step bucket: a positive number of MiB (decimals allowed), rounded to whole bytes.
+std::uint64_t parseBucketMiB(const std::string& option, const std::string& text) {
+  double mib = 0;
+  if (!parseNumber(text, mib) || mib <= 0) {
+    fail(option, fmt::format("'{}' is not a positive number of MiB (e.g. 25, 0.5)", text));
+  }
+  const double bytes = std::round(mib * static_cast<double>(1ull << 20));
+  if (bytes < 4 || bytes > static_cast<double>(kMaxBucketBytes)) {
+    fail(option, fmt::format("'{}' is out of range [4 B, 16 GiB]", text));
+  }
+  return static_cast<std::uint64_t>(bytes);
+}
+
+StepPlan buildStepPlan(const po::variables_map& vm) {
+  auto text = [&vm](const char* option) { return vm[option].as<std::string>(); };
+  auto integer = [&vm](const char* option, int min, int max) {
+    return boundedInt(option, vm[option].as<int>(), min, max);
+  };
+  StepPlan s;
+  s.models = parseEnumList("step-models", text("step-models"),
+                           {StepModel::Mlp, StepModel::Transformer, StepModel::Cnn});
+  s.precisions = parseEnumList("precision", text("precision"),
+                               {StepPrecision::Fp32, StepPrecision::Bf16, StepPrecision::Fp16});
+  s.modes =
+      parseEnumList("sync-modes", text("sync-modes"),
+                    {SyncMode::None, SyncMode::Sequential, SyncMode::Overlap, SyncMode::Single});
+  s.optimizer =
+      parseEnum("optimizer", text("optimizer"), {StepOptimizer::Sgd, StepOptimizer::AdamW});
+  if (!parseNumber(text("lr"), s.learning_rate) || s.learning_rate <= 0) {
+    fail("lr", fmt::format("'{}' is not a positive number", text("lr")));
+  }
+  if (!parseNumber(text("momentum"), s.momentum) || s.momentum < 0 || s.momentum >= 1) {
+    fail("momentum", fmt::format("'{}' is not a number in [0, 1)", text("momentum")));
+  }
+  if (s.momentum != 0 && s.optimizer != StepOptimizer::Sgd) fail("momentum", "applies to sgd only");
+  s.input = parseEnum("input", text("input"),
+                      {InputSource::Pinned, InputSource::Pageable, InputSource::Device});
+  s.non_blocking = parseSwitch("non-blocking", text("non-blocking"));
+  double host_work_ms = 0;
+  if (!parseNumber(text("host-work-ms"), host_work_ms) || host_work_ms < 0 ||
+      host_work_ms > kMaxHostWorkMs) {
+    fail("host-work-ms", fmt::format("'{}' is not a number of milliseconds in [0, {}]",
+                                     text("host-work-ms"), kMaxHostWorkMs));
+  }
+  s.host_work = host_work_ms / 1000;
+  s.bucket_bytes = parseBucketMiB("bucket-mb", text("bucket-mb"));
+  s.first_bucket_bytes = parseBucketMiB("first-bucket-mb", text("first-bucket-mb"));
+  s.check = parseSwitch("check", text("check"));
+  s.mlp.layers = integer("mlp-layers", 1, kMaxLayers);
+  s.mlp.width = integer("mlp-width", 1, kMaxWidth);
+  s.mlp.batch = integer("mlp-batch", 1, kMaxBatch);
+  TransformerShape& t = s.transformer;
+  t.layers = integer("transformer-layers", 1, kMaxLayers);
+  t.width = integer("transformer-width", 1, kMaxWidth);
+  t.heads = integer("transformer-heads", 1, kMaxLayers);
+  t.seq = integer("transformer-seq", 1, kMaxSeq);
+  t.batch = integer("transformer-batch", 1, kMaxBatch);
+  if (t.width % t.heads != 0) {
+    fail("transformer-heads",
+         fmt::format("{} does not divide --transformer-width {}", t.heads, t.width));
+  }
+  s.cnn.blocks = integer("cnn-blocks", 1, kMaxLayers);
+  s.cnn.channels = integer("cnn-channels", 1, kMaxWidth);
+  s.cnn.image = integer("cnn-image", 8, kMaxImage);
+  s.cnn.batch = integer("cnn-batch", 1, kMaxBatch);
+  return s;
 }
 
 // --bytes, or a nccl-tests style sweep: --min-bytes, --max-bytes and --step-factor (-b -e -f).
@@ -224,7 +316,50 @@ po::options_description describeOptions() {
     ("backend", po::value<std::string>()->default_value("auto"),
      "collectives: nccl, mpi, or both side by side: nccl,mpi; auto: nccl on GPUs, mpi on CPUs")
     ("check", po::value<std::string>()->default_value("on"),
-     "collectives: verify every element after the timed samples (on, off)")
+     "verify results after the timed samples (on, off): every element of a collective; step: "
+     "ranks hold identical parameters equal to a one-process reference")
+    ("step-models", po::value<std::string>()->default_value("mlp"),
+     "step: models to train: mlp, transformer, cnn")
+    ("precision", po::value<std::string>()->default_value("bf16"),
+     "step: fp32 (TF32 off); bf16 = autocast to bf16 with fp32 weights; "
+     "fp16 = autocast with dynamic loss scaling")
+    ("sync-modes", po::value<std::string>()->default_value(kDefaultSyncModes),
+     "step: gradient sync: none (compute only), sequential (bucketed allreduce after backward), "
+     "overlap (DDP: buckets reduced during backward), single (rank 0 alone)")
+    ("optimizer", po::value<std::string>()->default_value("sgd"), "step: sgd, adamw")
+    ("lr", po::value<std::string>()->default_value("0.01"), "step: learning rate (> 0)")
+    ("momentum", po::value<std::string>()->default_value("0"), "step: SGD momentum in [0, 1)")
+    ("input", po::value<std::string>()->default_value("pinned"),
+     "step: where each batch comes from: pinned or pageable host memory (copied every step), "
+     "or device (already there: no copy)")
+    ("non-blocking", po::value<std::string>()->default_value("on"),
+     "step: queue the host-to-device copy without waiting for it (on, off)")
+    ("host-work-ms", po::value<std::string>()->default_value("0"),
+     "step: milliseconds of host work per batch before its copy, in [0, 60000]")
+    ("bucket-mb", po::value<std::string>()->default_value("25"),
+     "step: gradient bucket size in MiB (decimals allowed, e.g. 0.5)")
+    ("first-bucket-mb", po::value<std::string>()->default_value("1"),
+     "step: size of the first bucket (the last layers' gradients) in MiB")
+    ("mlp-layers", po::value<int>()->default_value(MlpShape{}.layers),
+     "step mlp: Linear(width, width) + GELU layers")
+    ("mlp-width", po::value<int>()->default_value(MlpShape{}.width), "step mlp: width")
+    ("mlp-batch", po::value<int>()->default_value(MlpShape{}.batch), "step mlp: batch per rank")
+    ("transformer-layers", po::value<int>()->default_value(TransformerShape{}.layers),
+     "step transformer: pre-norm encoder blocks")
+    ("transformer-width", po::value<int>()->default_value(TransformerShape{}.width),
+     "step transformer: model width (a multiple of --transformer-heads)")
+    ("transformer-heads", po::value<int>()->default_value(TransformerShape{}.heads),
+     "step transformer: attention heads")
+    ("transformer-seq", po::value<int>()->default_value(TransformerShape{}.seq),
+     "step transformer: tokens per sample")
+    ("transformer-batch", po::value<int>()->default_value(TransformerShape{}.batch),
+     "step transformer: batch per rank")
+    ("cnn-blocks", po::value<int>()->default_value(CnnShape{}.blocks),
+     "step cnn: residual blocks")
+    ("cnn-channels", po::value<int>()->default_value(CnnShape{}.channels), "step cnn: channels")
+    ("cnn-image", po::value<int>()->default_value(CnnShape{}.image),
+     "step cnn: image side in pixels (at least 8)")
+    ("cnn-batch", po::value<int>()->default_value(CnnShape{}.batch), "step cnn: batch per rank")
     ("timeout", po::value<std::string>()->default_value("300s"),
      "longest wait on another rank before the job is ended with an error")
     ("test-stall-rank", po::value<int>()->default_value(-1),
@@ -261,7 +396,7 @@ po::options_description describeOptions() {
 std::string usage(const po::options_description& options, const po::options_description& generic) {
   std::ostringstream text;
   text << "Usage: mpirun -np N splitstep [SUITE...] [--config FILE.ini] [--option value...]\n"
-       << "Suites: matmul, membw, allreduce, reduce_scatter, allgather, broadcast\n"
+       << "Suites: matmul, membw, allreduce, reduce_scatter, allgather, broadcast, step\n"
        << "  (default: matmul membw allreduce)\n\n"
        << generic << "\n"
        << options;
@@ -302,11 +437,9 @@ RunPlan buildPlan(const po::variables_map& vm) {
   if (text("backend") != "auto") {
     c.backends = parseEnumList("backend", text("backend"), {Backend::Nccl, Backend::Mpi});
   }
-  if (text("check") != "on" && text("check") != "off") {
-    fail("check", fmt::format("'{}' is neither on nor off", text("check")));
-  }
-  c.check = text("check") == "on";
+  c.check = parseSwitch("check", text("check"));
   c.stall_rank = vm["test-stall-rank"].as<int>();
+  plan.step = buildStepPlan(vm);
   plan.launch.timeout = boundedSeconds("timeout", text("timeout"), 0.1, 7 * 86400);
   plan.launch.device = parseDevice(vm["device"].as<std::string>());
   plan.launch.allow_gpu_sharing = vm["allow-gpu-sharing"].as<bool>();

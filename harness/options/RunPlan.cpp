@@ -49,6 +49,66 @@ std::string_view toString(Placement placement) {
 
 std::string_view toString(Backend backend) { return backend == Backend::Nccl ? "nccl" : "mpi"; }
 
+std::string_view toString(StepModel model) {
+  switch (model) {
+    case StepModel::Mlp:
+      return "mlp";
+    case StepModel::Transformer:
+      return "transformer";
+    case StepModel::Cnn:
+      return "cnn";
+  }
+  return "?";
+}
+
+std::string_view toString(StepPrecision precision) {
+  switch (precision) {
+    case StepPrecision::Fp32:
+      return "fp32";
+    case StepPrecision::Bf16:
+      return "bf16";
+    case StepPrecision::Fp16:
+      return "fp16";
+  }
+  return "?";
+}
+
+std::string_view toString(StepOptimizer optimizer) {
+  switch (optimizer) {
+    case StepOptimizer::Sgd:
+      return "sgd";
+    case StepOptimizer::AdamW:
+      return "adamw";
+  }
+  return "?";
+}
+
+std::string_view toString(SyncMode mode) {
+  switch (mode) {
+    case SyncMode::None:
+      return "none";
+    case SyncMode::Sequential:
+      return "sequential";
+    case SyncMode::Overlap:
+      return "overlap";
+    case SyncMode::Single:
+      return "single";
+  }
+  return "?";
+}
+
+std::string_view toString(InputSource source) {
+  switch (source) {
+    case InputSource::Pinned:
+      return "pinned";
+    case InputSource::Pageable:
+      return "pageable";
+    case InputSource::Device:
+      return "device";
+  }
+  return "?";
+}
+
 std::string toString(const MatmulShape& shape) {
   if (shape.m == shape.n && shape.n == shape.k) return std::to_string(shape.n);
   return fmt::format("{}x{}x{}", shape.m, shape.n, shape.k);
@@ -66,6 +126,16 @@ std::vector<std::pair<std::string, std::string>> RunPlan::entries() const {
   // Durations in seconds and noise as a fraction, with every digit a double holds: the text is
   // hashed, so equal plans must print equally and different ones differently.
   auto number = [](double value) { return fmt::format("{}", value); };
+  // Buckets in MiB, as the options take them: bytes / 2^20 is exact in a double.
+  auto mib = [](std::uint64_t bytes) {
+    return fmt::format("{}", static_cast<double>(bytes) / (1 << 20));
+  };
+  auto on = [](bool value) { return std::string(value ? "on" : "off"); };
+  // One option, --check, sets both; a plan built otherwise may differ, and must hash differently.
+  const std::string check =
+      collectives.check == step.check
+          ? on(step.check)
+          : fmt::format("collectives {}, step {}", on(collectives.check), on(step.check));
   return {
       {"suites", fmt::format("{}", fmt::join(suites, ","))},
       {"config", config_file},
@@ -90,8 +160,31 @@ std::vector<std::pair<std::string, std::string>> RunPlan::entries() const {
       {"collective-dtypes", names(collectives.dtypes)},
       {"placement", names(collectives.placements)},
       {"backend", collectives.backends.empty() ? "auto" : names(collectives.backends)},
-      {"check", collectives.check ? "on" : "off"},
+      {"check", check},
       {"test-stall-rank", std::to_string(collectives.stall_rank)},
+      {"step-models", names(step.models)},
+      {"precision", names(step.precisions)},
+      {"sync-modes", names(step.modes)},
+      {"optimizer", std::string(toString(step.optimizer))},
+      {"lr", number(step.learning_rate)},
+      {"momentum", number(step.momentum)},
+      {"input", std::string(toString(step.input))},
+      {"non-blocking", on(step.non_blocking)},
+      {"host-work-ms", number(step.host_work * 1000)},
+      {"bucket-mb", mib(step.bucket_bytes)},
+      {"first-bucket-mb", mib(step.first_bucket_bytes)},
+      {"mlp-layers", std::to_string(step.mlp.layers)},
+      {"mlp-width", std::to_string(step.mlp.width)},
+      {"mlp-batch", std::to_string(step.mlp.batch)},
+      {"transformer-layers", std::to_string(step.transformer.layers)},
+      {"transformer-width", std::to_string(step.transformer.width)},
+      {"transformer-heads", std::to_string(step.transformer.heads)},
+      {"transformer-seq", std::to_string(step.transformer.seq)},
+      {"transformer-batch", std::to_string(step.transformer.batch)},
+      {"cnn-blocks", std::to_string(step.cnn.blocks)},
+      {"cnn-channels", std::to_string(step.cnn.channels)},
+      {"cnn-image", std::to_string(step.cnn.image)},
+      {"cnn-batch", std::to_string(step.cnn.batch)},
       {"timeout", number(launch.timeout)},
       {"json", output.json_path},
   };

@@ -109,10 +109,252 @@ TEST(Options, CollectiveOptionsSweepLikeNcclTests) {
   EXPECT_DOUBLE_EQ(plan.launch.timeout, 30);
 }
 
+TEST(Options, StepIsASuiteButNotADefaultOne) {
+  EXPECT_EQ(parse({"step"}).suites, (std::vector<std::string>{"step"}));
+  EXPECT_EQ(parse({"allreduce", "step"}).suites, (std::vector<std::string>{"allreduce", "step"}));
+  EXPECT_EQ(errorOf({"step", "step"}), "suite 'step' given twice");
+}
+
+TEST(Options, StepDefaultsAreTheGpuReferenceCase) {
+  const StepPlan s = parse({}).step;
+  EXPECT_EQ(s.models, (std::vector<StepModel>{StepModel::Mlp}));
+  EXPECT_EQ(s.precisions, (std::vector<StepPrecision>{StepPrecision::Bf16}));
+  EXPECT_EQ(s.modes, (std::vector<SyncMode>{SyncMode::None, SyncMode::Sequential, SyncMode::Overlap,
+                                            SyncMode::Single}));
+  EXPECT_EQ(s.optimizer, StepOptimizer::Sgd);
+  EXPECT_DOUBLE_EQ(s.learning_rate, 0.01);
+  EXPECT_EQ(s.momentum, 0);
+  EXPECT_EQ(s.input, InputSource::Pinned);
+  EXPECT_TRUE(s.non_blocking);
+  EXPECT_EQ(s.host_work, 0);
+  EXPECT_EQ(s.bucket_bytes, 25u << 20);
+  EXPECT_EQ(s.first_bucket_bytes, 1u << 20);
+  EXPECT_TRUE(s.check);
+  EXPECT_EQ(s.mlp.layers, 8);
+  EXPECT_EQ(s.mlp.width, 8192);
+  EXPECT_EQ(s.mlp.batch, 8192);
+  EXPECT_EQ(s.transformer.layers, 12);
+  EXPECT_EQ(s.transformer.width, 768);
+  EXPECT_EQ(s.transformer.heads, 12);
+  EXPECT_EQ(s.transformer.seq, 197);
+  EXPECT_EQ(s.transformer.batch, 128);
+  EXPECT_EQ(s.cnn.blocks, 8);
+  EXPECT_EQ(s.cnn.channels, 128);
+  EXPECT_EQ(s.cnn.image, 64);
+  EXPECT_EQ(s.cnn.batch, 128);
+}
+
+TEST(Options, StepOptionsAreParsed) {
+  const StepPlan s = parse({"step",
+                            "--step-models",
+                            "cnn, mlp,transformer",
+                            "--precision",
+                            "fp16,fp32",
+                            "--sync-modes",
+                            "overlap,none",
+                            "--optimizer",
+                            "sgd",
+                            "--lr",
+                            "1e-3",
+                            "--momentum",
+                            "0.9",
+                            "--input",
+                            "pageable",
+                            "--non-blocking",
+                            "off",
+                            "--host-work-ms",
+                            "2.5",
+                            "--bucket-mb",
+                            "0.5",
+                            "--first-bucket-mb",
+                            "0.1",
+                            "--check",
+                            "off",
+                            "--mlp-layers",
+                            "2",
+                            "--mlp-width",
+                            "64",
+                            "--mlp-batch",
+                            "32",
+                            "--transformer-layers",
+                            "3",
+                            "--transformer-width",
+                            "96",
+                            "--transformer-heads",
+                            "6",
+                            "--transformer-seq",
+                            "16",
+                            "--transformer-batch",
+                            "5",
+                            "--cnn-blocks",
+                            "4",
+                            "--cnn-channels",
+                            "16",
+                            "--cnn-image",
+                            "8",
+                            "--cnn-batch",
+                            "7"})
+                         .step;
+  EXPECT_EQ(s.models,
+            (std::vector<StepModel>{StepModel::Cnn, StepModel::Mlp, StepModel::Transformer}));
+  EXPECT_EQ(s.precisions, (std::vector<StepPrecision>{StepPrecision::Fp16, StepPrecision::Fp32}));
+  EXPECT_EQ(s.modes, (std::vector<SyncMode>{SyncMode::Overlap, SyncMode::None}));
+  EXPECT_EQ(s.optimizer, StepOptimizer::Sgd);
+  EXPECT_DOUBLE_EQ(s.learning_rate, 1e-3);
+  EXPECT_DOUBLE_EQ(s.momentum, 0.9);
+  EXPECT_EQ(s.input, InputSource::Pageable);
+  EXPECT_FALSE(s.non_blocking);
+  EXPECT_DOUBLE_EQ(s.host_work, 2.5e-3);  // seconds
+  EXPECT_EQ(s.bucket_bytes, 512u << 10);
+  EXPECT_EQ(s.first_bucket_bytes, 104858u);  // 0.1 MiB rounded to whole bytes
+  EXPECT_FALSE(s.check);
+  EXPECT_EQ(s.mlp.layers, 2);
+  EXPECT_EQ(s.mlp.width, 64);
+  EXPECT_EQ(s.mlp.batch, 32);
+  EXPECT_EQ(s.transformer.layers, 3);
+  EXPECT_EQ(s.transformer.width, 96);
+  EXPECT_EQ(s.transformer.heads, 6);
+  EXPECT_EQ(s.transformer.seq, 16);
+  EXPECT_EQ(s.transformer.batch, 5);
+  EXPECT_EQ(s.cnn.blocks, 4);
+  EXPECT_EQ(s.cnn.channels, 16);
+  EXPECT_EQ(s.cnn.image, 8);
+  EXPECT_EQ(s.cnn.batch, 7);
+}
+
+TEST(Options, CheckSetsBothCollectivesAndStep) {
+  const RunPlan off = parse({"--check", "off"});
+  EXPECT_FALSE(off.collectives.check);
+  EXPECT_FALSE(off.step.check);
+  const RunPlan on = parse({"--check", "on"});
+  EXPECT_TRUE(on.collectives.check);
+  EXPECT_TRUE(on.step.check);
+}
+
+TEST(Options, AdamwAndTheOtherInputsAreAccepted) {
+  const StepPlan s =
+      parse({"--optimizer", "adamw", "--input", "device", "--momentum", "0", "--host-work-ms",
+             "60000", "--bucket-mb", "16384", "--first-bucket-mb", "0.5"})
+          .step;
+  EXPECT_EQ(s.optimizer, StepOptimizer::AdamW);
+  EXPECT_EQ(s.input, InputSource::Device);
+  EXPECT_DOUBLE_EQ(s.host_work, 60);
+  EXPECT_EQ(s.bucket_bytes, 16ull << 30);
+  EXPECT_EQ(parse({"--input", "pinned"}).step.input, InputSource::Pinned);
+  // The smallest bucket: 4 bytes, one fp32 element.
+  EXPECT_EQ(parse({"--bucket-mb", "0.000003814697265625"}).step.bucket_bytes, 4u);
+}
+
+TEST(Options, BadStepInputNamesTheOptionAndTheReason) {
+  EXPECT_EQ(errorOf({"--step-models", "resnet"}),
+            "--step-models: unknown value 'resnet' (mlp, transformer, cnn)");
+  EXPECT_EQ(errorOf({"--step-models", "mlp,mlp"}), "--step-models: 'mlp' given twice");
+  EXPECT_EQ(errorOf({"--step-models", ""}), "--step-models: the list is empty");
+  EXPECT_EQ(errorOf({"--precision", "tf32"}),
+            "--precision: unknown value 'tf32' (fp32, bf16, fp16)");
+  EXPECT_EQ(errorOf({"--sync-modes", "ddp"}),
+            "--sync-modes: unknown value 'ddp' (none, sequential, overlap, single)");
+  EXPECT_EQ(errorOf({"--sync-modes", "none,,single"}),
+            "--sync-modes: empty entry in 'none,,single'");
+  EXPECT_EQ(errorOf({"--optimizer", "adam"}), "--optimizer: unknown value 'adam' (sgd, adamw)");
+  EXPECT_EQ(errorOf({"--optimizer", "sgd,adamw"}),
+            "--optimizer: unknown value 'sgd,adamw' (sgd, adamw)");
+  EXPECT_EQ(errorOf({"--lr", "0"}), "--lr: '0' is not a positive number");
+  EXPECT_EQ(errorOf({"--lr", "-0.1"}), "--lr: '-0.1' is not a positive number");
+  EXPECT_EQ(errorOf({"--lr", "inf"}), "--lr: 'inf' is not a positive number");
+  EXPECT_EQ(errorOf({"--lr", "fast"}), "--lr: 'fast' is not a positive number");
+  EXPECT_EQ(errorOf({"--momentum", "1"}), "--momentum: '1' is not a number in [0, 1)");
+  EXPECT_EQ(errorOf({"--momentum", "-0.5"}), "--momentum: '-0.5' is not a number in [0, 1)");
+  EXPECT_EQ(errorOf({"--optimizer", "adamw", "--momentum", "0.9"}),
+            "--momentum: applies to sgd only");
+  EXPECT_EQ(errorOf({"--input", "gpu"}), "--input: unknown value 'gpu' (pinned, pageable, device)");
+  EXPECT_EQ(errorOf({"--non-blocking", "yes"}), "--non-blocking: 'yes' is neither on nor off");
+  EXPECT_EQ(errorOf({"--host-work-ms", "-1"}),
+            "--host-work-ms: '-1' is not a number of milliseconds in [0, 60000]");
+  EXPECT_EQ(errorOf({"--host-work-ms", "60001"}),
+            "--host-work-ms: '60001' is not a number of milliseconds in [0, 60000]");
+  EXPECT_EQ(errorOf({"--host-work-ms", "2ms"}),
+            "--host-work-ms: '2ms' is not a number of milliseconds in [0, 60000]");
+  EXPECT_EQ(errorOf({"--bucket-mb", "0"}),
+            "--bucket-mb: '0' is not a positive number of MiB (e.g. 25, 0.5)");
+  EXPECT_EQ(errorOf({"--bucket-mb", "25M"}),
+            "--bucket-mb: '25M' is not a positive number of MiB (e.g. 25, 0.5)");
+  EXPECT_EQ(errorOf({"--bucket-mb", "16385"}),
+            "--bucket-mb: '16385' is out of range [4 B, 16 GiB]");
+  EXPECT_EQ(errorOf({"--first-bucket-mb", "0.000001"}),
+            "--first-bucket-mb: '0.000001' is out of range [4 B, 16 GiB]");
+  EXPECT_EQ(errorOf({"--mlp-layers", "0"}), "--mlp-layers: 0 is out of range [1, 1024]");
+  EXPECT_EQ(errorOf({"--mlp-width", "65537"}), "--mlp-width: 65537 is out of range [1, 65536]");
+  EXPECT_EQ(errorOf({"--mlp-batch", "0"}), "--mlp-batch: 0 is out of range [1, 1048576]");
+  EXPECT_EQ(errorOf({"--transformer-layers", "1025"}),
+            "--transformer-layers: 1025 is out of range [1, 1024]");
+  EXPECT_EQ(errorOf({"--transformer-width", "0"}),
+            "--transformer-width: 0 is out of range [1, 65536]");
+  EXPECT_EQ(errorOf({"--transformer-heads", "0"}),
+            "--transformer-heads: 0 is out of range [1, 1024]");
+  EXPECT_EQ(errorOf({"--transformer-seq", "1048577"}),
+            "--transformer-seq: 1048577 is out of range [1, 1048576]");
+  EXPECT_EQ(errorOf({"--transformer-batch", "-4"}),
+            "--transformer-batch: -4 is out of range [1, 1048576]");
+  EXPECT_EQ(errorOf({"--cnn-blocks", "0"}), "--cnn-blocks: 0 is out of range [1, 1024]");
+  EXPECT_EQ(errorOf({"--cnn-channels", "0"}), "--cnn-channels: 0 is out of range [1, 65536]");
+  EXPECT_EQ(errorOf({"--cnn-image", "7"}), "--cnn-image: 7 is out of range [8, 8192]");
+  EXPECT_EQ(errorOf({"--cnn-image", "8193"}), "--cnn-image: 8193 is out of range [8, 8192]");
+  EXPECT_EQ(errorOf({"--cnn-batch", "0"}), "--cnn-batch: 0 is out of range [1, 1048576]");
+  EXPECT_NE(errorOf({"--mlp-width", "wide"}).find("'--mlp-width' is invalid"), std::string::npos);
+}
+
+TEST(Options, TransformerWidthMustSplitEvenlyIntoHeads) {
+  EXPECT_EQ(errorOf({"--transformer-width", "100"}),
+            "--transformer-heads: 12 does not divide --transformer-width 100");
+  EXPECT_EQ(errorOf({"--transformer-heads", "5"}),
+            "--transformer-heads: 5 does not divide --transformer-width 768");
+  const TransformerShape t =
+      parse({"--transformer-width", "100", "--transformer-heads", "4"}).step.transformer;
+  EXPECT_EQ(t.width, 100);
+  EXPECT_EQ(t.heads, 4);
+}
+
+TEST(Options, StepOptionsAreConfigKeys) {
+  const ConfigFile config(
+      "step-models = transformer,cnn\nprecision = fp32\nsync-modes = single\n"
+      "optimizer = adamw\nlr = 3e-4\ninput = device\nnon-blocking = off\nhost-work-ms = 1\n"
+      "bucket-mb = 4\nfirst-bucket-mb = 0.25\ncheck = off\nmlp-layers = 3\nmlp-width = 128\n"
+      "mlp-batch = 16\ntransformer-layers = 2\ntransformer-width = 64\n"
+      "transformer-heads = 4\ntransformer-seq = 10\ntransformer-batch = 3\ncnn-blocks = 2\n"
+      "cnn-channels = 12\ncnn-image = 16\ncnn-batch = 6\n");
+  const StepPlan s = parse({"step", "--config", config.path(), "--mlp-batch", "24"}).step;
+  EXPECT_EQ(s.models, (std::vector<StepModel>{StepModel::Transformer, StepModel::Cnn}));
+  EXPECT_EQ(s.precisions, (std::vector<StepPrecision>{StepPrecision::Fp32}));
+  EXPECT_EQ(s.modes, (std::vector<SyncMode>{SyncMode::Single}));
+  EXPECT_EQ(s.optimizer, StepOptimizer::AdamW);
+  EXPECT_DOUBLE_EQ(s.learning_rate, 3e-4);
+  EXPECT_EQ(s.input, InputSource::Device);
+  EXPECT_FALSE(s.non_blocking);
+  EXPECT_DOUBLE_EQ(s.host_work, 1e-3);
+  EXPECT_EQ(s.bucket_bytes, 4u << 20);
+  EXPECT_EQ(s.first_bucket_bytes, 256u << 10);
+  EXPECT_FALSE(s.check);
+  EXPECT_EQ(s.mlp.layers, 3);
+  EXPECT_EQ(s.mlp.width, 128);
+  EXPECT_EQ(s.mlp.batch, 24);  // the command line wins
+  EXPECT_EQ(s.transformer.layers, 2);
+  EXPECT_EQ(s.transformer.width, 64);
+  EXPECT_EQ(s.transformer.heads, 4);
+  EXPECT_EQ(s.transformer.seq, 10);
+  EXPECT_EQ(s.transformer.batch, 3);
+  EXPECT_EQ(s.cnn.blocks, 2);
+  EXPECT_EQ(s.cnn.channels, 12);
+  EXPECT_EQ(s.cnn.image, 16);
+  EXPECT_EQ(s.cnn.batch, 6);
+}
+
 TEST(Options, HelpAndVersionAreActionsNotRuns) {
   const ParsedCommand help = parseCommandLine({"--help"});
   EXPECT_EQ(help.action, ParsedCommand::Action::Help);
   EXPECT_NE(help.help.find("--matmul-sizes"), std::string::npos);
+  EXPECT_NE(help.help.find("--step-models"), std::string::npos);
+  EXPECT_NE(help.help.find("broadcast, step"), std::string::npos);
   EXPECT_EQ(parseCommandLine({"--version"}).action, ParsedCommand::Action::Version);
 }
 
@@ -148,15 +390,20 @@ TEST(Options, BadInputNamesTheOptionAndTheReason) {
   EXPECT_EQ(errorOf({"--device", "tpu"}), "--device: unknown device 'tpu' (auto, cuda, cpu)");
   EXPECT_EQ(errorOf({"matmull"}),
             "unknown suite 'matmull' (matmul, membw, allreduce, reduce_scatter, allgather, "
-            "broadcast)");
+            "broadcast, step)");
   EXPECT_EQ(errorOf({"matmul", "matmul"}), "suite 'matmul' given twice");
   EXPECT_EQ(errorOf({"--config", "/nonexistent/x.ini"}),
             "--config: cannot read '/nonexistent/x.ini'");
 }
 
 TEST(Options, ErrorsAreOneLine) {
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"--bogus"}, {"--samples", "ten"}, {"--samples"}, {"--bytes", "99999999999G"}}) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--bogus"},
+                                                                {"--samples", "ten"},
+                                                                {"--samples"},
+                                                                {"--bytes", "99999999999G"},
+                                                                {"--mlp-width", "1e99"},
+                                                                {"--bucket-mb", "1e308"},
+                                                                {"--transformer-width", "7"}}) {
     EXPECT_EQ(errorOf(args).find('\n'), std::string::npos) << errorOf(args);
   }
 }

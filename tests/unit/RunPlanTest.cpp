@@ -13,17 +13,23 @@ RunPlan samplePlan() {
   plan.collectives.dtypes = {CollectiveDtype::Fp32, CollectiveDtype::Bf16};
   plan.collectives.placements = {Placement::InPlace};
   plan.collectives.backends = {Backend::Nccl, Backend::Mpi};
+  plan.step.models = {StepModel::Mlp, StepModel::Transformer, StepModel::Cnn};
+  plan.step.precisions = {StepPrecision::Fp32, StepPrecision::Bf16, StepPrecision::Fp16};
+  plan.step.modes = {SyncMode::None, SyncMode::Sequential, SyncMode::Overlap, SyncMode::Single};
   return plan;
 }
 
+// The value of `key` in the plan's entries, or "<missing>".
+std::string entry(const RunPlan& plan, const std::string& key) {
+  for (const auto& [k, v] : plan.entries()) {
+    if (k == key) return v;
+  }
+  return "<missing>";
+}
+
 TEST(RunPlan, EntriesNameEveryOptionWithCanonicalValues) {
-  const auto entries = samplePlan().entries();
-  auto value = [&entries](const std::string& key) {
-    for (const auto& [k, v] : entries) {
-      if (k == key) return v;
-    }
-    return std::string("<missing>");
-  };
+  const RunPlan plan = samplePlan();
+  auto value = [&plan](const std::string& key) { return entry(plan, key); };
   EXPECT_EQ(value("suites"), "matmul,allreduce");
   EXPECT_EQ(value("matmul-sizes"), "4096,8192x4096x1024");
   EXPECT_EQ(value("matmul-dtypes"), "bf16");
@@ -39,6 +45,68 @@ TEST(RunPlan, EntriesNameEveryOptionWithCanonicalValues) {
   EXPECT_EQ(value("device"), "auto");
 }
 
+TEST(RunPlan, StepEntriesUseTheOptionNamesAndTheirUnits) {
+  RunPlan plan = samplePlan();
+  auto value = [&plan](const std::string& key) { return entry(plan, key); };
+  EXPECT_EQ(value("step-models"), "mlp,transformer,cnn");
+  EXPECT_EQ(value("precision"), "fp32,bf16,fp16");
+  EXPECT_EQ(value("sync-modes"), "none,sequential,overlap,single");
+  EXPECT_EQ(value("optimizer"), "sgd");
+  EXPECT_EQ(value("lr"), "0.01");
+  EXPECT_EQ(value("momentum"), "0");
+  EXPECT_EQ(value("input"), "pinned");
+  EXPECT_EQ(value("non-blocking"), "on");
+  EXPECT_EQ(value("host-work-ms"), "0");
+  EXPECT_EQ(value("bucket-mb"), "25");
+  EXPECT_EQ(value("first-bucket-mb"), "1");
+  EXPECT_EQ(value("mlp-layers"), "8");
+  EXPECT_EQ(value("mlp-width"), "8192");
+  EXPECT_EQ(value("mlp-batch"), "8192");
+  EXPECT_EQ(value("transformer-layers"), "12");
+  EXPECT_EQ(value("transformer-width"), "768");
+  EXPECT_EQ(value("transformer-heads"), "12");
+  EXPECT_EQ(value("transformer-seq"), "197");
+  EXPECT_EQ(value("transformer-batch"), "128");
+  EXPECT_EQ(value("cnn-blocks"), "8");
+  EXPECT_EQ(value("cnn-channels"), "128");
+  EXPECT_EQ(value("cnn-image"), "64");
+  EXPECT_EQ(value("cnn-batch"), "128");
+
+  plan.step.optimizer = StepOptimizer::AdamW;
+  plan.step.learning_rate = 3e-4;
+  plan.step.momentum = 0.9;
+  plan.step.input = InputSource::Device;
+  plan.step.non_blocking = false;
+  plan.step.host_work = 2.5e-3;
+  plan.step.bucket_bytes = 512 << 10;
+  plan.step.first_bucket_bytes = 104858;  // --first-bucket-mb 0.1, rounded to whole bytes
+  EXPECT_EQ(value("optimizer"), "adamw");
+  EXPECT_EQ(value("lr"), "0.0003");
+  EXPECT_EQ(value("momentum"), "0.9");
+  EXPECT_EQ(value("input"), "device");
+  EXPECT_EQ(value("non-blocking"), "off");
+  EXPECT_EQ(value("host-work-ms"), "2.5");
+  EXPECT_EQ(value("bucket-mb"), "0.5");
+  EXPECT_EQ(value("first-bucket-mb"), "0.10000038146972656");
+}
+
+TEST(RunPlan, OneCheckEntryCoversCollectivesAndStep) {
+  RunPlan plan = samplePlan();
+  plan.collectives.check = false;
+  plan.step.check = false;
+  EXPECT_EQ(entry(plan, "check"), "off");
+  plan.step.check = true;
+  EXPECT_EQ(entry(plan, "check"), "collectives off, step on");
+}
+
+TEST(RunPlan, StepEnumsPrintTheirOptionValues) {
+  EXPECT_EQ(toString(StepModel::Transformer), "transformer");
+  EXPECT_EQ(toString(StepPrecision::Bf16), "bf16");
+  EXPECT_EQ(toString(StepOptimizer::AdamW), "adamw");
+  EXPECT_EQ(toString(SyncMode::Overlap), "overlap");
+  EXPECT_EQ(toString(InputSource::Pageable), "pageable");
+}
+
 TEST(RunPlan, HashIsStableForEqualPlansAndBuilds) {
   EXPECT_EQ(planHash(samplePlan(), "0.1.0+abc"), planHash(samplePlan(), "0.1.0+abc"));
 }
@@ -51,6 +119,18 @@ TEST(RunPlan, HashChangesWithAnySettingOrTheBuild) {
   sizes.collectives.bytes = {8, 2048};
   EXPECT_NE(planHash(iters, "0.1.0+abc"), base);
   EXPECT_NE(planHash(sizes, "0.1.0+abc"), base);
+  RunPlan buckets = samplePlan();
+  buckets.step.first_bucket_bytes += 4;
+  RunPlan shape = samplePlan();
+  shape.step.cnn.image = 32;
+  RunPlan modes = samplePlan();
+  modes.step.modes = {SyncMode::Overlap};
+  RunPlan check = samplePlan();
+  check.step.check = false;
+  EXPECT_NE(planHash(buckets, "0.1.0+abc"), base);
+  EXPECT_NE(planHash(shape, "0.1.0+abc"), base);
+  EXPECT_NE(planHash(modes, "0.1.0+abc"), base);
+  EXPECT_NE(planHash(check, "0.1.0+abc"), base);
   EXPECT_NE(planHash(samplePlan(), "0.1.0+abd"), base);
 }
 
