@@ -26,6 +26,7 @@ CaseResult startCase(const Sample& sample) {
   result.suite = sample.suite;
   result.case_name = sample.case_name;
   result.series = sample.series;
+  result.part_of = sample.part_of;
   result.unit = sample.unit;
   result.clock = sample.measurement.clock;
   result.params = sample.params;
@@ -76,6 +77,18 @@ void compareWithBaselines(std::vector<CaseResult>& results,
         results[i].speedup = results[j].across.median / results[i].across.median;
         results[i].speedup_baseline = mine.baseline;
       }
+    }
+  }
+}
+
+void shareOfWholes(std::vector<CaseResult>& results) {
+  for (CaseResult& part : results) {
+    if (part.part_of.empty() || part.skipped()) continue;
+    const auto whole = std::find_if(results.begin(), results.end(), [&part](const CaseResult& c) {
+      return c.suite == part.suite && c.case_name == part.case_name && c.series == part.part_of;
+    });
+    if (whole != results.end() && !whole->skipped() && whole->across.median > 0) {
+      part.share = part.across.median / whole->across.median;
     }
   }
 }
@@ -188,11 +201,14 @@ std::vector<CaseResult> summarizeCases(const std::vector<std::vector<Sample>>& b
       }
     }
     finishCase(result, rates);
-    result.warnings = caseWarnings(result.ranks);
+    // A phase shares its step's clock, and its short intervals spread widely without meaning
+    // anything for the step: the step's own warnings speak for the case.
+    if (result.part_of.empty()) result.warnings = caseWarnings(result.ranks);
     results.push_back(std::move(result));
     comparisons.push_back(first.comparison);
   }
   compareWithBaselines(results, comparisons);
+  shareOfWholes(results);
   return results;
 }
 

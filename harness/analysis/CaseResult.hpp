@@ -29,6 +29,7 @@ struct CaseResult {
   std::string suite;
   std::string case_name;
   std::string series;
+  std::string part_of;  // the series this one is a part of (Sample::part_of); empty for a whole
   std::string unit;
   std::string clock;
   std::map<std::string, std::string> params;
@@ -45,6 +46,9 @@ struct CaseResult {
   // Ranks that met at a barrier before each sample (Measurement::arrival_waits): how much
   // later the last rank arrived than the first, as the spread of the ranks' median waits.
   std::optional<double> arrival_skew;
+  // A part's across-rank median over its whole's (the case of the same suite and name whose
+  // series is `part_of`); unset for a whole, a skipped case, or a part whose whole is missing.
+  std::optional<double> share;
 
   bool skipped() const { return ranks.empty(); }
   const RankResult* slowest() const;
@@ -59,6 +63,7 @@ std::vector<std::string> caseWarnings(const std::vector<RankResult>& ranks);
 
 // `by_rank[r]` holds rank r's samples. Cases appear in rank 0's order; a case is matched across
 // ranks by (suite, case, series). Ranks with no values for a case (skipped there) are left out.
+// Parts get their share of their whole (CaseResult::share).
 std::vector<CaseResult> summarizeCases(const std::vector<std::vector<Sample>>& by_rank);
 
 }  // namespace splitstep

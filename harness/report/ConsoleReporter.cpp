@@ -64,6 +64,55 @@ void printTimeit(std::ostream& out, const std::string& label, std::size_t indent
                      formatSeconds(m.cold), formatSeconds(r.host_summary.median));
 }
 
+// A part's name where it stands without its whole above it: "mlp bf16 overlap forward".
+std::string fullName(const CaseResult& c) {
+  return c.part_of.empty() ? c.case_name : c.case_name + " " + c.series;
+}
+
+bool isPartOf(const CaseResult& part, const CaseResult& whole) {
+  return &part != &whole && !part.part_of.empty() && part.case_name == whole.case_name &&
+         part.suite == whole.suite && part.part_of == whole.series;
+}
+
+struct TableEntry {
+  const CaseResult* result;
+  std::size_t depth;  // 0: a row of its own; 1: a part indented under its whole, ...
+};
+
+void appendWithParts(const std::vector<CaseResult>& cases, const CaseResult& c, std::size_t depth,
+                     std::vector<TableEntry>& order) {
+  order.push_back({&c, depth});
+  // Under a skipped whole (no row) the parts stand on their own.
+  const std::size_t part_depth = c.skipped() ? depth : depth + 1;
+  for (const CaseResult& part : cases) {
+    if (isPartOf(part, c)) appendWithParts(cases, part, part_depth, order);
+  }
+}
+
+// Each whole in the order reported, followed by its parts; a part whose whole is not in the
+// table keeps its place.
+std::vector<TableEntry> tableOrder(const std::vector<CaseResult>& cases) {
+  std::vector<TableEntry> order;
+  for (const CaseResult& c : cases) {
+    const bool has_whole = std::any_of(
+        cases.begin(), cases.end(), [&c](const CaseResult& whole) { return isPartOf(c, whole); });
+    if (!has_whole) appendWithParts(cases, c, 0, order);
+  }
+  return order;
+}
+
+std::string rowLabel(const TableEntry& entry) {
+  return entry.depth == 0 ? fullName(*entry.result)
+                          : std::string(2 * entry.depth, ' ') + entry.result->series;
+}
+
+std::string formatFigure(const std::string& unit, double value) {
+  if (unit == "s") return formatSeconds(value);
+  if (unit == "%") return fmt::format("{:.1f}%", value);
+  if (unit == "rank") return fmt::format("r{}", static_cast<long long>(value));
+  return formatRate(value) + " " + unit;
+}
+
 }  // namespace
 
 void ConsoleReporter::reportContext(const RunContext& context) {
@@ -105,6 +154,26 @@ void ConsoleReporter::reportCase(const CaseResult& result) {
   pending_.push_back(result);
 }
 
+void ConsoleReporter::reportDerived(const DerivedResult& derived) {
+  flushSuite();
+  out_ << fmt::format("\n{} {}: {}\n", derived.suite, derived.subject, derived.title);
+  std::vector<std::vector<std::string>> rows;
+  for (const DerivedFigure& figure : derived.figures) {
+    std::vector<std::string> details;
+    if (figure.per_rank.size() <= kMaxRanksInline) {
+      for (const auto& [rank, value] : figure.per_rank) {
+        details.push_back(fmt::format("r{} {}", rank, formatFigure(figure.unit, value)));
+      }
+    }
+    if (!figure.note.empty()) details.push_back(figure.note);
+    rows.push_back({figure.name, formatFigure(figure.unit, figure.value),
+                    fmt::format("{}", fmt::join(details, "  "))});
+  }
+  printTable(out_, rows);
+  if (!derived.findings.empty()) out_ << "  diagnosis:\n";
+  for (const std::string& finding : derived.findings) out_ << "    " << finding << '\n';
+}
+
 void ConsoleReporter::finalize() {
   flushSuite();
   out_.flush();
@@ -116,9 +185,11 @@ void ConsoleReporter::flushSuite() {
   std::string baseline;
   bool any_checks = false;
   bool any_skew = false;
+  bool any_parts = false;
   std::set<std::string> clocks;
   for (const CaseResult& c : pending_) {
     any_skew = any_skew || c.arrival_skew.has_value();
+    any_parts = any_parts || (!c.part_of.empty() && !c.skipped());
     if (!c.skipped()) clocks.insert(c.clock);
     for (const RateValue& rate : c.rates) {
       if (std::find(rate_names.begin(), rate_names.end(), rate.name) == rate_names.end()) {
@@ -131,7 +202,9 @@ void ConsoleReporter::flushSuite() {
   const bool inline_ranks = ranks_.size() <= kMaxRanksInline;
 
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> header = {"case", "min", "median", "max", "slowest"};
+  std::vector<std::string> header = {"case", "min", "median", "max"};
+  if (any_parts) header.push_back("share");
+  header.push_back("slowest");
   header.insert(header.end(), rate_names.begin(), rate_names.end());
   if (!baseline.empty()) header.push_back("vs " + baseline);
   if (any_checks) header.push_back("check");
@@ -148,20 +221,25 @@ void ConsoleReporter::flushSuite() {
   bool any_missed_target = false;
   std::size_t label_width = 0;
   for (const CaseResult& c : pending_) {
-    if (!c.skipped()) label_width = std::max(label_width, c.case_name.size());
+    if (!c.skipped() && c.part_of.empty()) label_width = std::max(label_width, c.case_name.size());
   }
-  for (const CaseResult& c : pending_) {
+  for (const TableEntry& entry : tableOrder(pending_)) {
+    const CaseResult& c = *entry.result;
     for (const std::string& note : c.notes) {
       auto it = std::find_if(notes.begin(), notes.end(),
-                             [&note](const auto& entry) { return entry.first == note; });
+                             [&note](const auto& known) { return known.first == note; });
       if (it == notes.end()) it = notes.insert(notes.end(), {note, {}});
-      it->second.push_back(c.case_name);
+      // The parts of a case share its notes: the case is named once.
+      if (std::find(it->second.begin(), it->second.end(), c.case_name) == it->second.end()) {
+        it->second.push_back(c.case_name);
+      }
     }
     if (c.skipped()) continue;
     const RankInfo& slow = ranks_.at(static_cast<std::size_t>(c.slowest_rank));
-    std::vector<std::string> row = {c.case_name, formatSeconds(c.across.min),
-                                    formatSeconds(c.across.median), formatSeconds(c.across.max),
-                                    fmt::format("r{} {} {}", slow.rank, slow.host, slow.device)};
+    std::vector<std::string> row = {rowLabel(entry), formatSeconds(c.across.min),
+                                    formatSeconds(c.across.median), formatSeconds(c.across.max)};
+    if (any_parts) row.push_back(c.share ? fmt::format("{:.1f}%", *c.share * 100) : "-");
+    row.push_back(fmt::format("r{} {} {}", slow.rank, slow.host, slow.device));
     for (const std::string& name : rate_names) {
       const auto rate = std::find_if(c.rates.begin(), c.rates.end(),
                                      [&name](const RateValue& r) { return r.name == name; });
@@ -184,7 +262,7 @@ void ConsoleReporter::flushSuite() {
     }
     row.push_back(fmt::format("{}", fmt::join(per_rank, "  ")));
     rows.push_back(std::move(row));
-    for (const std::string& w : c.warnings) warnings.push_back(c.case_name + ": " + w);
+    for (const std::string& w : c.warnings) warnings.push_back(fullName(c) + ": " + w);
   }
 
   const CaseResult& first = pending_.front();
@@ -195,7 +273,9 @@ void ConsoleReporter::flushSuite() {
       "  per loop, on the slowest rank ({}):\n",
       first.ranks.empty() ? std::string("-") : first.ranks.front().measurement.method);
   for (const CaseResult& c : pending_) {
-    if (const RankResult* slow = c.slowest()) printTimeit(out_, c.case_name, label_width, *slow);
+    if (const RankResult* slow = c.slowest(); slow && c.part_of.empty()) {
+      printTimeit(out_, c.case_name, label_width, *slow);
+    }
   }
   for (const auto& [note, cases] : notes) {
     out_ << fmt::format("  note ({}): {}\n", fmt::join(cases, ", "), note);

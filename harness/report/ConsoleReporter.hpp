@@ -1,4 +1,5 @@
-// The terminal report: one table per suite, across-rank spread and the slowest rank named.
+// The terminal report: one table per suite, across-rank spread and the slowest rank named; the
+// parts of a whole (phases of a step) indented under it with their share; then derived figures.
 #pragma once
 
 #include <ostream>
@@ -17,6 +18,8 @@ class ConsoleReporter final : public Reporter {
   explicit ConsoleReporter(std::ostream& out) : out_(out) {}
   void reportContext(const RunContext& context) override;
   void reportCase(const CaseResult& result) override;
+  // Printed at once, after the tables of every case reported before it.
+  void reportDerived(const DerivedResult& derived) override;
   void finalize() override;
 
  private:

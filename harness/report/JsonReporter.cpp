@@ -33,6 +33,7 @@ void JsonReporter::reportContext(const RunContext& context) {
       {"plan", plan},
       {"ranks", context.ranks},
       {"cases", nlohmann::json::array()},
+      {"derived", nlohmann::json::array()},
   };
 }
 
@@ -53,6 +54,7 @@ void JsonReporter::reportCase(const CaseResult& result) {
       {"suite", result.suite},
       {"case", result.case_name},
       {"series", result.series},
+      {"part_of", result.part_of},
       {"unit", result.unit},
       {"clock", result.clock},
       {"params", result.params},
@@ -68,10 +70,32 @@ void JsonReporter::reportCase(const CaseResult& result) {
     entry["slowest_rank"] = result.slowest_rank;
   }
   if (result.arrival_skew) entry["arrival_skew"] = *result.arrival_skew;
+  if (result.share) entry["share"] = *result.share;
   if (result.speedup) {
     entry["speedup"] = {{"baseline", result.speedup_baseline}, {"value", *result.speedup}};
   }
   document_["cases"].push_back(std::move(entry));
+}
+
+void JsonReporter::reportDerived(const DerivedResult& derived) {
+  nlohmann::json figures = nlohmann::json::array();
+  for (const DerivedFigure& figure : derived.figures) {
+    nlohmann::json per_rank = nlohmann::json::array();
+    for (const auto& [rank, value] : figure.per_rank) {
+      per_rank.push_back({{"rank", rank}, {"value", value}});
+    }
+    figures.push_back({{"tag", figure.tag},
+                       {"name", figure.name},
+                       {"unit", figure.unit},
+                       {"value", figure.value},
+                       {"per_rank", per_rank},
+                       {"note", figure.note}});
+  }
+  document_["derived"].push_back({{"suite", derived.suite},
+                                  {"subject", derived.subject},
+                                  {"title", derived.title},
+                                  {"figures", figures},
+                                  {"findings", derived.findings}});
 }
 
 void JsonReporter::finalize() { writeFileAtomically(path_, document_.dump(2) + "\n"); }

@@ -1,5 +1,5 @@
-// results.json: run metadata, the plan, and every case with every rank's samples
-// (docs/results-schema.md).
+// results.json: run metadata, the plan, every case with every rank's samples, and the figures
+// derived from several cases (docs/results-schema.md).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -16,6 +16,7 @@ class JsonReporter final : public Reporter {
   explicit JsonReporter(std::string path) : path_(std::move(path)) {}
   void reportContext(const RunContext& context) override;
   void reportCase(const CaseResult& result) override;
+  void reportDerived(const DerivedResult& derived) override;
   // Writes the file (atomically).
   void finalize() override;
 

@@ -1,10 +1,12 @@
-// Output writers: they read RunContext and CaseResults and know nothing of the suites.
+// Output writers: they read RunContext, CaseResults and DerivedResults and know nothing of the
+// suites. Cases come first, then the figures derived from them, then finalize().
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "analysis/CaseResult.hpp"
+#include "analysis/Derived.hpp"
 #include "meta/RunContext.hpp"
 
 namespace splitstep {
@@ -14,6 +16,7 @@ class Reporter {
   virtual ~Reporter() = default;
   virtual void reportContext(const RunContext& context) = 0;
   virtual void reportCase(const CaseResult& result) = 0;
+  virtual void reportDerived(const DerivedResult& derived) = 0;
   virtual void finalize() = 0;
 };
 
@@ -26,6 +29,9 @@ class ReporterMultiplex final : public Reporter {
   }
   void reportCase(const CaseResult& result) override {
     for (auto& r : reporters_) r->reportCase(result);
+  }
+  void reportDerived(const DerivedResult& derived) override {
+    for (auto& r : reporters_) r->reportDerived(derived);
   }
   void finalize() override {
     for (auto& r : reporters_) r->finalize();

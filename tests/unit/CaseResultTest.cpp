@@ -130,5 +130,54 @@ TEST(CaseResult, MeasurerNotesAreCollectedOnceAcrossRanks) {
   EXPECT_EQ(results[0].notes, a.measurement.notes);
 }
 
+Sample phase(const std::string& name, const std::string& series, const std::string& part_of,
+             std::vector<double> values) {
+  Sample s = timed(name, std::move(values));
+  s.suite = "step";
+  s.series = series;
+  s.part_of = part_of;
+  s.rates = {};
+  s.checks = {};
+  return s;
+}
+
+TEST(CaseResult, APartsShareIsItsMedianOverItsWholesMedian) {
+  // "a": step medians 10 and 12 (across-rank median 11), forward 4 and 5 (4.5): 4.5 / 11.
+  // "b": its whole was skipped. "c": its whole was not reported at all.
+  const std::vector<std::vector<Sample>> by_rank = {
+      {phase("a", "forward", "step", {4}), phase("a", "step", "", {10}), phase("b", "step", "", {}),
+       phase("b", "forward", "step", {1}), phase("c", "forward", "step", {1})},
+      {phase("a", "forward", "step", {5}), phase("a", "step", "", {12}), phase("b", "step", "", {}),
+       phase("b", "forward", "step", {1}), phase("c", "forward", "step", {1})}};
+  const auto results = summarizeCases(by_rank);
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_EQ(results[0].part_of, "step");
+  ASSERT_TRUE(results[0].share);
+  EXPECT_DOUBLE_EQ(*results[0].share, 4.5 / 11);
+  EXPECT_EQ(results[1].part_of, "");
+  EXPECT_FALSE(results[1].share);  // a whole
+  EXPECT_FALSE(results[3].share);  // its whole was skipped
+  EXPECT_FALSE(results[4].share);  // no whole
+}
+
+TEST(CaseResult, OnlyWholesWarnOfAWideSpread) {
+  // The same 5x spread in a step and in one of its phases: only the step warns.
+  const auto results =
+      summarizeCases({{phase("a", "step", "", {1, 5}), phase("a", "loss", "step", {1, 5})}});
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].warnings.size(), 1u);
+  EXPECT_TRUE(results[1].warnings.empty());
+}
+
+TEST(CaseResult, APartIsMatchedToTheWholeOfItsOwnCaseAndSuite) {
+  Sample other_suite = phase("a", "step", "", {1});
+  other_suite.suite = "other";
+  const auto results =
+      summarizeCases({{phase("a", "step", "", {8}), other_suite, phase("b", "step", "", {2}),
+                       phase("a", "data", "step", {2})}});
+  ASSERT_TRUE(results[3].share);
+  EXPECT_DOUBLE_EQ(*results[3].share, 0.25);
+}
+
 }  // namespace
 }  // namespace splitstep

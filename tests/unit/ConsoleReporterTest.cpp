@@ -10,11 +10,13 @@
 namespace splitstep {
 namespace {
 
-std::string render(const std::vector<CaseResult>& cases) {
+std::string render(const std::vector<CaseResult>& cases,
+                   const std::vector<DerivedResult>& derived = {}) {
   std::ostringstream out;
   ConsoleReporter reporter(out);
   reporter.reportContext(testing::twoRankContext());
   for (const CaseResult& c : cases) reporter.reportCase(c);
+  for (const DerivedResult& d : derived) reporter.reportDerived(d);
   reporter.finalize();
   return out.str();
 }
@@ -92,6 +94,86 @@ TEST(ConsoleReporter, MissedNoiseTargetsAndWarningsAreMarked) {
                       "^  warning: bf16 n=8192: the slowest sample took up to 5\\.0x the fastest "
                       "on rank\\(s\\) 0, 1"))
       << text;
+}
+
+TEST(ConsoleReporter, PartsAreIndentedUnderTheirWholeWithTheirShare) {
+  const std::string text = render(testing::stepCases());
+  EXPECT_TRUE(hasLine(text,
+                      "^  case +min +median +max +share +slowest +samples/s +TFLOP/s +noise "
+                      "+per-rank median$"))
+      << text;
+  // The whole: medians 12.00 and 12.20 ms; 64 samples and 3.03e12 FLOP per 12.1 ms.
+  EXPECT_TRUE(hasLine(text,
+                      "^  mlp bf16 overlap +12\\.00 ms +12\\.10 ms +12\\.20 ms +- +r1 nodeA "
+                      "cuda:1 +5289\\.3 +250\\.4 +1\\.00% +r0 12\\.00 ms  r1 12\\.20 ms$"))
+      << text;
+  // Parts, under the whole although reported before it: 3 / 12.1, 5.4 / 12.1, 5 / 12.1.
+  EXPECT_TRUE(hasLine(text,
+                      "^    forward +3\\.000 ms +3\\.000 ms +3\\.000 ms +24\\.8% +r0 nodeA cuda:0 "
+                      "+- +- +1\\.00% +r0 3\\.000 ms  r1 3\\.000 ms$"))
+      << text;
+  EXPECT_TRUE(hasLine(text, "^    backward +5\\.400 ms .* 44\\.6% ")) << text;
+  EXPECT_TRUE(hasLine(text, "^    comm +5\\.000 ms .* 41\\.3% ")) << text;
+  const auto whole = text.find("  mlp bf16 overlap ");
+  EXPECT_LT(whole, text.find("    forward "));
+  EXPECT_LT(text.find("    forward "), text.find("    backward "));
+  EXPECT_LT(text.find("    backward "), text.find("    comm "));
+}
+
+TEST(ConsoleReporter, TimeitLinesOnlyForWholes) {
+  const std::string text = render(testing::stepCases());
+  EXPECT_TRUE(hasLine(text,
+                      "^  mlp bf16 overlap  12\\.20 ms ± .* per loop \\(mean ± std\\. dev\\. "
+                      "of 2 runs, 1 loop each\\)$"))
+      << text;
+  EXPECT_FALSE(hasLine(text, "forward.* per loop")) << text;
+  EXPECT_FALSE(hasLine(text, "comm.* per loop")) << text;
+}
+
+TEST(ConsoleReporter, TablesWithoutPartsHaveNoShareColumn) {
+  EXPECT_FALSE(hasLine(render(testing::matmulCases()), " share "));
+}
+
+TEST(ConsoleReporter, ANoteOfACaseAndItsPartsNamesTheCaseOnce) {
+  Sample whole = testing::stepSample("mlp", "fp16", "none", "step", {});
+  whole.notes = {"skipped: fp16 needs a GPU"};
+  Sample part = testing::stepSample("mlp", "fp16", "none", "forward", {});
+  part.notes = whole.notes;
+  auto cases = testing::stepCases();
+  for (const CaseResult& c : summarizeCases({{whole, part}, {whole, part}})) cases.push_back(c);
+  const std::string text = render(cases);
+  EXPECT_TRUE(hasLine(text, "^  note \\(mlp fp16 none\\): skipped: fp16 needs a GPU$")) << text;
+}
+
+TEST(ConsoleReporter, DerivedFiguresFollowTheSuiteTablesWithUnitsPerRankValuesAndDiagnosis) {
+  auto cases = testing::matmulCases();
+  for (const CaseResult& c : testing::stepCases()) cases.push_back(c);
+  const std::string text = render(cases, {testing::stepDerived()});
+  EXPECT_TRUE(hasLine(text, "^step mlp bf16: where the step time goes$")) << text;
+  EXPECT_TRUE(hasLine(text,
+                      "^  T_c, no gradient sync \\(none\\) +10\\.10 ms  r0 10\\.00 ms  r1 "
+                      "10\\.20 ms$"))
+      << text;
+  EXPECT_TRUE(hasLine(text, "^  overlap, 1 - exposed / T_comm \\(overlap\\) +60\\.0%$")) << text;
+  EXPECT_TRUE(hasLine(text, "^  samples/s per GPU \\(overlap\\) +5289\\.3 samples/s$")) << text;
+  EXPECT_TRUE(hasLine(text,
+                      "^  model TFLOP/s at T_c \\(none\\) +300\\.0 TFLOP/s  run matmul with "
+                      "--matmul-dtypes bf16 in the same job for the compute ceiling$"))
+      << text;
+  EXPECT_TRUE(hasLine(text,
+                      "^  slowest rank \\(overlap step\\) +r1  median 1\\.7% above the "
+                      "fastest rank's$"))
+      << text;
+  EXPECT_TRUE(hasLine(text, "^  diagnosis:$")) << text;
+  EXPECT_TRUE(hasLine(text,
+                      "^    no bottleneck rule fired: the largest phase is backward at "
+                      "44\\.6% of the step \\(overlap\\)$"))
+      << text;
+  // After the matmul table and after the whole step table, its timeit lines included.
+  const auto derived = text.find("step mlp bf16: where");
+  EXPECT_LT(text.find("\nmatmul ["), text.find("\nstep ["));
+  EXPECT_LT(text.find("\nstep ["), derived);
+  EXPECT_LT(text.find("  mlp bf16 overlap  12.20 ms ±"), derived);
 }
 
 }  // namespace

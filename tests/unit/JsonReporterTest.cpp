@@ -11,11 +11,13 @@
 namespace splitstep {
 namespace {
 
-nlohmann::json writeAndRead() {
+nlohmann::json writeAndRead(const std::vector<CaseResult>& cases = testing::matmulCases(),
+                            const std::vector<DerivedResult>& derived = {}) {
   const auto path = testing::tempPathForThisTest(".json");
   JsonReporter reporter(path.string());
   reporter.reportContext(testing::twoRankContext());
-  for (const CaseResult& c : testing::matmulCases()) reporter.reportCase(c);
+  for (const CaseResult& c : cases) reporter.reportCase(c);
+  for (const DerivedResult& d : derived) reporter.reportDerived(d);
   reporter.finalize();
   std::ifstream file(path);
   nlohmann::json document = nlohmann::json::parse(file);
@@ -65,6 +67,50 @@ TEST(JsonReporter, CasesCarryEveryRanksSamplesAndTheAcrossRankSummary) {
   EXPECT_EQ(skipped["skipped"], true);
   EXPECT_FALSE(skipped.contains("slowest_rank"));
   EXPECT_EQ(skipped["notes"][0], "skipped: for a test");
+}
+
+TEST(JsonReporter, PartsCarryTheirWholeAndShare) {
+  const nlohmann::json doc = writeAndRead(testing::stepCases());
+  ASSERT_EQ(doc["cases"].size(), 4u);
+  // In the order reported: forward, backward, comm, step.
+  const auto& forward = doc["cases"][0];
+  EXPECT_EQ(forward["series"], "forward");
+  EXPECT_EQ(forward["part_of"], "step");
+  EXPECT_NEAR(forward["share"].get<double>(), 3.0 / 12.1, 1e-12);
+  const auto& step = doc["cases"][3];
+  EXPECT_EQ(step["series"], "step");
+  EXPECT_EQ(step["part_of"], "");
+  EXPECT_FALSE(step.contains("share"));
+  EXPECT_EQ(step["params"]["mode"], "overlap");
+  EXPECT_NEAR(step["rates"]["samples/s"].get<double>(), 64 / 12.1e-3, 1e-6);
+}
+
+TEST(JsonReporter, DerivedFiguresAndFindingsFormATopLevelArray) {
+  EXPECT_EQ(writeAndRead()["derived"], nlohmann::json::array());
+  const nlohmann::json doc = writeAndRead(testing::stepCases(), {testing::stepDerived()});
+  ASSERT_EQ(doc["derived"].size(), 1u);
+  const auto& d = doc["derived"][0];
+  EXPECT_EQ(d["suite"], "step");
+  EXPECT_EQ(d["subject"], "mlp bf16");
+  EXPECT_EQ(d["title"], "where the step time goes");
+  ASSERT_EQ(d["figures"].size(), 5u);
+  const auto& t_c = d["figures"][0];
+  EXPECT_EQ(t_c["tag"], "step/time/none");
+  EXPECT_EQ(t_c["name"], "T_c, no gradient sync (none)");
+  EXPECT_EQ(t_c["unit"], "s");
+  EXPECT_DOUBLE_EQ(t_c["value"].get<double>(), 10.1e-3);
+  ASSERT_EQ(t_c["per_rank"].size(), 2u);
+  EXPECT_EQ(t_c["per_rank"][1]["rank"], 1);
+  EXPECT_DOUBLE_EQ(t_c["per_rank"][1]["value"].get<double>(), 10.2e-3);
+  EXPECT_EQ(t_c["note"], "");
+  const auto& tflops = d["figures"][3];
+  EXPECT_EQ(tflops["unit"], "TFLOP/s");
+  EXPECT_EQ(tflops["per_rank"], nlohmann::json::array());
+  EXPECT_EQ(tflops["note"],
+            "run matmul with --matmul-dtypes bf16 in the same job for the compute ceiling");
+  EXPECT_EQ(d["findings"], (std::vector<std::string>{"no bottleneck rule fired: the largest "
+                                                     "phase is backward at 44.6% of the step "
+                                                     "(overlap)"}));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
-// A two-rank run context and cases shared by the reporter tests.
+// A two-rank run context, cases and derived figures shared by the reporter and analysis tests.
 #pragma once
 
 #include "analysis/CaseResult.hpp"
+#include "analysis/Derived.hpp"
 #include "meta/RunContext.hpp"
 
 namespace splitstep::testing {
@@ -54,6 +55,88 @@ inline std::vector<CaseResult> matmulCases() {
                           matmulSample("bf16", {1.368e-3, 1.370e-3}), skipped},
                          {matmulSample("fp32", {21.6e-3, 21.6e-3}),
                           matmulSample("bf16", {1.380e-3, 1.382e-3}), skipped}});
+}
+
+// One rank's sample of the step suite: series "step" (the whole step) or one of its phases
+// ("data", "forward", ..., "comm"), of case "<model> <precision> <mode>" on two ranks with a
+// batch of 64 and 3.03e12 FLOP per step.
+inline Sample stepSample(const std::string& model, const std::string& precision,
+                         const std::string& mode, const std::string& series,
+                         std::vector<double> values) {
+  Sample s;
+  s.suite = "step";
+  s.case_name = model + " " + precision + " " + mode;
+  s.series = series;
+  s.part_of = series == "step" ? "" : "step";
+  s.params = {{"model", model},    {"precision", precision},
+              {"mode", mode},      {"optimizer", "sgd"},
+              {"batch", "64"},     {"flop_per_step", "3.03e12"},
+              {"world_size", "2"}, {"parameters", "134217728"}};
+  if (series == "step") s.rates = {{"samples/s", 64, 1}, {"TFLOP/s", 3.03e12, 1e12}};
+  Measurement& m = s.measurement;
+  m.clock = "device (CUDA events)";
+  m.method = "back-to-back";
+  m.values = std::move(values);
+  m.host_values.assign(m.values.size(), 20e-6);
+  m.cold = 0.1;
+  m.loops = 1;
+  m.noise = 0.01;
+  m.noise_target_met = true;
+  m.stop_reason = kStopReasonNoise;
+  return s;
+}
+
+// "mlp bf16 overlap" on two ranks, its phases reported before the whole: forward 3 ms (24.8% of
+// the 12.1 ms step), backward 5.4 ms (44.6%), comm 5 ms (41.3%, overlapping the others); step
+// 12.0 ms on rank 0 and 12.2 ms on rank 1.
+inline std::vector<CaseResult> stepCases() {
+  const auto both = [](const std::string& series, std::vector<double> r0, std::vector<double> r1) {
+    return std::pair{stepSample("mlp", "bf16", "overlap", series, std::move(r0)),
+                     stepSample("mlp", "bf16", "overlap", series, std::move(r1))};
+  };
+  const auto forward = both("forward", {3e-3, 3e-3}, {3e-3, 3e-3});
+  const auto backward = both("backward", {5.4e-3, 5.4e-3}, {5.4e-3, 5.4e-3});
+  const auto comm = both("comm", {5e-3, 5e-3}, {5e-3, 5e-3});
+  const auto step = both("step", {12e-3, 12e-3}, {12.2e-3, 12.2e-3});
+  return summarizeCases({{forward.first, backward.first, comm.first, step.first},
+                         {forward.second, backward.second, comm.second, step.second}});
+}
+
+// Derived figures of "mlp bf16" as the step analysis would report them.
+inline DerivedResult stepDerived() {
+  DerivedResult d;
+  d.suite = "step";
+  d.subject = "mlp bf16";
+  d.title = "where the step time goes";
+  d.figures = {{"step/time/none",
+                "T_c, no gradient sync (none)",
+                "s",
+                10.1e-3,
+                {{0, 10e-3}, {1, 10.2e-3}},
+                ""},
+               {"step/overlap/overlap", "overlap, 1 - exposed / T_comm (overlap)", "%", 60, {}, ""},
+               {"step/samples_per_s/per_gpu/overlap",
+                "samples/s per GPU (overlap)",
+                "samples/s",
+                5289.256,
+                {},
+                ""},
+               {"step/tflops/none",
+                "model TFLOP/s at T_c (none)",
+                "TFLOP/s",
+                300,
+                {},
+                "run matmul with --matmul-dtypes bf16 in the same job for the compute ceiling"},
+               {"step/slowest_rank/overlap",
+                "slowest rank (overlap step)",
+                "rank",
+                1,
+                {},
+                "median 1.7% above the fastest rank's"}};
+  d.findings = {
+      "no bottleneck rule fired: the largest phase is backward at 44.6% of the step "
+      "(overlap)"};
+  return d;
 }
 
 }  // namespace splitstep::testing

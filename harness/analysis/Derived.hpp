@@ -1,0 +1,33 @@
+// Figures derived from several cases together (exposed communication, overlap, scaling
+// efficiency, ...) and the diagnosis drawn from them: a generic record that reporters print
+// without knowing the suite that produced the cases (docs/metrics.md defines each figure).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace splitstep {
+
+struct DerivedFigure {
+  // A stable machine name, as nvbench tags its summaries: "step/exposed/overlap". Reports and
+  // notebooks select figures by tag; `name` may be reworded.
+  std::string tag;
+  std::string name;  // for people: "exposed communication (overlap)"
+  // "s" (seconds), "%" (value in percent), "rank" (a rank number), or a rate's unit
+  // ("samples/s", "TFLOP/s").
+  std::string unit;
+  double value = 0;
+  std::vector<std::pair<int, double>> per_rank;  // (rank, value), where the figure has one per rank
+  std::string note;                              // how to read it, or what is missing; may be empty
+};
+
+struct DerivedResult {
+  std::string suite;    // "step"
+  std::string subject;  // what the figures describe: "mlp bf16"
+  std::string title;    // "where the step time goes"
+  std::vector<DerivedFigure> figures;
+  std::vector<std::string> findings;  // the diagnosis, in plain words, one sentence each
+};
+
+}  // namespace splitstep

@@ -1,0 +1,32 @@
+// Where a training step's time goes: figures derived from the step suite's cases of one workload
+// (its modes none, sequential, overlap and single, and their phases) and a diagnosis.
+// It reads only CaseResults and their params (docs/metrics.md, "Training step").
+#pragma once
+
+#include <vector>
+
+#include "analysis/CaseResult.hpp"
+#include "analysis/Derived.hpp"
+
+namespace splitstep {
+
+// Diagnosis thresholds (docs/metrics.md). A rule fires when its figure is strictly above.
+// The data phase's share of the step.
+inline constexpr double kInputBoundShare = 0.50;
+// Exposed communication over the synchronised step (T_ddp, or T_seq without overlap).
+inline constexpr double kCommunicationBoundShare = 0.20;
+// A rank's compute step (mode none) over the median rank's, minus 1.
+inline constexpr double kStragglerExcess = 0.05;
+// The optimizer phase's share of the step.
+inline constexpr double kOptimizerHeavyShare = 0.25;
+// The backward phase over the forward phase (about 2 for matmul-bound models).
+inline constexpr double kBackwardOverForward = 2.5;
+// The backward phase with overlapped sync over the one without (mode none), minus 1.
+inline constexpr double kSyncSlowsBackward = 0.10;
+
+// One DerivedResult per workload (params model + precision) of suite "step", in the order the
+// workloads first appear; figures only where their inputs were measured. Matmul cases of the
+// same job (params dtype, rate "TFLOP/s") give the compute ceiling.
+std::vector<DerivedResult> deriveStepFigures(const std::vector<CaseResult>& cases);
+
+}  // namespace splitstep
