@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "analysis/CaseResult.hpp"
+#include "analysis/StepAnalysis.hpp"
 #include "cluster/Cluster.hpp"
 #include "cluster/DeviceAssignment.hpp"
 #include "cluster/LaunchCheck.hpp"
@@ -78,8 +79,7 @@ std::vector<std::unique_ptr<Communicator>> openCommunicators(const CollectivesPl
       if (std::find(backends.begin(), backends.end(), Backend::Mpi) != backends.end()) continue;
     }
     if (backend == Backend::Nccl) {
-      comms.push_back(
-          std::make_unique<NcclCommunicator>(cluster.comm(), device.stream(), watchdog));
+      comms.push_back(std::make_unique<NcclCommunicator>(cluster.comm(), watchdog));
     } else {
       const bool device_buffers = device.isCuda() && mpiIsCudaAware();
       if (device.isCuda() && !device_buffers) {
@@ -110,7 +110,9 @@ void report(const RunContext& context, const std::vector<std::string>& payloads,
   reporters.add(std::make_unique<ConsoleReporter>(std::cout));
   if (!output.json_path.empty()) reporters.add(std::make_unique<JsonReporter>(output.json_path));
   reporters.reportContext(context);
-  for (const CaseResult& result : summarizeCases(by_rank)) reporters.reportCase(result);
+  const std::vector<CaseResult> results = summarizeCases(by_rank);
+  for (const CaseResult& result : results) reporters.reportCase(result);
+  for (const DerivedResult& derived : deriveStepFigures(results)) reporters.reportDerived(derived);
   reporters.finalize();
   if (!output.json_path.empty()) std::cout << "results written to " << output.json_path << '\n';
 }

@@ -54,12 +54,17 @@ void from_json(const nlohmann::json& json, Measurement& m) {
 }
 
 void to_json(nlohmann::json& json, const Sample& sample) {
-  json = {{"suite", sample.suite},           {"case", sample.case_name},
-          {"series", sample.series},         {"part_of", sample.part_of},
+  json = {{"suite", sample.suite},
+          {"case", sample.case_name},
+          {"series", sample.series},
+          {"part_of", sample.part_of},
           {"unit", sample.unit},
-          {"params", sample.params},         {"rates", sample.rates},
-          {"checks", sample.checks},         {"notes", sample.notes},
-          {"comparison", sample.comparison}, {"measurement", sample.measurement}};
+          {"params", sample.params},
+          {"rates", sample.rates},
+          {"checks", sample.checks},
+          {"notes", sample.notes},
+          {"comparison", sample.comparison},
+          {"measurement", sample.measurement}};
 }
 void from_json(const nlohmann::json& json, Sample& sample) {
   json.at("suite").get_to(sample.suite);

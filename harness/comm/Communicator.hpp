@@ -2,6 +2,8 @@
 // device buffers when the MPI is CUDA-aware).
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
 #include <string>
 
@@ -25,11 +27,11 @@ class Communicator {
                         std::string& why_not) const = 0;
   // One collective, with nccl-tests' buffer layout (CollectiveLayout): `count` is the NCCL
   // call's count argument; broadcasts come from rank 0; in place, `send` and `recv` point into
-  // one allocation as CollectiveLayout's offsets say. Queued on the device's working stream
-  // (NCCL) or complete on return (MPI). A wait on another rank that outlasts the watchdog's
-  // timeout throws TimeoutError.
+  // one allocation as CollectiveLayout's offsets say. Queued on `stream` (NCCL) or complete
+  // on return (MPI, which ignores the stream). A wait on another rank that outlasts the
+  // watchdog's timeout throws TimeoutError.
   virtual void run(Collective collective, const void* send, void* recv, std::size_t count,
-                   DataType type) = 0;
+                   DataType type, cudaStream_t stream) = 0;
 };
 
 }  // namespace splitstep

@@ -62,7 +62,7 @@ bool MpiCommunicator::supports(Collective collective, DataType type, bool in_pla
 }
 
 void MpiCommunicator::run(Collective collective, const void* send, void* recv, std::size_t count,
-                          DataType type) {
+                          DataType type, cudaStream_t) {
   if (count > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
     throw std::invalid_argument("MPI collective of more than 2^31-1 elements");
   }

@@ -24,8 +24,8 @@ class MpiCommunicator final : public Communicator {
   bool usesDeviceBuffers() const override { return device_buffers_; }
   bool supports(Collective collective, DataType type, bool in_place,
                 std::string& why_not) const override;
-  void run(Collective collective, const void* send, void* recv, std::size_t count,
-           DataType type) override;
+  void run(Collective collective, const void* send, void* recv, std::size_t count, DataType type,
+           cudaStream_t stream) override;
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;

@@ -21,8 +21,7 @@ ncclDataType_t toNccl(DataType type) {
 
 }  // namespace
 
-NcclCommunicator::NcclCommunicator(MPI_Comm mpi, cudaStream_t stream, Watchdog& watchdog)
-    : stream_(stream), watchdog_(watchdog) {
+NcclCommunicator::NcclCommunicator(MPI_Comm mpi, Watchdog& watchdog) : watchdog_(watchdog) {
   int rank = 0;
   int size = 0;
   MPI_Comm_rank(mpi, &rank);
@@ -74,21 +73,21 @@ void NcclCommunicator::abort() {
 }
 
 void NcclCommunicator::run(Collective collective, const void* send, void* recv, std::size_t count,
-                           DataType type) {
+                           DataType type, cudaStream_t stream) {
   if (comm_ == nullptr) throw std::runtime_error("the NCCL communicator was aborted");
   const ncclDataType_t t = toNccl(type);
   switch (collective) {
     case Collective::AllReduce:
-      check(ncclAllReduce(send, recv, count, t, ncclSum, comm_, stream_), "ncclAllReduce");
+      check(ncclAllReduce(send, recv, count, t, ncclSum, comm_, stream), "ncclAllReduce");
       break;
     case Collective::ReduceScatter:
-      check(ncclReduceScatter(send, recv, count, t, ncclSum, comm_, stream_), "ncclReduceScatter");
+      check(ncclReduceScatter(send, recv, count, t, ncclSum, comm_, stream), "ncclReduceScatter");
       break;
     case Collective::AllGather:
-      check(ncclAllGather(send, recv, count, t, comm_, stream_), "ncclAllGather");
+      check(ncclAllGather(send, recv, count, t, comm_, stream), "ncclAllGather");
       break;
     case Collective::Broadcast:
-      check(ncclBroadcast(send, recv, count, t, 0, comm_, stream_), "ncclBroadcast");
+      check(ncclBroadcast(send, recv, count, t, 0, comm_, stream), "ncclBroadcast");
       break;
   }
 }

@@ -1,4 +1,4 @@
-// NCCL over all ranks of an MPI communicator, queued on one CUDA stream.
+// NCCL over all ranks of an MPI communicator.
 //
 // The communicator is created non-blocking, so that initialisation polls ncclCommGetAsyncError
 // under the watchdog. The collectives run on a blocking child split from it: a non-blocking
@@ -22,7 +22,7 @@ class NcclCommunicator final : public Communicator {
  public:
   // Collective over `mpi`: rank 0 creates the unique id and broadcasts it over MPI.
   // The calling thread's current CUDA device must be this rank's device.
-  NcclCommunicator(MPI_Comm mpi, cudaStream_t stream, Watchdog& watchdog);
+  NcclCommunicator(MPI_Comm mpi, Watchdog& watchdog);
   ~NcclCommunicator() override;
   NcclCommunicator(const NcclCommunicator&) = delete;
   NcclCommunicator& operator=(const NcclCommunicator&) = delete;
@@ -30,8 +30,8 @@ class NcclCommunicator final : public Communicator {
   std::string backend() const override { return "nccl"; }
   bool usesDeviceBuffers() const override { return true; }
   bool supports(Collective, DataType, bool, std::string&) const override { return true; }
-  void run(Collective collective, const void* send, void* recv, std::size_t count,
-           DataType type) override;
+  void run(Collective collective, const void* send, void* recv, std::size_t count, DataType type,
+           cudaStream_t stream) override;
 
  private:
   void check(ncclResult_t result, const char* call);
@@ -41,7 +41,6 @@ class NcclCommunicator final : public Communicator {
 
   ncclComm_t parent_ = nullptr;  // non-blocking
   ncclComm_t comm_ = nullptr;    // blocking, split from parent_
-  cudaStream_t stream_;
   Watchdog& watchdog_;
   std::optional<Watchdog::Registration> registration_;
 };

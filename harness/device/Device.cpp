@@ -123,6 +123,9 @@ class CudaDevice final : public Device {
   std::unique_ptr<IntervalTimer> newTimer() override {
     return std::make_unique<CudaEventTimer>(stream_);
   }
+  std::unique_ptr<IntervalTimer> newTimer(cudaStream_t stream) override {
+    return std::make_unique<CudaEventTimer>(stream);
+  }
   void synchronize() override {
     cudaError_t state = cudaSuccess;
     watchdog_.waitUntil(
@@ -216,6 +219,9 @@ class CpuDevice final : public Device {
   std::string name() const override { return cpuModelName(); }
   cudaStream_t stream() const override { return nullptr; }
   std::unique_ptr<IntervalTimer> newTimer() override { return std::make_unique<HostTimer>(); }
+  std::unique_ptr<IntervalTimer> newTimer(cudaStream_t) override {
+    return std::make_unique<HostTimer>();
+  }
   void synchronize() override {}
   std::string clockName() const override { return "host (steady clock)"; }
 

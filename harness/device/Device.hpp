@@ -20,6 +20,10 @@ class Device : public MeasureDevice {
   virtual std::string name() const = 0;   // "NVIDIA H200", or the CPU model
   // The stream all timed work of this rank is queued on; nullptr on the CPU.
   virtual cudaStream_t stream() const = 0;
+  // A timer for work on another stream of this device (a step's gradient collectives); the CPU
+  // ignores the stream and times with the host clock, as newTimer() does.
+  virtual std::unique_ptr<IntervalTimer> newTimer(cudaStream_t stream) = 0;
+  using MeasureDevice::newTimer;
 };
 
 // CUDA devices this process can see; 0 where there is no GPU or no driver.

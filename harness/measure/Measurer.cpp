@@ -92,7 +92,8 @@ int Measurer::autorange(const std::function<void()>& run, double target_seconds,
   }
 }
 
-Measurement Measurer::measure(const std::function<void()>& body) {
+Measurement Measurer::measure(const std::function<void()>& body,
+                              const std::function<void()>& after_sample) {
   Measurement m;
   m.clock = device_.clockName();
   flush_ = false;
@@ -144,6 +145,7 @@ Measurement Measurer::measure(const std::function<void()>& body) {
   while (decision == StopState::Continue) {
     if (settings_.align_ranks) m.arrival_waits.push_back(agreement_.barrier());
     const Timed sample = timeOnce(run, m.loops, queued, m);
+    if (after_sample) after_sample();
     m.values.push_back(sample.device / m.loops);
     m.host_values.push_back(sample.host / m.loops);
     timed += sample.device;

@@ -23,7 +23,10 @@ class Measurer {
 
   Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings);
 
-  Measurement measure(const std::function<void()>& body);
+  // `after_sample`, if given, runs after each timed sample once the device has finished it:
+  // a body that times its own parts (a training step's phases) reads its timers there.
+  Measurement measure(const std::function<void()>& body,
+                      const std::function<void()>& after_sample = nullptr);
 
  private:
   struct Timed {

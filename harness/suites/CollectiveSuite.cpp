@@ -107,7 +107,9 @@ class CollectiveCase {
     }
   }
 
-  void runOnce() { comm_.run(collective_, send_, recv_, layout_.call_count, type_); }
+  void runOnce() {
+    comm_.run(collective_, send_, recv_, layout_.call_count, type_, context_.device.stream());
+  }
 
   // Fills, runs once untimed, and counts wrong elements of this rank's result.
   Check check() {

@@ -57,6 +57,30 @@ TEST(CudaDevice, EventsMeasureWorkQueuedOnTheWorkingStream) {
   for (double h : m.host_values) EXPECT_LT(h, m.values.front());
 }
 
+TEST(CudaDevice, ATimerOnAnotherStreamMeasuresThatStreamsWork) {
+  SPLITSTEP_REQUIRE_GPU();
+  const auto device = openDevice({true, 0}, watchdog());
+  cudaStream_t other = nullptr;
+  SPLITSTEP_CUDA_CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+  void* buffer = nullptr;
+  const std::size_t bytes = 1ull << 30;
+  SPLITSTEP_CUDA_CHECK(cudaMalloc(&buffer, bytes));
+  const auto on_other = device->newTimer(other);
+  const auto on_working = device->newTimer();
+  on_other->start();
+  on_working->start();
+  SPLITSTEP_CUDA_CHECK(cudaMemsetAsync(buffer, 1, bytes, other));
+  on_other->stop();
+  on_working->stop();
+  SPLITSTEP_CUDA_CHECK(cudaStreamSynchronize(other));
+  device->synchronize();
+  // The memset ran on `other` only: its timer saw 1 GiB written, the working stream's nothing.
+  EXPECT_GT(on_other->seconds(), 1e-4);
+  EXPECT_LT(on_working->seconds(), on_other->seconds() / 10);
+  SPLITSTEP_CUDA_CHECK(cudaFree(buffer));
+  SPLITSTEP_CUDA_CHECK(cudaStreamDestroy(other));
+}
+
 TEST(CudaDevice, TimingAidsWorkOnTheGpu) {
   SPLITSTEP_REQUIRE_GPU();
   const auto device = openDevice({true, 0}, watchdog());

@@ -10,6 +10,7 @@
 #include "suites/CollectiveSuite.hpp"
 #include "suites/MatmulSuite.hpp"
 #include "suites/MembwSuite.hpp"
+#include "suites/StepSuite.hpp"
 
 namespace splitstep {
 namespace {
@@ -26,7 +27,7 @@ MeasureSettings quick() {
 struct OneRank {
   explicit OneRank(bool cuda)
       : device(openDevice({cuda, 0}, watchdog)), mpi(MPI_COMM_WORLD, watchdog) {
-    if (cuda) nccl = std::make_unique<NcclCommunicator>(MPI_COMM_WORLD, device->stream(), watchdog);
+    if (cuda) nccl = std::make_unique<NcclCommunicator>(MPI_COMM_WORLD, watchdog);
   }
   SuiteContext context() {
     std::vector<Communicator*> comms = {&mpi};
@@ -126,7 +127,41 @@ void expectCollectiveSamples(OneRank& rank) {
   }
 }
 
-TEST(SuiteRegistry, OnlyCollectiveSuitesNeedCommunicators) {
+// Every model, precision and sync mode on one rank: phases timed, gradient sync checked against
+// the one-process step (with one rank, the same batch).
+void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
+  StepPlan plan;
+  plan.models = {StepModel::Mlp, StepModel::Transformer, StepModel::Cnn};
+  plan.precisions = std::move(precisions);
+  plan.modes = {SyncMode::None, SyncMode::Sequential, SyncMode::Overlap, SyncMode::Single};
+  plan.optimizer = StepOptimizer::AdamW;
+  plan.mlp = {2, 256, 64};
+  plan.transformer = {1, 64, 4, 16, 8};
+  plan.cnn = {1, 8, 16, 4};
+  const auto samples = StepSuite(plan).run(rank.context());
+  std::size_t wholes = 0;
+  for (const Sample& s : samples) {
+    SCOPED_TRACE(s.case_name + " " + s.series);
+    EXPECT_EQ(s.measurement.clock, rank.device->clockName());
+    ASSERT_EQ(s.measurement.values.size(), 3u);
+    for (double v : s.measurement.values) EXPECT_GE(v, 0);
+    if (s.series != "step") continue;
+    ++wholes;
+    ASSERT_EQ(s.rates.size(), 2u);
+    const std::string mode = s.params.at("mode");
+    if (mode != "sequential" && mode != "overlap") continue;
+    EXPECT_EQ(s.checks.size(), s.params.at("model") == "cnn" ? 1u : 2u);
+    for (const Check& check : s.checks) {
+      EXPECT_GT(check.checked, 0u) << check.name;
+      EXPECT_EQ(check.wrong, 0u) << check.name;
+    }
+  }
+  EXPECT_EQ(wholes, 3 * plan.precisions.size() * 4);
+}
+
+TEST(SuiteRegistry, OnlyCollectiveAndStepSuitesNeedCommunicators) {
+  EXPECT_TRUE(usesCommunicators("step"));
+  EXPECT_EQ(makeSuite("step", RunPlan{})->name(), "step");
   for (const char* name : {"allreduce", "reduce_scatter", "allgather", "broadcast"}) {
     EXPECT_TRUE(usesCommunicators(name)) << name;
     EXPECT_EQ(makeSuite(name, RunPlan{})->name(), name);
@@ -153,6 +188,11 @@ TEST(SuitesOnCpu, CollectivesOverMpiAreTimedAndChecked) {
   expectCollectiveSamples(rank);
 }
 
+TEST(SuitesOnCpu, StepTimesEveryModelAndModeAndChecksTheSync) {
+  OneRank rank(false);
+  expectStepSamples(rank, {StepPrecision::Fp32});
+}
+
 TEST(SuitesOnGpu, MatmulTimesEveryDtype) {
   SPLITSTEP_REQUIRE_GPU();
   OneRank rank(true);
@@ -169,6 +209,12 @@ TEST(SuitesOnGpu, CollectivesOverNcclAndMpiAreTimedAndChecked) {
   SPLITSTEP_REQUIRE_GPU();
   OneRank rank(true);
   expectCollectiveSamples(rank);
+}
+
+TEST(SuitesOnGpu, StepTimesEveryModelPrecisionAndModeAndChecksTheSync) {
+  SPLITSTEP_REQUIRE_GPU();
+  OneRank rank(true);
+  expectStepSamples(rank, {StepPrecision::Fp32, StepPrecision::Bf16, StepPrecision::Fp16});
 }
 
 }  // namespace

@@ -140,6 +140,32 @@ TEST(Measurer, ColdStartIsTimedAloneAndWarmupIsNotTimed) {
   EXPECT_EQ(m.stop_reason, "fixed sample count");
 }
 
+TEST(Measurer, AfterSampleRunsOnceAfterEveryTimedSampleOnly) {
+  FakeDevice device;
+  LocalAgreement agreement;
+  MeasureSettings settings = quickRule();
+  settings.loops = 1;
+  settings.samples = 4;
+  int syncs_when_body_ran = 0;
+  int calls = 0;
+  bool waited_every_time = true;
+  const Measurement m = Measurer(device, agreement, settings)
+                            .measure(
+                                [&] {
+                                  device.now += 0.001;
+                                  syncs_when_body_ran = device.synchronizations;
+                                },
+                                [&] {
+                                  ++calls;
+                                  waited_every_time = waited_every_time &&
+                                                      device.events.back() == "stop" &&
+                                                      device.synchronizations > syncs_when_body_ran;
+                                });
+  EXPECT_EQ(calls, 4);  // not for the cold start, the warm-up or the timer's overhead
+  EXPECT_EQ(m.values.size(), 4u);
+  EXPECT_TRUE(waited_every_time);
+}
+
 TEST(Measurer, AutorangeMakesEverySampleLastTheMinimumSampleTime) {
   FakeDevice device;
   LocalAgreement agreement;

@@ -1,0 +1,19 @@
+// DDP-style training steps: per-phase device time, gradient allreduce after or during backward,
+// and the same step on one card (suites/step/).
+#pragma once
+
+#include "suites/Suite.hpp"
+
+namespace splitstep {
+
+class StepSuite final : public Suite {
+ public:
+  explicit StepSuite(StepPlan plan) : plan_(std::move(plan)) {}
+  std::string name() const override { return "step"; }
+  std::vector<Sample> run(const SuiteContext& context) override;
+
+ private:
+  StepPlan plan_;
+};
+
+}  // namespace splitstep

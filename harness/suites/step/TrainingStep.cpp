@@ -1,0 +1,206 @@
+#include "suites/step/TrainingStep.hpp"
+
+#include <ATen/autocast_mode.h>
+#include <ATen/ops/_amp_foreach_non_finite_check_and_unscale.h>
+#include <ATen/ops/_amp_update_scale.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/zeros.h>
+#include <torch/optim/adamw.h>
+#include <torch/optim/sgd.h>
+
+#include <chrono>
+#include <optional>
+
+namespace splitstep {
+namespace {
+
+// torch.autocast for one region: ops that gain from lower precision run in `dtype`, parameters
+// stay fp32. Leaving the outermost region drops the cached low-precision weight copies, as
+// Python's autocast does, so that the next step casts the updated weights.
+class AutocastScope {
+ public:
+  AutocastScope(c10::DeviceType device, std::optional<c10::ScalarType> dtype) : device_(device) {
+    if (!dtype) return;
+    active_ = true;
+    was_enabled_ = at::autocast::is_autocast_enabled(device_);
+    old_dtype_ = at::autocast::get_autocast_dtype(device_);
+    at::autocast::set_autocast_enabled(device_, true);
+    at::autocast::set_autocast_dtype(device_, *dtype);
+    at::autocast::increment_nesting();
+  }
+  ~AutocastScope() {
+    if (!active_) return;
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    at::autocast::set_autocast_enabled(device_, was_enabled_);
+    at::autocast::set_autocast_dtype(device_, old_dtype_);
+  }
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  c10::DeviceType device_;
+  bool active_ = false;
+  bool was_enabled_ = false;
+  c10::ScalarType old_dtype_ = c10::ScalarType::Float;
+};
+
+std::optional<c10::ScalarType> autocastType(StepPrecision precision) {
+  switch (precision) {
+    case StepPrecision::Fp32:
+      return std::nullopt;
+    case StepPrecision::Bf16:
+      return c10::ScalarType::BFloat16;
+    case StepPrecision::Fp16:
+      return c10::ScalarType::Half;
+  }
+  return std::nullopt;
+}
+
+std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const std::vector<at::Tensor>& parameters,
+                                                       const StepRecipe& recipe) {
+  if (recipe.optimizer == StepOptimizer::AdamW) {
+    return std::make_unique<torch::optim::AdamW>(parameters,
+                                                 torch::optim::AdamWOptions(recipe.learning_rate));
+  }
+  return std::make_unique<torch::optim::SGD>(
+      parameters, torch::optim::SGDOptions(recipe.learning_rate).momentum(recipe.momentum));
+}
+
+}  // namespace
+
+std::string_view toString(Phase phase) {
+  switch (phase) {
+    case Phase::Data:
+      return "data";
+    case Phase::Forward:
+      return "forward";
+    case Phase::Loss:
+      return "loss";
+    case Phase::Backward:
+      return "backward";
+    case Phase::Sync:
+      return "sync";
+    case Phase::Optimizer:
+      return "optimizer";
+  }
+  return "?";
+}
+
+// torch.amp.GradScaler's dynamic loss scaling for fp16: the loss is multiplied by a scale so
+// that small gradients survive fp16; gradients are divided by it before the step, a step whose
+// gradients hold inf or NaN is skipped and halves the scale, and 2000 good steps double it.
+class TrainingStep::LossScaler {
+ public:
+  explicit LossScaler(c10::Device device)
+      : scale_(at::full({1}, 65536.0, at::TensorOptions().dtype(at::kFloat).device(device))),
+        growth_tracker_(at::zeros({1}, at::TensorOptions().dtype(at::kInt).device(device))),
+        found_inf_(at::zeros({1}, at::TensorOptions().dtype(at::kFloat).device(device))) {}
+
+  at::Tensor scale(const at::Tensor& loss) const { return loss * scale_; }
+
+  // Unscales the gradients in place; whether they were all finite. Reading the answer waits
+  // for the device, as GradScaler.step does.
+  bool unscale(const std::vector<at::Tensor>& grads) {
+    found_inf_.zero_();
+    at::_amp_foreach_non_finite_check_and_unscale_(
+        grads, found_inf_, scale_.to(at::kDouble).reciprocal().to(at::kFloat));
+    return found_inf_.item<float>() == 0;
+  }
+
+  void update() { at::_amp_update_scale_(scale_, growth_tracker_, found_inf_, 2.0, 0.5, 2000); }
+
+ private:
+  at::Tensor scale_;
+  at::Tensor growth_tracker_;
+  at::Tensor found_inf_;
+};
+
+TrainingStep::TrainingStep(Workload& workload, const StepRecipe& recipe, Device& device,
+                           Batch host_batch)
+    : workload_(workload), recipe_(recipe), device_(device), host_(std::move(host_batch)) {
+  const c10::Device target = workload_.parameters().front().device();
+  if (recipe_.input == InputSource::Pinned && device_.isCuda()) {
+    host_ = {host_.input.pin_memory(), host_.target.pin_memory()};
+  }
+  on_device_ = {at::empty(host_.input.sizes(), host_.input.options().device(target)),
+                at::empty(host_.target.sizes(), host_.target.options().device(target))};
+  if (recipe_.input == InputSource::Device) {
+    on_device_.input.copy_(host_.input);
+    on_device_.target.copy_(host_.target);
+  }
+  optimizer_ = makeOptimizer(workload_.parameters(), recipe_);
+  if (recipe_.precision == StepPrecision::Fp16) scaler_ = std::make_unique<LossScaler>(target);
+  for (auto& timer : timers_) timer = device_.newTimer();
+}
+
+TrainingStep::~TrainingStep() = default;
+
+void TrainingStep::hostWork() const {
+  // Stands in for decoding and augmenting a batch: the host is busy, the device waits.
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(recipe_.host_work);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+void TrainingStep::optimizerStep() {
+  bool finite = true;
+  if (scaler_) {
+    std::vector<at::Tensor> grads;
+    for (const at::Tensor& p : workload_.parameters()) {
+      if (p.grad().defined()) grads.push_back(p.grad());
+    }
+    finite = scaler_->unscale(grads);
+  }
+  if (finite) optimizer_->step();
+  if (scaler_) scaler_->update();
+  // zero_grad(set_to_none=True). LibTorch's own detaches each gradient in place first, which a
+  // gradient that is a view of a bucket does not allow.
+  for (const at::Tensor& p : workload_.parameters()) p.mutable_grad().reset();
+}
+
+void TrainingStep::run(GradientSync* sync, bool overlap) {
+  const c10::DeviceType device_type =
+      device_.isCuda() ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
+  const auto autocast = autocastType(recipe_.precision);
+  auto timed = [this](Phase phase, const auto& work) {
+    const auto index = static_cast<std::size_t>(phase);
+    timers_[index]->start();
+    work();
+    timers_[index]->stop();
+    ran_[index] = true;
+  };
+  ran_.fill(false);
+  timed(Phase::Data, [&] {
+    if (recipe_.host_work > 0) hostWork();
+    if (recipe_.input != InputSource::Device) {
+      on_device_.input.copy_(host_.input, recipe_.non_blocking);
+      on_device_.target.copy_(host_.target, recipe_.non_blocking);
+    }
+  });
+  at::Tensor output;
+  timed(Phase::Forward, [&] {
+    AutocastScope scope(device_type, autocast);
+    output = workload_.forward(on_device_.input);
+  });
+  at::Tensor loss;
+  timed(Phase::Loss, [&] {
+    AutocastScope scope(device_type, autocast);
+    loss = workload_.loss(output, on_device_.target);
+    if (scaler_) loss = scaler_->scale(loss);
+  });
+  if (sync != nullptr && overlap) sync->armHooks();
+  timed(Phase::Backward, [&] { loss.backward(); });
+  output.reset();
+  loss.reset();
+  if (sync != nullptr) timed(Phase::Sync, [&] { sync->finish(overlap); });
+  timed(Phase::Optimizer, [&] { optimizerStep(); });
+}
+
+double TrainingStep::seconds(Phase phase) const {
+  const auto index = static_cast<std::size_t>(phase);
+  return ran_[index] ? timers_[index]->seconds() : 0;
+}
+
+}  // namespace splitstep

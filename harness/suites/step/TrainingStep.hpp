@@ -1,0 +1,70 @@
+// One training step, phase by phase, each phase between two timers on the working stream:
+// data (host -> device), forward, loss, backward, gradient sync, optimizer (with zero_grad).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "device/Device.hpp"
+#include "options/RunPlan.hpp"
+#include "suites/step/GradientSync.hpp"
+#include "suites/step/Workload.hpp"
+
+namespace torch::optim {
+class Optimizer;
+}
+
+namespace splitstep {
+
+enum class Phase { Data, Forward, Loss, Backward, Sync, Optimizer };
+inline constexpr std::array<Phase, 6> kPhases = {Phase::Data,     Phase::Forward, Phase::Loss,
+                                                 Phase::Backward, Phase::Sync,    Phase::Optimizer};
+std::string_view toString(Phase phase);  // "data", "forward", ...
+
+// How the step trains: precision, optimizer and where its batch comes from.
+struct StepRecipe {
+  StepPrecision precision = StepPrecision::Bf16;
+  StepOptimizer optimizer = StepOptimizer::Sgd;
+  double learning_rate = 0.01;
+  double momentum = 0;
+  InputSource input = InputSource::Pinned;
+  bool non_blocking = true;
+  double host_work = 0;  // seconds
+};
+
+class TrainingStep {
+ public:
+  // `host_batch` is copied to the device every step (or once, for InputSource::Device).
+  TrainingStep(Workload& workload, const StepRecipe& recipe, Device& device, Batch host_batch);
+  ~TrainingStep();
+  TrainingStep(const TrainingStep&) = delete;
+  TrainingStep& operator=(const TrainingStep&) = delete;
+
+  // One step. With `sync`, gradients are averaged over the ranks, during backward (`overlap`)
+  // or after it; without, the sync phase is left out.
+  void run(GradientSync* sync, bool overlap);
+  // After the device has finished the step: the seconds of `phase` (0 for one not run).
+  double seconds(Phase phase) const;
+
+ private:
+  class LossScaler;
+
+  void hostWork() const;
+  void optimizerStep();
+
+  Workload& workload_;
+  StepRecipe recipe_;
+  Device& device_;
+  Batch host_;
+  Batch on_device_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::unique_ptr<LossScaler> scaler_;  // fp16 only
+  std::array<std::unique_ptr<IntervalTimer>, kPhases.size()> timers_;
+  std::array<bool, kPhases.size()> ran_{};
+};
+
+}  // namespace splitstep
