@@ -93,7 +93,8 @@ DerivedResult deriveOne(const Job& job) {
   return results.front();
 }
 
-const DerivedFigure& figure(const DerivedResult& d, const std::string& tag) {
+// A copy: a reference into `d` would be flagged as dangling when `tag` is a temporary.
+DerivedFigure figure(const DerivedResult& d, const std::string& tag) {
   for (const DerivedFigure& f : d.figures) {
     if (f.tag == tag) return f;
   }
