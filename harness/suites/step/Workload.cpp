@@ -162,6 +162,9 @@ class ModuleWorkload : public Workload {
     net_->to(device);
   }
   std::vector<at::Tensor> parameters() const override { return net_->parameters(); }
+  std::vector<std::string> parameterNames() const override {
+    return net_->named_parameters().keys();
+  }
   at::Tensor forward(const at::Tensor& input) override { return net_->forward(input); }
   std::int64_t batchSize() const override { return batch_; }
 

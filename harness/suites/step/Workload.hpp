@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "options/RunPlan.hpp"
@@ -23,6 +24,7 @@ class Workload {
   virtual ~Workload() = default;
   // In the order the model registers them, which DDP reverses to fill its buckets.
   virtual std::vector<at::Tensor> parameters() const = 0;
+  virtual std::vector<std::string> parameterNames() const = 0;  // "linear0.weight", ...
   virtual at::Tensor forward(const at::Tensor& input) = 0;
   virtual at::Tensor loss(const at::Tensor& output, const at::Tensor& target) const = 0;
   // `rows` samples of synthetic data in host memory; the same seed gives the same data.
