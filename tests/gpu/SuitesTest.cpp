@@ -150,7 +150,7 @@ void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
     ASSERT_EQ(s.rates.size(), 2u);
     const std::string mode = s.params.at("mode");
     if (mode != "sequential" && mode != "overlap") continue;
-    EXPECT_EQ(s.checks.size(), s.params.at("model") == "cnn" ? 1u : 2u);
+    EXPECT_EQ(s.checks.size(), 2u);
     for (const Check& check : s.checks) {
       EXPECT_GT(check.checked, 0u) << check.name;
       EXPECT_EQ(check.wrong, 0u) << check.name;

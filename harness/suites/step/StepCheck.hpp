@@ -1,6 +1,8 @@
 // The correctness check of a synchronised step, run after the timed samples: from identical
 // parameters, one step with gradient sync must leave every rank with the same parameters, equal
-// (within the precision's tolerance) to one process stepping on the ranks' batches together.
+// (within the precision's tolerance) to one process stepping on all ranks' batches, with the
+// gradient accumulated over them as the ranks' gradients are averaged. A note compares with one
+// pass over the concatenated batch too, which under autocast rounds the gradient differently.
 #pragma once
 
 #include <c10/core/Device.h>
@@ -16,7 +18,7 @@ namespace splitstep {
 
 struct StepCheckResult {
   std::vector<Check> checks;  // "ranks identical" (elements); "one-process reference" (tensors)
-  std::vector<std::string> notes;  // the largest error seen, or why there is no reference
+  std::vector<std::string> notes;  // the largest errors seen
 };
 
 // Seeds shared by the timed step and the check: parameters are the same on every rank, each

@@ -160,6 +160,14 @@ void TrainingStep::optimizerStep() {
   for (const at::Tensor& p : workload_.parameters()) p.mutable_grad().reset();
 }
 
+at::Tensor TrainingStep::forwardAndLoss(const at::Tensor& input, const at::Tensor& target) {
+  const c10::DeviceType device_type =
+      device_.isCuda() ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
+  AutocastScope scope(device_type, autocastType(recipe_.precision));
+  at::Tensor loss = workload_.loss(workload_.forward(input), target);
+  return scaler_ ? scaler_->scale(loss) : loss;
+}
+
 void TrainingStep::run(GradientSync* sync, bool overlap) {
   const c10::DeviceType device_type =
       device_.isCuda() ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
@@ -196,6 +204,18 @@ void TrainingStep::run(GradientSync* sync, bool overlap) {
   loss.reset();
   if (sync != nullptr) timed(Phase::Sync, [&] { sync->finish(overlap); });
   timed(Phase::Optimizer, [&] { optimizerStep(); });
+}
+
+void TrainingStep::runAccumulated(const std::vector<Batch>& host_batches) {
+  for (const Batch& batch : host_batches) {
+    forwardAndLoss(batch.input.to(on_device_.input.device()),
+                   batch.target.to(on_device_.target.device()))
+        .backward();
+  }
+  for (const at::Tensor& p : workload_.parameters()) {
+    p.mutable_grad().mul_(1.0 / static_cast<double>(host_batches.size()));
+  }
+  optimizerStep();
 }
 
 double TrainingStep::seconds(Phase phase) const {

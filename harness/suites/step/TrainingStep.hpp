@@ -47,6 +47,10 @@ class TrainingStep {
   // One step. With `sync`, gradients are averaged over the ranks, during backward (`overlap`)
   // or after it; without, the sync phase is left out.
   void run(GradientSync* sync, bool overlap);
+  // One untimed step on several batches in one process, as gradient accumulation does: forward
+  // and backward on each in turn, gradients summed and divided by their number, one optimizer
+  // step. On the ranks' batches it computes what gradient sync should, without communicating.
+  void runAccumulated(const std::vector<Batch>& host_batches);
   // After the device has finished the step: the seconds of `phase` (0 for one not run).
   double seconds(Phase phase) const;
 
@@ -54,6 +58,7 @@ class TrainingStep {
   class LossScaler;
 
   void hostWork() const;
+  at::Tensor forwardAndLoss(const at::Tensor& input, const at::Tensor& target);
   void optimizerStep();
 
   Workload& workload_;

@@ -35,8 +35,8 @@ class Workload {
   // twice that for the backward (gradients of inputs and of weights).
   virtual double flopPerStep(std::int64_t rows) const = 0;
   // Whether the mean of the ranks' losses over their shards equals the loss over the whole
-  // batch, so that a one-process step on the concatenated batch is the exact reference. Not
-  // with BatchNorm, which normalises over each rank's shard.
+  // batch in exact arithmetic, so that one pass over the concatenated batch computes the same
+  // step. Not with BatchNorm, which normalises over each rank's shard.
   virtual bool shardsAverageExactly() const = 0;
 };
 
