@@ -196,7 +196,8 @@ class StepFigures {
   void overlap(const std::string& mode) {
     const auto exposed = exposedTime(mode);
     const CaseResult* comm = w_.find(mode, kCommSeries);
-    if (!exposed || !comm || comm->across.median <= 0) return;
+    // Alone, a rank's collectives are copies of a few microseconds: there is nothing to hide.
+    if (!exposed || !comm || comm->across.median <= 0 || worldSize(*comm) < 2) return;
     const double overlap = 1 - *exposed / comm->across.median;
     DerivedFigure& f =
         add("step/overlap/" + mode, fmt::format("overlap, 1 - exposed / T_comm ({})", mode), "%",
@@ -255,7 +256,9 @@ class StepFigures {
     add("step/efficiency/" + mode,
         fmt::format("weak-scaling efficiency, T_1 / {} ({})", symbolOf(mode), mode), "%",
         one->across.median / many->across.median * 100)
-        .note = fmt::format("{} GPUs against one, the same batch per GPU", worldSize(*many));
+        .note = worldSize(*many) > 1
+                    ? fmt::format("{} GPUs against one, the same batch per GPU", worldSize(*many))
+                    : "one GPU: what bucketing and the sync calls cost without any peer";
   }
 
   void throughput() {

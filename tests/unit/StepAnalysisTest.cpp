@@ -171,6 +171,19 @@ TEST(StepAnalysis, OverlapOutsideZeroToHundredPercentIsExplained) {
   EXPECT_EQ(f.note.rfind("below 0:", 0), 0u) << f.note;
 }
 
+TEST(StepAnalysis, OneRankHasNoOverlapToSpeakOf) {
+  std::vector<Sample> alone = baseJob().samples().front();
+  for (Sample& s : alone) {
+    if (s.suite == "step") s.params["world_size"] = "1";
+  }
+  const auto results = deriveStepFigures(summarizeCases({alone}));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_FALSE(hasFigure(results[0], "step/overlap/overlap"));
+  EXPECT_FALSE(hasFigure(results[0], "step/overlap/sequential"));
+  EXPECT_TRUE(hasFigure(results[0], "step/exposed/overlap"));
+  EXPECT_EQ(figure(results[0], "step/efficiency/overlap").note.rfind("one GPU:", 0), 0u);
+}
+
 TEST(StepAnalysis, WaitIsTheMedianOverStepsOfTheExcessOverTheShortestRank) {
   const DerivedResult d = deriveOne(baseJob());
   // Overlap comm: rank 0 [5 6 4], rank 1 [4 5 5]; shortest per step [4 5 4].
