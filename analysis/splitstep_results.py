@@ -4,16 +4,23 @@ import json
 import pandas as pd
 
 
-def load_cases(path):
-    """One row per measured case: suite, case, params, across-rank figures and rates.
-
-    Times are seconds; `median_s` is the median of the per-rank medians, `max_s` the slowest
-    rank's median. Skipped cases are left out.
-    """
+def _read(path):
     with open(path) as f:
         document = json.load(f)
     if document.get("schema") != "splitstep.results/1":
         raise ValueError(f"{path}: not a splitstep.results/1 file")
+    return document
+
+
+def load_cases(path):
+    """One row per measured case and series: suite, case, series, params, across-rank figures
+    and rates.
+
+    Times are seconds; `median_s` is the median of the per-rank medians, `max_s` the slowest
+    rank's median. A training step's phases have `part_of` "step" and their `share` of it.
+    Skipped cases are left out.
+    """
+    document = _read(path)
     rows = []
     for case in document["cases"]:
         if case["skipped"]:
@@ -23,6 +30,9 @@ def load_cases(path):
             "file": path,
             "suite": case["suite"],
             "case": case["case"],
+            "series": case["series"],
+            "part_of": case.get("part_of", ""),
+            "share": case.get("share"),
             "median_s": across["median"],
             "min_s": across["min"],
             "max_s": across["max"],
@@ -38,3 +48,16 @@ def load_cases(path):
         if column in frame:
             frame[column] = pd.to_numeric(frame[column])
     return frame
+
+
+def load_derived(path):
+    """One row per derived figure (docs/metrics.md): suite, subject (e.g. "mlp bf16"), tag
+    (e.g. "step/exposed/overlap"), name, unit, value and note; times in seconds."""
+    document = _read(path)
+    rows = []
+    for derived in document.get("derived", []):
+        for figure in derived["figures"]:
+            rows.append({"file": path, "suite": derived["suite"], "subject": derived["subject"],
+                         "tag": figure["tag"], "name": figure["name"], "unit": figure["unit"],
+                         "value": figure["value"], "note": figure.get("note", "")})
+    return pd.DataFrame(rows)

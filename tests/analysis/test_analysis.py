@@ -9,7 +9,7 @@ import unittest
 ANALYSIS = os.path.join(os.path.dirname(__file__), "..", "..", "analysis")
 sys.path.insert(0, ANALYSIS)
 
-from splitstep_results import load_cases  # noqa: E402
+from splitstep_results import load_cases, load_derived  # noqa: E402
 
 
 def case(suite, size, median, busbw, backend="nccl", skipped=False):
@@ -52,6 +52,23 @@ class AnalysisTest(unittest.TestCase):
         self.assertEqual(len(frame), 3)
         self.assertEqual(list(frame["size"]), [8, 65536, 1 << 20])
         self.assertAlmostEqual(frame["busbw GB/s"].iloc[2], 70.0)
+
+    def test_load_derived_has_one_row_per_figure(self):
+        with open(self.results) as f:
+            document = json.load(f)
+        document["derived"] = [{"suite": "step", "subject": "mlp bf16", "title": "t",
+                                "figures": [{"tag": "step/time/none", "name": "T_c", "unit": "s",
+                                             "value": 0.043, "per_rank": [], "note": ""},
+                                            {"tag": "step/efficiency/overlap", "name": "eff",
+                                             "unit": "%", "value": 90.0, "per_rank": [],
+                                             "note": "2 GPUs"}],
+                                "findings": []}]
+        with open(self.results, "w") as f:
+            json.dump(document, f)
+        frame = load_derived(self.results)
+        self.assertEqual(list(frame["tag"]), ["step/time/none", "step/efficiency/overlap"])
+        self.assertAlmostEqual(frame.set_index("tag").loc["step/efficiency/overlap", "value"], 90.0)
+        self.assertEqual(set(load_cases(self.results)["series"]), {"allreduce"})
 
     def test_load_cases_refuses_other_files(self):
         other = os.path.join(self.dir.name, "other.json")
