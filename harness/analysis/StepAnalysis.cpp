@@ -257,8 +257,8 @@ class StepFigures {
         fmt::format("weak-scaling efficiency, T_1 / {} ({})", symbolOf(mode), mode), "%",
         one->across.median / many->across.median * 100)
         .note = worldSize(*many) > 1
-                    ? fmt::format("{} GPUs against one, the same batch per GPU", worldSize(*many))
-                    : "one GPU: what bucketing and the sync calls cost without any peer";
+                    ? fmt::format("{} ranks against one, the same batch per rank", worldSize(*many))
+                    : "one rank: what bucketing and the sync calls cost without any peer";
   }
 
   void throughput() {
@@ -267,18 +267,18 @@ class StepFigures {
       const CaseResult* c = w_.step(mode);
       const auto batch = numberParam(*c, "batch");
       if (batch && c->across.median > 0) {
-        add("step/samples_per_s/per_gpu/" + mode, fmt::format("samples/s per GPU ({})", mode),
+        add("step/samples_per_s/per_gpu/" + mode, fmt::format("samples/s per rank ({})", mode),
             "samples/s", *batch / c->across.median);
         const int size = worldSize(*c);
         add("step/samples_per_s/total/" + mode,
-            fmt::format("samples/s in total, {} GPUs ({})", size, mode), "samples/s",
+            fmt::format("samples/s in total, {} ranks ({})", size, mode), "samples/s",
             size * *batch / c->across.median);
       }
     }
     if (const CaseResult* one = w_.step(kSingle)) {
       const auto batch = numberParam(*one, "batch");
       if (batch && one->across.median > 0) {
-        add("step/samples_per_s/single", "samples/s on one GPU (single)", "samples/s",
+        add("step/samples_per_s/single", "samples/s on rank 0 alone (single)", "samples/s",
             *batch / one->across.median);
       }
     }

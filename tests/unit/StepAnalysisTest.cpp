@@ -181,7 +181,7 @@ TEST(StepAnalysis, OneRankHasNoOverlapToSpeakOf) {
   EXPECT_FALSE(hasFigure(results[0], "step/overlap/overlap"));
   EXPECT_FALSE(hasFigure(results[0], "step/overlap/sequential"));
   EXPECT_TRUE(hasFigure(results[0], "step/exposed/overlap"));
-  EXPECT_EQ(figure(results[0], "step/efficiency/overlap").note.rfind("one GPU:", 0), 0u);
+  EXPECT_EQ(figure(results[0], "step/efficiency/overlap").note.rfind("one rank:", 0), 0u);
 }
 
 TEST(StepAnalysis, WaitIsTheMedianOverStepsOfTheExcessOverTheShortestRank) {
@@ -202,14 +202,14 @@ TEST(StepAnalysis, ScalingEfficiencyAndThroughput) {
   EXPECT_NEAR(figure(d, "step/efficiency/overlap").value, 80, 1e-9);
   EXPECT_NEAR(figure(d, "step/efficiency/sequential").value, 9.68 / 14.1 * 100, 1e-9);
   EXPECT_EQ(figure(d, "step/efficiency/overlap").note,
-            "2 GPUs against one, the same batch per GPU");
+            "2 ranks against one, the same batch per rank");
   // Batch 64: 64 / 12.1 ms per GPU, 2 x 64 / 12.1 ms in total, 64 / 9.68 ms alone.
   const DerivedFigure& per_gpu = figure(d, "step/samples_per_s/per_gpu/overlap");
   EXPECT_EQ(per_gpu.unit, "samples/s");
   EXPECT_NEAR(per_gpu.value, 5289.2562, 1e-3);
   const DerivedFigure& total = figure(d, "step/samples_per_s/total/overlap");
   EXPECT_NEAR(total.value, 10578.5124, 1e-3);
-  EXPECT_EQ(total.name, "samples/s in total, 2 GPUs (overlap)");
+  EXPECT_EQ(total.name, "samples/s in total, 2 ranks (overlap)");
   EXPECT_NEAR(figure(d, "step/samples_per_s/single").value, 6611.5702, 1e-3);
   EXPECT_FALSE(hasFigure(d, "step/samples_per_s/per_gpu/sequential"));
 }
