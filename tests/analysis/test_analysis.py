@@ -86,6 +86,27 @@ class AnalysisTest(unittest.TestCase):
         self.assertIn("1.000", row.split())
         self.assertIn(f"{70.0 / 69.51:.3f}", row.split())
 
+    def test_scaling_table_puts_rank_counts_side_by_side(self):
+        paths = []
+        for ranks, busbw, t_ddp in ((2, 70.0, 0.050), (4, 60.0, 0.055)):
+            with open(self.results) as f:
+                document = json.load(f)
+            document["metadata"] = {"world_size": ranks}
+            document["cases"] = [case("allreduce", 1 << 20, 15e-6, busbw)]
+            document["derived"] = [{"suite": "step", "subject": "mlp bf16", "title": "t",
+                                    "findings": [],
+                                    "figures": [{"tag": "step/time/overlap", "name": "T_ddp",
+                                                 "unit": "s", "value": t_ddp, "per_rank": [],
+                                                 "note": ""}]}]
+            paths.append(os.path.join(self.dir.name, f"np{ranks}.json"))
+            with open(paths[-1], "w") as f:
+                json.dump(document, f)
+        out = subprocess.run([sys.executable, os.path.join(ANALYSIS, "scaling_table.py")] + paths,
+                             check=True, capture_output=True, text=True).stdout
+        self.assertIn("| bytes | busbw GB/s, 2 ranks | busbw GB/s, 4 ranks |", out)
+        self.assertIn("| 1048576 | 70.00 | 60.00 |", out)
+        self.assertIn("| mlp bf16 | 4 | - | - | 55.00 | - | - | - | - |", out)
+
     def test_plot_writes_a_png(self):
         png = os.path.join(self.dir.name, "busbw.png")
         subprocess.run([sys.executable, os.path.join(ANALYSIS, "plot_busbw.py"), self.results,
