@@ -70,9 +70,9 @@ std::vector<std::pair<int, double>> perRank(const std::map<int, double>& values)
 std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100); }
 
 // The measured cases of one workload (model + precision), by mode and series.
-class Workload {
+class WorkloadCases {
  public:
-  Workload(std::string model, std::string precision)
+  WorkloadCases(std::string model, std::string precision)
       : model_(std::move(model)), precision_(std::move(precision)) {}
 
   const std::string& model() const { return model_; }
@@ -115,7 +115,7 @@ class Workload {
 
 class StepFigures {
  public:
-  StepFigures(const Workload& workload, const std::vector<CaseResult>& cases)
+  StepFigures(const WorkloadCases& workload, const std::vector<CaseResult>& cases)
       : w_(workload), cases_(cases) {
     result_.suite = kStepSuite;
     result_.subject = w_.model() + " " + w_.precision();
@@ -376,9 +376,10 @@ class StepFigures {
     if (synced && alone && alone->across.median > 0 &&
         synced->across.median / alone->across.median - 1 > kSyncSlowsBackward) {
       findings.push_back(fmt::format(
-          "gradient sync slows the backward pass by {} ({} with overlap, {} without sync): NCCL "
-          "kernels compete with the backward kernels for SMs and memory bandwidth; fewer NCCL "
-          "channels (NCCL_MAX_NCHANNELS) or fewer, larger buckets leave more to compute",
+          "gradient sync slows the backward pass by {} ({} with overlap, {} without sync): it "
+          "packs every gradient into its bucket, and the collectives' kernels compete with the "
+          "backward kernels for SMs, memory bandwidth and power; fewer NCCL channels "
+          "(NCCL_MAX_NCHANNELS) or fewer, larger buckets leave more to compute",
           percent(synced->across.median / alone->across.median - 1),
           formatSeconds(synced->across.median), formatSeconds(alone->across.median)));
     }
@@ -431,7 +432,7 @@ class StepFigures {
                        largest->series, percent(*largest->share), mode);
   }
 
-  const Workload& w_;
+  const WorkloadCases& w_;
   const std::vector<CaseResult>& cases_;
   DerivedResult result_;
 };
@@ -439,18 +440,19 @@ class StepFigures {
 }  // namespace
 
 std::vector<DerivedResult> deriveStepFigures(const std::vector<CaseResult>& cases) {
-  std::vector<Workload> workloads;
+  std::vector<WorkloadCases> workloads;
   for (const CaseResult& c : cases) {
     if (c.suite != kStepSuite || c.skipped()) continue;
     auto w = std::find_if(workloads.begin(), workloads.end(),
-                          [&c](const Workload& known) { return known.matches(c); });
+                          [&c](const WorkloadCases& known) { return known.matches(c); });
     if (w == workloads.end()) {
-      w = workloads.insert(workloads.end(), Workload(param(c, "model"), param(c, "precision")));
+      w = workloads.insert(workloads.end(),
+                           WorkloadCases(param(c, "model"), param(c, "precision")));
     }
     w->add(&c);
   }
   std::vector<DerivedResult> results;
-  for (const Workload& w : workloads) results.push_back(StepFigures(w, cases).run());
+  for (const WorkloadCases& w : workloads) results.push_back(StepFigures(w, cases).run());
   return results;
 }
 

@@ -91,8 +91,7 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
       {
         const auto workload = makeWorkload(model, plan_, torch_scope.device(), kModelSeed);
         const std::int64_t batch = workload->batchSize();
-        TrainingStep step(*workload, recipe, context.device,
-                          workload->hostBatch(batch, batchSeed(context.rank)));
+        const Batch host_batch = workload->hostBatch(batch, batchSeed(context.rank));
         std::unique_ptr<GradientSync> sync;
         if (comm != nullptr) {
           sync = std::make_unique<GradientSync>(workload->parameters(), *comm, context.device,
@@ -134,6 +133,9 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
             newSample("step").notes.push_back("skipped: " + no_sync);
             continue;
           }
+          // Each mode starts from fresh optimizer and loss-scale state, so that what mode none
+          // did on each rank's own gradients does not carry into the synchronised modes.
+          TrainingStep step(*workload, recipe, context.device, host_batch);
           context.watchdog.setOperation("step " + case_name);
           std::vector<std::vector<double>> phase_values(kPhases.size());
           std::vector<double> comm_values;

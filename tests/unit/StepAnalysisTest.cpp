@@ -358,7 +358,7 @@ TEST(StepAnalysis, GradientSyncSlowsBackwardByMoreThanTenPercent) {
   job.at("overlap", "backward") = same(5.6, 5.6);  // 5.6 / 5 = +12%
   EXPECT_EQ(finding(deriveOne(job), "gradient sync slows")
                 .rfind("gradient sync slows the backward pass by 12.0% (5.600 ms with overlap, "
-                       "5.000 ms without sync): NCCL kernels compete",
+                       "5.000 ms without sync): it packs every gradient",
                        0),
             0u);
   job.at("overlap", "backward") = same(5.4, 5.4);  // +8%

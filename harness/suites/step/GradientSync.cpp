@@ -48,6 +48,8 @@ GradientSync::GradientSync(std::vector<at::Tensor> parameters, Communicator& com
       SPLITSTEP_CUDA_CHECK(cudaEventCreateWithFlags(&bucket.filled, cudaEventDisableTiming));
     }
   }
+  // Registered once and armed only for an overlapped backward: in the other modes they return
+  // at once, so one model serves every mode.
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     hooks_.push_back(
         parameters_[i].register_hook([this, i](const at::Tensor& grad) { onGradient(i, grad); }));
@@ -56,6 +58,9 @@ GradientSync::GradientSync(std::vector<at::Tensor> parameters, Communicator& com
 
 GradientSync::~GradientSync() {
   for (std::size_t i = 0; i < hooks_.size(); ++i) parameters_[i].remove_hook(hooks_[i]);
+  // The buckets cross streams without record_stream: normally a step's end waits for their
+  // collectives, but after an error one may still be writing into memory about to be freed.
+  if (comm_stream_ != nullptr) cudaStreamSynchronize(comm_stream_);
   for (Bucket& bucket : buckets_) {
     if (bucket.filled != nullptr) cudaEventDestroy(bucket.filled);
   }
@@ -64,14 +69,14 @@ GradientSync::~GradientSync() {
 
 std::size_t GradientSync::gradientBytes() const {
   std::size_t bytes = 0;
-  for (const Bucket& bucket : buckets_) bytes += static_cast<std::size_t>(bucket.flat.numel()) * 4;
+  for (const Bucket& bucket : buckets_)
+    bytes += static_cast<std::size_t>(bucket.flat.numel()) * sizeof(float);
   return bytes;
 }
 
 void GradientSync::resetBuckets() {
   for (Bucket& bucket : buckets_) {
     bucket.pending = bucket.members.size();
-    bucket.launched = false;
   }
   next_ = 0;
 }
@@ -115,7 +120,6 @@ void GradientSync::launch(Bucket& bucket) {
   comm_.run(Collective::AllReduce, bucket.flat.data_ptr(), bucket.flat.data_ptr(),
             static_cast<std::size_t>(bucket.flat.numel()), DataType::Float32, comm_stream_);
   bucket.timer->stop();
-  bucket.launched = true;
 }
 
 void GradientSync::finish(bool overlapped) {
@@ -141,9 +145,7 @@ void GradientSync::finish(bool overlapped) {
 
 double GradientSync::commSeconds() const {
   double seconds = 0;
-  for (const Bucket& bucket : buckets_) {
-    if (bucket.launched) seconds += bucket.timer->seconds();
-  }
+  for (std::size_t b = 0; b < next_; ++b) seconds += buckets_[b].timer->seconds();
   return seconds;
 }
 

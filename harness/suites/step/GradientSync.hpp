@@ -1,6 +1,7 @@
 // Data-parallel gradient averaging as PyTorch DDP does it: gradients packed into buckets
-// (comm/GradientBuckets), each bucket allreduced on a communication stream of its own, either
-// during backward as gradient hooks fill the buckets (overlap) or after it (sequential).
+// (comm/GradientBuckets), each bucket allreduced on a communication stream apart from the
+// working stream, either during backward as gradient hooks fill the buckets (overlap) or after
+// it (sequential).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -8,7 +9,6 @@
 
 #include <cstddef>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include "comm/Communicator.hpp"
@@ -43,9 +43,8 @@ class GradientSync {
  private:
   struct Bucket {
     at::Tensor flat;
-    std::vector<std::size_t> members;  // parameter indices
-    std::size_t pending = 0;           // members whose gradient has not arrived this step
-    bool launched = false;
+    std::vector<std::size_t> members;      // parameter indices
+    std::size_t pending = 0;               // members whose gradient has not arrived this step
     std::unique_ptr<IntervalTimer> timer;  // on the communication stream
     cudaEvent_t filled = nullptr;          // on the working stream, once packed
   };
@@ -66,7 +65,7 @@ class GradientSync {
   double scale_;                        // 1 / world size: DDP averages by dividing while packing
   cudaStream_t comm_stream_ = nullptr;  // nullptr on the CPU
   cudaEvent_t reduced_ = nullptr;
-  std::size_t next_ = 0;  // the next bucket to launch
+  std::size_t next_ = 0;  // the next bucket to launch; those before it were launched this step
   bool armed_ = false;
 };
 

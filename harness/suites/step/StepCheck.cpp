@@ -73,6 +73,7 @@ struct Deviation {
   double largest = 0;        // relative error of the parameter whose update deviates most
   std::string name;          // that parameter
   std::uint64_t beyond = 0;  // parameters beyond the tolerance
+  bool moved = false;        // whether the reference step changed any parameter at all
 };
 
 Deviation largestDeviation(const std::vector<at::Tensor>& synced,
@@ -83,6 +84,7 @@ Deviation largestDeviation(const std::vector<at::Tensor>& synced,
   for (std::size_t i = 0; i < before.size(); ++i) {
     const double error = updateDistance(synced[i], reference[i], before[i]);
     if (!(error <= tolerance)) ++d.beyond;
+    d.moved = d.moved || reference[i].detach().ne(before[i]).any().item<bool>();
     if (i == 0 || error > d.largest) {
       d.largest = error;
       d.name = names[i];
@@ -132,7 +134,15 @@ StepCheckResult checkSynchronisedStep(StepModel model, const StepPlan& plan,
   const Deviation accumulated =
       largestDeviation(synced, oneProcessStep(model, plan, quiet, context, device, rows, true),
                        before, names, limit);
-  result.checks.push_back({"one-process reference", before.size(), accumulated.beyond});
+  // A step that changed nothing (fp16 skips a step whose gradients overflowed) compares
+  // nothing: that fails the check rather than passing it.
+  result.checks.push_back({"one-process reference", before.size(),
+                           accumulated.moved ? accumulated.beyond : before.size()});
+  if (!accumulated.moved) {
+    result.notes.push_back(mode +
+                           ": the one-process step changed no parameter (an fp16 step whose "
+                           "gradients overflowed is skipped), so nothing could be compared");
+  }
   result.notes.push_back(fmt::format(
       "{}: largest relative error of a parameter's update against one process accumulating the "
       "gradients of all ranks' batches: {:.1e} ({}; tolerance {:.0e})",

@@ -160,18 +160,22 @@ void TrainingStep::optimizerStep() {
   for (const at::Tensor& p : workload_.parameters()) p.mutable_grad().reset();
 }
 
-at::Tensor TrainingStep::forwardAndLoss(const at::Tensor& input, const at::Tensor& target) {
-  const c10::DeviceType device_type =
-      device_.isCuda() ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
-  AutocastScope scope(device_type, autocastType(recipe_.precision));
-  at::Tensor loss = workload_.loss(workload_.forward(input), target);
+at::Tensor TrainingStep::forward(const at::Tensor& input) {
+  AutocastScope scope(deviceType(), autocastType(recipe_.precision));
+  return workload_.forward(input);
+}
+
+at::Tensor TrainingStep::loss(const at::Tensor& output, const at::Tensor& target) {
+  AutocastScope scope(deviceType(), autocastType(recipe_.precision));
+  const at::Tensor loss = workload_.loss(output, target);
   return scaler_ ? scaler_->scale(loss) : loss;
 }
 
+c10::DeviceType TrainingStep::deviceType() const {
+  return device_.isCuda() ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
+}
+
 void TrainingStep::run(GradientSync* sync, bool overlap) {
-  const c10::DeviceType device_type =
-      device_.isCuda() ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
-  const auto autocast = autocastType(recipe_.precision);
   auto timed = [this](Phase phase, const auto& work) {
     const auto index = static_cast<std::size_t>(phase);
     timers_[index]->start();
@@ -188,28 +192,21 @@ void TrainingStep::run(GradientSync* sync, bool overlap) {
     }
   });
   at::Tensor output;
-  timed(Phase::Forward, [&] {
-    AutocastScope scope(device_type, autocast);
-    output = workload_.forward(on_device_.input);
-  });
-  at::Tensor loss;
-  timed(Phase::Loss, [&] {
-    AutocastScope scope(device_type, autocast);
-    loss = workload_.loss(output, on_device_.target);
-    if (scaler_) loss = scaler_->scale(loss);
-  });
+  timed(Phase::Forward, [&] { output = forward(on_device_.input); });
+  at::Tensor scaled_loss;
+  timed(Phase::Loss, [&] { scaled_loss = loss(output, on_device_.target); });
   if (sync != nullptr && overlap) sync->armHooks();
-  timed(Phase::Backward, [&] { loss.backward(); });
+  timed(Phase::Backward, [&] { scaled_loss.backward(); });
   output.reset();
-  loss.reset();
+  scaled_loss.reset();
   if (sync != nullptr) timed(Phase::Sync, [&] { sync->finish(overlap); });
   timed(Phase::Optimizer, [&] { optimizerStep(); });
 }
 
 void TrainingStep::runAccumulated(const std::vector<Batch>& host_batches) {
   for (const Batch& batch : host_batches) {
-    forwardAndLoss(batch.input.to(on_device_.input.device()),
-                   batch.target.to(on_device_.target.device()))
+    loss(forward(batch.input.to(on_device_.input.device())),
+         batch.target.to(on_device_.target.device()))
         .backward();
   }
   for (const at::Tensor& p : workload_.parameters()) {

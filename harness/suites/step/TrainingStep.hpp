@@ -6,7 +6,6 @@
 
 #include <array>
 #include <memory>
-#include <optional>
 #include <string_view>
 
 #include "device/Device.hpp"
@@ -58,7 +57,10 @@ class TrainingStep {
   class LossScaler;
 
   void hostWork() const;
-  at::Tensor forwardAndLoss(const at::Tensor& input, const at::Tensor& target);
+  // Under autocast in a reduced precision; the loss is multiplied by the fp16 loss scale.
+  at::Tensor forward(const at::Tensor& input);
+  at::Tensor loss(const at::Tensor& output, const at::Tensor& target);
+  c10::DeviceType deviceType() const;
   void optimizerStep();
 
   Workload& workload_;

@@ -212,8 +212,9 @@ class TransformerWorkload final : public ModuleWorkload<TransformerNet> {
   double flopPerStep(std::int64_t rows) const override {
     const double d = shape_.width;
     const double s = shape_.seq;
-    // Per token and block: qkv 6d^2, projection 2d^2, MLP 16d^2 multiply-adds x2 FLOPs, and
-    // the attention's two s x d products 4sd; plus the embedding per token and the head.
+    // FLOPs (two per multiply-add) per token and block: qkv 6d^2, projection 2d^2, MLP 16d^2,
+    // the attention's two s x d products 4sd; plus 2d^2 per token for the embedding and
+    // 2d x classes per sample for the head.
     const double per_token = shape_.layers * (24 * d * d + 4 * s * d) + 2 * d * d;
     const double forward = static_cast<double>(rows) * (s * per_token + 2 * d * kClasses);
     return 3 * forward;
