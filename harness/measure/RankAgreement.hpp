@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 namespace splitstep {
 
@@ -13,6 +14,21 @@ class RankAgreement {
   virtual std::int64_t maxOverRanks(std::int64_t value) = 0;
   // Collective: returns once every rank has arrived; the seconds this rank waited for the last.
   virtual double barrier() = 0;
+};
+
+// A rank that takes part in every agreement of the others but leaves each decision to them: its
+// wish is the smallest possible, so a maximum is theirs. Ranks that wait while another measures
+// alone (a single-card step) keep making the same collective calls as the one measuring.
+class DeferringAgreement final : public RankAgreement {
+ public:
+  explicit DeferringAgreement(RankAgreement& others) : others_(others) {}
+  std::int64_t maxOverRanks(std::int64_t) override {
+    return others_.maxOverRanks(std::numeric_limits<std::int64_t>::min());
+  }
+  double barrier() override { return others_.barrier(); }
+
+ private:
+  RankAgreement& others_;
 };
 
 // A single process: its own value is the agreement.

@@ -71,6 +71,43 @@ Measurement partOf(const Measurement& step, std::vector<double> values, double m
   return m;
 }
 
+// One mode's timings on this rank: the whole step per sample (the Measurer's), and per sample
+// each phase's and the gradient collectives' seconds.
+struct ModeTimes {
+  Measurement step;
+  std::vector<std::vector<double>> phases = std::vector<std::vector<double>>(kPhases.size());
+  std::vector<double> comm;
+};
+
+ModeTimes timeMode(TrainingStep& step, GradientSync* sync, SyncMode mode,
+                   const SuiteContext& context, const MeasureSettings& settings) {
+  ModeTimes times;
+  const auto body = [&] { step.run(sync, mode == SyncMode::Overlap); };
+  const auto after_sample = [&] {
+    for (Phase phase : kPhases) {
+      times.phases[static_cast<std::size_t>(phase)].push_back(step.seconds(phase));
+    }
+    if (sync != nullptr) times.comm.push_back(sync->commSeconds());
+  };
+  if (mode != SyncMode::Single) {
+    if (sync != nullptr) sync->broadcastParameters();
+    times.step = Measurer(context.device, context.agreement, settings).measure(body, after_sample);
+    return times;
+  }
+  // Rank 0 runs the step alone. The others run nothing but take part in every decision of its
+  // Measurer, deferring to rank 0, so that all ranks still decide together, step by step.
+  MeasureSettings alone = settings;
+  alone.align_ranks = false;
+  if (context.rank == 0) {
+    times.step = Measurer(context.device, context.agreement, alone).measure(body, after_sample);
+  } else {
+    DeferringAgreement deferring(context.agreement);
+    Measurer(context.device, deferring, alone).measure([] {});
+    times.step.clock = context.device.clockName();  // no values: measured on rank 0 only
+  }
+  return times;
+}
+
 }  // namespace
 
 std::vector<Sample> StepSuite::run(const SuiteContext& context) {
@@ -137,45 +174,18 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
           // did on each rank's own gradients does not carry into the synchronised modes.
           TrainingStep step(*workload, recipe, context.device, host_batch);
           context.watchdog.setOperation("step " + case_name);
-          std::vector<std::vector<double>> phase_values(kPhases.size());
-          std::vector<double> comm_values;
           GradientSync* used = syncs ? sync.get() : nullptr;
-          const auto body = [&] { step.run(used, mode == SyncMode::Overlap); };
-          const auto after_sample = [&] {
-            for (Phase phase : kPhases) {
-              phase_values[static_cast<std::size_t>(phase)].push_back(step.seconds(phase));
-            }
-            if (used != nullptr) comm_values.push_back(used->commSeconds());
-          };
-          Measurement measured;
-          measured.clock = context.device.clockName();
-          if (mode == SyncMode::Single) {
-            // Rank 0 alone, deciding alone; the other ranks wait at a barrier, under --timeout.
-            if (context.rank == 0) {
-              LocalAgreement alone;
-              MeasureSettings single = settings;
-              single.align_ranks = false;
-              measured = Measurer(context.device, alone, single).measure(body, after_sample);
-            } else {
-              context.watchdog.setOperation("step " + case_name +
-                                            " (waiting while rank 0 runs the step alone)");
-            }
-            context.agreement.barrier();
-          } else {
-            if (used != nullptr) used->broadcastParameters();
-            measured =
-                Measurer(context.device, context.agreement, settings).measure(body, after_sample);
-          }
+          const ModeTimes times = timeMode(step, used, mode, context, settings);
           for (Phase phase : kPhases) {
             if (phase == Phase::Sync && used == nullptr) continue;
-            newSample(std::string(toString(phase))).measurement =
-                partOf(measured, phase_values[static_cast<std::size_t>(phase)], settings.max_noise);
+            newSample(std::string(toString(phase))).measurement = partOf(
+                times.step, times.phases[static_cast<std::size_t>(phase)], settings.max_noise);
           }
           if (used != nullptr) {
-            newSample("comm").measurement = partOf(measured, comm_values, settings.max_noise);
+            newSample("comm").measurement = partOf(times.step, times.comm, settings.max_noise);
           }
           Sample& whole = newSample("step");
-          whole.measurement = measured;
+          whole.measurement = times.step;
           // Notes about the whole suite go with its first timed case only.
           whole.notes = std::move(notes);
           notes.clear();

@@ -52,6 +52,17 @@ TEST(MpiAgreement, BarrierWaitIsLongestForTheEarliestRank) {
   }
 }
 
+TEST(MpiAgreement, DeferringRanksLeaveTheDecisionToTheOthers) {
+  Watchdog watchdog(60);
+  MpiAgreement agreement(MPI_COMM_WORLD, watchdog);
+  DeferringAgreement deferring(agreement);
+  // Rank 0 wants 5; every other rank would want more, but defers.
+  const bool leads = worldRank() == 0;
+  const std::int64_t agreed =
+      leads ? agreement.maxOverRanks(5) : deferring.maxOverRanks(100 + worldRank());
+  EXPECT_EQ(agreed, 5);
+}
+
 TEST(MpiAgreement, RanksOfDifferentSpeedRunTheSameLoopsAndSamples) {
   Watchdog watchdog(60);
   MpiAgreement agreement(MPI_COMM_WORLD, watchdog);

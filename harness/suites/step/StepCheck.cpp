@@ -49,15 +49,14 @@ std::vector<at::Tensor> snapshot(const std::vector<at::Tensor>& tensors) {
 // computes) or in one pass over them concatenated: its parameters after the step.
 std::vector<at::Tensor> oneProcessStep(StepModel model, const StepPlan& plan,
                                        const StepRecipe& recipe, const SuiteContext& context,
-                                       c10::Device device, std::int64_t rows, bool accumulate) {
+                                       c10::Device device, const std::vector<Batch>& shards,
+                                       bool accumulate) {
   const auto workload = makeWorkload(model, plan, device, kModelSeed);
-  std::vector<Batch> shards;
   std::vector<at::Tensor> inputs;
   std::vector<at::Tensor> targets;
-  for (int r = 0; r < context.world_size; ++r) {
-    shards.push_back(workload->hostBatch(rows, batchSeed(r)));
-    inputs.push_back(shards.back().input);
-    targets.push_back(shards.back().target);
+  for (const Batch& shard : shards) {
+    inputs.push_back(shard.input);
+    targets.push_back(shard.target);
   }
   TrainingStep step(*workload, recipe, context.device, {at::cat(inputs), at::cat(targets)});
   if (accumulate) {
@@ -131,8 +130,13 @@ StepCheckResult checkSynchronisedStep(StepModel model, const StepPlan& plan,
   const std::vector<at::Tensor> synced = workload->parameters();
   const std::vector<std::string> names = workload->parameterNames();
   const double limit = tolerance(recipe.precision);
+  // The ranks' batches, built once for both one-process steps.
+  std::vector<Batch> shards;
+  for (int r = 0; r < context.world_size; ++r) {
+    shards.push_back(workload->hostBatch(rows, batchSeed(r)));
+  }
   const Deviation accumulated =
-      largestDeviation(synced, oneProcessStep(model, plan, quiet, context, device, rows, true),
+      largestDeviation(synced, oneProcessStep(model, plan, quiet, context, device, shards, true),
                        before, names, limit);
   // A step that changed nothing (fp16 skips a step whose gradients overflowed) compares
   // nothing: that fails the check rather than passing it.
@@ -151,7 +155,7 @@ StepCheckResult checkSynchronisedStep(StepModel model, const StepPlan& plan,
   // Not a check: in one pass, the whole batch's gradient is rounded once, where each rank
   // rounds its own before the average (in bf16 or fp16 this alone can move an update).
   const Deviation whole =
-      largestDeviation(synced, oneProcessStep(model, plan, quiet, context, device, rows, false),
+      largestDeviation(synced, oneProcessStep(model, plan, quiet, context, device, shards, false),
                        before, names, limit);
   result.notes.push_back(
       fmt::format("{}: against one process stepping on all ranks' batches in one pass: {:.1e} ({})",

@@ -118,8 +118,12 @@ class TrainingStep::LossScaler {
 
 TrainingStep::TrainingStep(Workload& workload, const StepRecipe& recipe, Device& device,
                            Batch host_batch)
-    : workload_(workload), recipe_(recipe), device_(device), host_(std::move(host_batch)) {
-  const c10::Device target = workload_.parameters().front().device();
+    : workload_(workload),
+      parameters_(workload.parameters()),
+      recipe_(recipe),
+      device_(device),
+      host_(std::move(host_batch)) {
+  const c10::Device target = parameters_.front().device();
   if (recipe_.input == InputSource::Pinned && device_.isCuda()) {
     host_ = {host_.input.pin_memory(), host_.target.pin_memory()};
   }
@@ -129,7 +133,7 @@ TrainingStep::TrainingStep(Workload& workload, const StepRecipe& recipe, Device&
     on_device_.input.copy_(host_.input);
     on_device_.target.copy_(host_.target);
   }
-  optimizer_ = makeOptimizer(workload_.parameters(), recipe_);
+  optimizer_ = makeOptimizer(parameters_, recipe_);
   if (recipe_.precision == StepPrecision::Fp16) scaler_ = std::make_unique<LossScaler>(target);
   for (auto& timer : timers_) timer = device_.newTimer();
 }
@@ -148,7 +152,7 @@ void TrainingStep::optimizerStep() {
   bool finite = true;
   if (scaler_) {
     std::vector<at::Tensor> grads;
-    for (const at::Tensor& p : workload_.parameters()) {
+    for (const at::Tensor& p : parameters_) {
       if (p.grad().defined()) grads.push_back(p.grad());
     }
     finite = scaler_->unscale(grads);
@@ -157,7 +161,7 @@ void TrainingStep::optimizerStep() {
   if (scaler_) scaler_->update();
   // zero_grad(set_to_none=True). LibTorch's own detaches each gradient in place first, which a
   // gradient that is a view of a bucket does not allow.
-  for (const at::Tensor& p : workload_.parameters()) p.mutable_grad().reset();
+  for (const at::Tensor& p : parameters_) p.mutable_grad().reset();
 }
 
 at::Tensor TrainingStep::forward(const at::Tensor& input) {
@@ -209,7 +213,7 @@ void TrainingStep::runAccumulated(const std::vector<Batch>& host_batches) {
          batch.target.to(on_device_.target.device()))
         .backward();
   }
-  for (const at::Tensor& p : workload_.parameters()) {
+  for (const at::Tensor& p : parameters_) {
     p.mutable_grad().mul_(1.0 / static_cast<double>(host_batches.size()));
   }
   optimizerStep();

@@ -64,6 +64,7 @@ class TrainingStep {
   void optimizerStep();
 
   Workload& workload_;
+  std::vector<at::Tensor> parameters_;  // the workload's, gathered once rather than every step
   StepRecipe recipe_;
   Device& device_;
   Batch host_;
