@@ -16,20 +16,15 @@ namespace splitstep::kernels {
 
 enum class PatternType : int { Float32 = 0, BFloat16 = 1, Float16 = 2 };
 
-// What a rank must find in its output.
-enum class Expect : int {
-  Sum = 0,       // allreduce: element i summed over ranks
-  BlockSum = 1,  // reduce-scatter: this rank's block of the sum
-  Gathered = 2,  // allgather: block q is rank q's input
-  Root = 3,      // broadcast: the root's input
-};
-
+// What a rank must find at element i of its output: for a reduction, the sum over ranks of the
+// pattern at one source index; for a copy, one rank's pattern at one source index. Each
+// collective's descriptor (harness/comm/collectives/) says which.
 struct ExpectSpec {
-  Expect kind = Expect::Sum;
-  int rank = 0;
+  bool sum = true;  // a reduction's result, summed over `world` ranks
   int world = 1;
-  std::uint64_t block = 0;  // elements per rank's block (BlockSum, Gathered)
-  int root = 0;             // Root
+  int source_rank = 0;       // copies: the rank the element came from, unless in blocks
+  std::uint64_t block = 0;   // copies in blocks: element i came from rank i / block, at i % block
+  std::uint64_t offset = 0;  // added to the source index
 };
 
 // Small integers (0..15) keep every partial sum exact in fp32 for up to 2^20 ranks, in bf16 for
@@ -47,17 +42,11 @@ SPLITSTEP_HOST_DEVICE inline float patternSum(std::uint64_t index, int world_siz
 }
 
 SPLITSTEP_HOST_DEVICE inline float expectedValue(const ExpectSpec& spec, std::uint64_t i) {
-  switch (spec.kind) {
-    case Expect::Sum:
-      return patternSum(i, spec.world);
-    case Expect::BlockSum:
-      return patternSum(static_cast<std::uint64_t>(spec.rank) * spec.block + i, spec.world);
-    case Expect::Gathered:
-      return patternValue(i % spec.block, static_cast<int>(i / spec.block));
-    case Expect::Root:
-      return patternValue(i, spec.root);
+  if (spec.sum) return patternSum(spec.offset + i, spec.world);
+  if (spec.block != 0) {
+    return patternValue(spec.offset + i % spec.block, static_cast<int>(i / spec.block));
   }
-  return 0;
+  return patternValue(spec.offset + i, spec.source_rank);
 }
 
 // data[i] = patternValue(i, rank) in `type`, on the device (queued on `stream`) or on the host.

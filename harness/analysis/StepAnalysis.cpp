@@ -11,22 +11,27 @@
 #include <string>
 #include <utility>
 
+#include "common/StepKeys.hpp"
 #include "common/Units.hpp"
+#include "options/RunPlan.hpp"
 
 namespace splitstep {
 namespace {
 
-constexpr const char* kStepSuite = "step";
-constexpr const char* kWholeSeries = "step";
-constexpr const char* kCommSeries = "comm";  // overlaps the other phases: not a summand
-constexpr const char* kNone = "none";
-constexpr const char* kSequential = "sequential";
-constexpr const char* kOverlap = "overlap";
-constexpr const char* kSingle = "single";
+namespace key = step_keys;
+// The mode names are the sync modes' option values.
+constexpr std::string_view kNone = toString(SyncMode::None);
+constexpr std::string_view kSequential = toString(SyncMode::Sequential);
+constexpr std::string_view kOverlap = toString(SyncMode::Overlap);
+constexpr std::string_view kSingle = toString(SyncMode::Single);
+constexpr std::string_view kPhaseData = toString(Phase::Data);
+constexpr std::string_view kPhaseForward = toString(Phase::Forward);
+constexpr std::string_view kPhaseBackward = toString(Phase::Backward);
+constexpr std::string_view kPhaseOptimizer = toString(Phase::Optimizer);
 
 // The step's time in each mode, as the figures name it.
 struct ModeName {
-  const char* mode;
+  std::string_view mode;
   const char* symbol;
   const char* meaning;
 };
@@ -35,19 +40,19 @@ constexpr ModeName kModeNames[] = {{kNone, "T_c", "no gradient sync"},
                                    {kOverlap, "T_ddp", "sync during backward"},
                                    {kSingle, "T_1", "rank 0 alone"}};
 
-const char* symbolOf(const std::string& mode) {
+const char* symbolOf(std::string_view mode) {
   for (const ModeName& m : kModeNames) {
     if (mode == m.mode) return m.symbol;
   }
   return "T";
 }
 
-std::string param(const CaseResult& c, const std::string& key) {
-  const auto it = c.params.find(key);
+std::string param(const CaseResult& c, std::string_view key) {
+  const auto it = c.params.find(std::string(key));
   return it == c.params.end() ? std::string() : it->second;
 }
 
-std::optional<double> numberParam(const CaseResult& c, const std::string& key) {
+std::optional<double> numberParam(const CaseResult& c, std::string_view key) {
   const std::string text = param(c, key);
   if (text.empty()) return std::nullopt;
   char* end = nullptr;
@@ -78,31 +83,31 @@ class WorkloadCases {
   const std::string& model() const { return model_; }
   const std::string& precision() const { return precision_; }
   bool matches(const CaseResult& c) const {
-    return param(c, "model") == model_ && param(c, "precision") == precision_;
+    return param(c, key::kModel) == model_ && param(c, key::kPrecision) == precision_;
   }
-  void add(const CaseResult* c) { cases_[param(*c, "mode")].try_emplace(c->series, c); }
+  void add(const CaseResult* c) { cases_[param(*c, key::kMode)].try_emplace(c->series, c); }
 
-  const CaseResult* find(const std::string& mode, const std::string& series) const {
+  const CaseResult* find(std::string_view mode, std::string_view series) const {
     const auto m = cases_.find(mode);
     if (m == cases_.end()) return nullptr;
     const auto s = m->second.find(series);
     return s == m->second.end() ? nullptr : s->second;
   }
-  const CaseResult* step(const std::string& mode) const { return find(mode, kWholeSeries); }
+  const CaseResult* step(std::string_view mode) const { return find(mode, key::kWhole); }
   // The phases of a mode's step (comm left out: it overlaps them).
-  std::vector<const CaseResult*> phases(const std::string& mode) const {
+  std::vector<const CaseResult*> phases(std::string_view mode) const {
     std::vector<const CaseResult*> parts;
     const auto m = cases_.find(mode);
     if (m == cases_.end()) return parts;
     for (const auto& [series, c] : m->second) {
-      if (c->part_of == kWholeSeries && series != kCommSeries && c->share) parts.push_back(c);
+      if (c->part_of == key::kWhole && series != key::kComm && c->share) parts.push_back(c);
     }
     return parts;
   }
   // The first of `modes` whose step was measured; empty when none was.
-  std::string firstMeasured(std::initializer_list<const char*> modes) const {
-    for (const char* mode : modes) {
-      if (step(mode)) return mode;
+  std::string firstMeasured(std::initializer_list<std::string_view> modes) const {
+    for (std::string_view mode : modes) {
+      if (step(mode)) return std::string(mode);
     }
     return {};
   }
@@ -110,27 +115,27 @@ class WorkloadCases {
  private:
   std::string model_;
   std::string precision_;
-  std::map<std::string, std::map<std::string, const CaseResult*>> cases_;
+  std::map<std::string, std::map<std::string, const CaseResult*, std::less<>>, std::less<>> cases_;
 };
 
 class StepFigures {
  public:
   StepFigures(const WorkloadCases& workload, const std::vector<CaseResult>& cases)
       : w_(workload), cases_(cases) {
-    result_.suite = kStepSuite;
+    result_.suite = key::kSuite;
     result_.subject = w_.model() + " " + w_.precision();
     result_.title = "where the step time goes";
   }
 
   DerivedResult run() {
     stepTimes();
-    for (const char* mode : {kSequential, kOverlap}) {
+    for (std::string_view mode : {kSequential, kOverlap}) {
       communication(mode);
       exposed(mode);
       overlap(mode);
       wait(mode);
     }
-    for (const char* mode : {kSequential, kOverlap}) efficiency(mode);
+    for (std::string_view mode : {kSequential, kOverlap}) efficiency(mode);
     throughput();
     modelFlops();
     slowestRank();
@@ -155,32 +160,32 @@ class StepFigures {
       DerivedFigure& f =
           add(fmt::format("step/time/{}", m.mode),
               fmt::format("{}, {} ({})", m.symbol, m.meaning, m.mode), "s", c->across.median);
-      if (m.mode != std::string(kSingle)) f.per_rank = perRank(rankMedians(*c));
+      if (m.mode != kSingle) f.per_rank = perRank(rankMedians(*c));
     }
   }
 
-  void communication(const std::string& mode) {
-    const CaseResult* comm = w_.find(mode, kCommSeries);
+  void communication(std::string_view mode) {
+    const CaseResult* comm = w_.find(mode, key::kComm);
     if (!comm) return;
-    add("step/comm/" + mode, fmt::format("T_comm, gradient collectives ({})", mode), "s",
-        comm->across.median)
+    add(fmt::format("step/comm/{}", mode), fmt::format("T_comm, gradient collectives ({})", mode),
+        "s", comm->across.median)
         .per_rank = perRank(rankMedians(*comm));
   }
 
   // T_mode - T_c, overall and per rank.
-  std::optional<double> exposedTime(const std::string& mode) const {
+  std::optional<double> exposedTime(std::string_view mode) const {
     const CaseResult* synced = w_.step(mode);
     const CaseResult* compute = w_.step(kNone);
     if (!synced || !compute) return std::nullopt;
     return synced->across.median - compute->across.median;
   }
 
-  void exposed(const std::string& mode) {
+  void exposed(std::string_view mode) {
     const auto exposed = exposedTime(mode);
     if (!exposed) return;
     const CaseResult* synced = w_.step(mode);
     DerivedFigure& f = add(
-        "step/exposed/" + mode,
+        fmt::format("step/exposed/{}", mode),
         fmt::format("exposed communication, {} - T_c ({})", symbolOf(mode), mode), "s", *exposed);
     const auto compute = rankMedians(*w_.step(kNone));
     for (const auto& [rank, median] : rankMedians(*synced)) {
@@ -193,15 +198,15 @@ class StepFigures {
     }
   }
 
-  void overlap(const std::string& mode) {
+  void overlap(std::string_view mode) {
     const auto exposed = exposedTime(mode);
-    const CaseResult* comm = w_.find(mode, kCommSeries);
+    const CaseResult* comm = w_.find(mode, key::kComm);
     // Alone, a rank's collectives are copies of a few microseconds: there is nothing to hide.
     if (!exposed || !comm || comm->across.median <= 0 || worldSize(*comm) < 2) return;
     const double overlap = 1 - *exposed / comm->across.median;
     DerivedFigure& f =
-        add("step/overlap/" + mode, fmt::format("overlap, 1 - exposed / T_comm ({})", mode), "%",
-            overlap * 100);
+        add(fmt::format("step/overlap/{}", mode),
+            fmt::format("overlap, 1 - exposed / T_comm ({})", mode), "%", overlap * 100);
     if (overlap < 0) {
       f.note =
           "below 0: the step grew by more than the collectives' own time (the sync slows "
@@ -212,8 +217,8 @@ class StepFigures {
   }
 
   // Per step i, rank r's collective time minus the shortest over ranks; per rank, the median.
-  void wait(const std::string& mode) {
-    const CaseResult* comm = w_.find(mode, kCommSeries);
+  void wait(std::string_view mode) {
+    const CaseResult* comm = w_.find(mode, key::kComm);
     if (!comm || comm->ranks.size() < 2) return;
     std::size_t steps = comm->ranks.front().measurement.values.size();
     for (const RankResult& r : comm->ranks) {
@@ -236,7 +241,7 @@ class StepFigures {
     const auto longest =
         std::max_element(waits.begin(), waits.end(),
                          [](const auto& a, const auto& b) { return a.second < b.second; });
-    DerivedFigure& f = add("step/wait/" + mode,
+    DerivedFigure& f = add(fmt::format("step/wait/{}", mode),
                            fmt::format("wait for later ranks, the most waiting rank ({})", mode),
                            "s", longest->second);
     f.per_rank = waits;
@@ -245,15 +250,15 @@ class StepFigures {
   }
 
   int worldSize(const CaseResult& c) const {
-    const auto size = numberParam(c, "world_size");
+    const auto size = numberParam(c, key::kWorldSize);
     return size && *size >= 1 ? static_cast<int>(*size) : static_cast<int>(c.ranks.size());
   }
 
-  void efficiency(const std::string& mode) {
+  void efficiency(std::string_view mode) {
     const CaseResult* one = w_.step(kSingle);
     const CaseResult* many = w_.step(mode);
     if (!one || !many || many->across.median <= 0) return;
-    add("step/efficiency/" + mode,
+    add(fmt::format("step/efficiency/{}", mode),
         fmt::format("weak-scaling efficiency, T_1 / {} ({})", symbolOf(mode), mode), "%",
         one->across.median / many->across.median * 100)
         .note = worldSize(*many) > 1
@@ -265,18 +270,18 @@ class StepFigures {
     const std::string mode = w_.firstMeasured({kOverlap, kSequential});
     if (!mode.empty()) {
       const CaseResult* c = w_.step(mode);
-      const auto batch = numberParam(*c, "batch");
+      const auto batch = numberParam(*c, key::kBatch);
       if (batch && c->across.median > 0) {
-        add("step/samples_per_s/per_gpu/" + mode, fmt::format("samples/s per rank ({})", mode),
-            "samples/s", *batch / c->across.median);
+        add(fmt::format("step/samples_per_s/per_gpu/{}", mode),
+            fmt::format("samples/s per rank ({})", mode), "samples/s", *batch / c->across.median);
         const int size = worldSize(*c);
-        add("step/samples_per_s/total/" + mode,
+        add(fmt::format("step/samples_per_s/total/{}", mode),
             fmt::format("samples/s in total, {} ranks ({})", size, mode), "samples/s",
             size * *batch / c->across.median);
       }
     }
     if (const CaseResult* one = w_.step(kSingle)) {
-      const auto batch = numberParam(*one, "batch");
+      const auto batch = numberParam(*one, key::kBatch);
       if (batch && one->across.median > 0) {
         add("step/samples_per_s/single", "samples/s on rank 0 alone (single)", "samples/s",
             *batch / one->across.median);
@@ -301,7 +306,7 @@ class StepFigures {
   void modelFlops() {
     const CaseResult* compute = w_.step(kNone);
     if (!compute || compute->across.median <= 0) return;
-    const auto flop = numberParam(*compute, "flop_per_step");
+    const auto flop = numberParam(*compute, key::kFlopPerStep);
     if (!flop) return;
     const double tflops = *flop / compute->across.median / 1e12;
     DerivedFigure& f = add("step/tflops/none", "model TFLOP/s at T_c (none)", "TFLOP/s", tflops);
@@ -326,8 +331,8 @@ class StepFigures {
     if (mode.empty()) return;
     const CaseResult* c = w_.step(mode);
     if (c->ranks.size() < 2) return;
-    DerivedFigure& f = add("step/slowest_rank/" + mode, fmt::format("slowest rank ({} step)", mode),
-                           "rank", c->slowest_rank);
+    DerivedFigure& f = add(fmt::format("step/slowest_rank/{}", mode),
+                           fmt::format("slowest rank ({} step)", mode), "rank", c->slowest_rank);
     const double fastest = c->across.min;
     if (fastest > 0) {
       f.note =
@@ -340,7 +345,7 @@ class StepFigures {
     if (mode.empty()) return;
     std::vector<std::string>& findings = result_.findings;
 
-    if (const CaseResult* data = w_.find(mode, "data");
+    if (const CaseResult* data = w_.find(mode, kPhaseData);
         data && data->share && *data->share > kInputBoundShare) {
       findings.push_back(fmt::format(
           "input bound: loading/copying the batch takes {} of the step ({}): pin host memory, "
@@ -351,7 +356,7 @@ class StepFigures {
     communicationBound();
     stragglers();
 
-    if (const CaseResult* optimizer = w_.find(mode, "optimizer");
+    if (const CaseResult* optimizer = w_.find(mode, kPhaseOptimizer);
         optimizer && optimizer->share && *optimizer->share > kOptimizerHeavyShare) {
       findings.push_back(fmt::format(
           "optimizer heavy: the optimizer step takes {} of the step ({}): use a fused or foreach "
@@ -360,8 +365,8 @@ class StepFigures {
           percent(*optimizer->share), mode));
     }
 
-    const CaseResult* forward = w_.find(mode, "forward");
-    const CaseResult* backward = w_.find(mode, "backward");
+    const CaseResult* forward = w_.find(mode, kPhaseForward);
+    const CaseResult* backward = w_.find(mode, kPhaseBackward);
     if (forward && backward && forward->across.median > 0 &&
         backward->across.median / forward->across.median > kBackwardOverForward) {
       findings.push_back(fmt::format(
@@ -371,8 +376,8 @@ class StepFigures {
           backward->across.median / forward->across.median, mode));
     }
 
-    const CaseResult* synced = w_.find(kOverlap, "backward");
-    const CaseResult* alone = w_.find(kNone, "backward");
+    const CaseResult* synced = w_.find(kOverlap, kPhaseBackward);
+    const CaseResult* alone = w_.find(kNone, kPhaseBackward);
     if (synced && alone && alone->across.median > 0 &&
         synced->across.median / alone->across.median - 1 > kSyncSlowsBackward) {
       findings.push_back(fmt::format(
@@ -420,7 +425,7 @@ class StepFigures {
     }
   }
 
-  std::string nothingFired(const std::string& mode) const {
+  std::string nothingFired(std::string_view mode) const {
     const auto phases = w_.phases(mode);
     if (phases.empty()) {
       return fmt::format("no bottleneck rule fired; no phase of the {} step was measured", mode);
@@ -442,12 +447,12 @@ class StepFigures {
 std::vector<DerivedResult> deriveStepFigures(const std::vector<CaseResult>& cases) {
   std::vector<WorkloadCases> workloads;
   for (const CaseResult& c : cases) {
-    if (c.suite != kStepSuite || c.skipped()) continue;
+    if (c.suite != key::kSuite || c.skipped()) continue;
     auto w = std::find_if(workloads.begin(), workloads.end(),
                           [&c](const WorkloadCases& known) { return known.matches(c); });
     if (w == workloads.end()) {
       w = workloads.insert(workloads.end(),
-                           WorkloadCases(param(c, "model"), param(c, "precision")));
+                           WorkloadCases(param(c, key::kModel), param(c, key::kPrecision)));
     }
     w->add(&c);
   }

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "comm/MpiWait.hpp"
+#include "cluster/MpiWait.hpp"
 
 namespace splitstep {
 

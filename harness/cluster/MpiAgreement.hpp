@@ -3,7 +3,7 @@
 
 #include <mpi.h>
 
-#include "comm/Watchdog.hpp"
+#include "common/Watchdog.hpp"
 #include "measure/RankAgreement.hpp"
 
 namespace splitstep {

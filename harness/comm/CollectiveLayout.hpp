@@ -1,19 +1,13 @@
-// How a collective of a given message size lays out its buffers (nccl-tests' definitions).
+// How one call of a collective lays out its buffers (nccl-tests' definitions).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
-
-#include "comm/BusBandwidth.hpp"
 
 namespace splitstep {
 
-std::string_view toString(Collective collective);  // "allreduce", "reduce_scatter", ...
-
-// `size` is nccl-tests' "size": the bytes of the larger of the two buffers. Reduce-scatter and
-// allgather split it into one block per rank, so their element count is rounded down to a
-// multiple of the rank count.
+// Reduce-scatter and allgather (and the other collectives in blocks) split the larger buffer
+// into one block per rank, so their element count is rounded down to a multiple of the ranks.
 struct CollectiveLayout {
   std::size_t count = 0;       // elements of the larger buffer
   std::size_t send = 0;        // elements each rank sends
@@ -31,9 +25,5 @@ struct CollectiveLayout {
     return in_place ? (send > recv ? send : recv) : send + recv;
   }
 };
-
-// Empty layout (count 0) when the size holds fewer elements than the collective needs.
-CollectiveLayout layoutFor(Collective collective, std::uint64_t size, std::size_t element_bytes,
-                           int ranks, int rank);
 
 }  // namespace splitstep

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <string>
 
-#include "comm/BusBandwidth.hpp"
+#include "comm/Collective.hpp"
 
 namespace splitstep {
 
@@ -23,15 +23,15 @@ class Communicator {
   virtual bool usesDeviceBuffers() const = 0;
   // Whether this backend can run `collective` on `type` (in place or not); if not, `why_not`
   // says why.
-  virtual bool supports(Collective collective, DataType type, bool in_place,
+  virtual bool supports(const CollectiveDescriptor& collective, DataType type, bool in_place,
                         std::string& why_not) const = 0;
   // One collective, with nccl-tests' buffer layout (CollectiveLayout): `count` is the NCCL
   // call's count argument; broadcasts come from rank 0; in place, `send` and `recv` point into
   // one allocation as CollectiveLayout's offsets say. Queued on `stream` (NCCL) or complete
   // on return (MPI, which ignores the stream). A wait on another rank that outlasts the
   // watchdog's timeout throws TimeoutError.
-  virtual void run(Collective collective, const void* send, void* recv, std::size_t count,
-                   DataType type, cudaStream_t stream) = 0;
+  virtual void run(const CollectiveDescriptor& collective, const void* send, void* recv,
+                   std::size_t count, DataType type, cudaStream_t stream) = 0;
 };
 
 }  // namespace splitstep

@@ -4,7 +4,7 @@
 #include <mpi.h>
 
 #include "comm/Communicator.hpp"
-#include "comm/Watchdog.hpp"
+#include "common/Watchdog.hpp"
 
 namespace splitstep {
 
@@ -22,10 +22,10 @@ class MpiCommunicator final : public Communicator {
 
   std::string backend() const override { return "mpi"; }
   bool usesDeviceBuffers() const override { return device_buffers_; }
-  bool supports(Collective collective, DataType type, bool in_place,
+  bool supports(const CollectiveDescriptor& collective, DataType type, bool in_place,
                 std::string& why_not) const override;
-  void run(Collective collective, const void* send, void* recv, std::size_t count, DataType type,
-           cudaStream_t stream) override;
+  void run(const CollectiveDescriptor& collective, const void* send, void* recv, std::size_t count,
+           DataType type, cudaStream_t stream) override;
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;

@@ -22,10 +22,10 @@ ncclDataType_t toNccl(DataType type) {
 }  // namespace
 
 NcclCommunicator::NcclCommunicator(MPI_Comm mpi, Watchdog& watchdog) : watchdog_(watchdog) {
-  int rank = 0;
-  int size = 0;
-  MPI_Comm_rank(mpi, &rank);
-  MPI_Comm_size(mpi, &size);
+  MPI_Comm_rank(mpi, &rank_);
+  MPI_Comm_size(mpi, &size_);
+  const int rank = rank_;
+  const int size = size_;
   ncclUniqueId id{};
   if (rank == 0) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
   MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, mpi);
@@ -72,24 +72,13 @@ void NcclCommunicator::abort() {
   }
 }
 
-void NcclCommunicator::run(Collective collective, const void* send, void* recv, std::size_t count,
-                           DataType type, cudaStream_t stream) {
+void NcclCommunicator::run(const CollectiveDescriptor& collective, const void* send, void* recv,
+                           std::size_t count, DataType type, cudaStream_t stream) {
   if (comm_ == nullptr) throw std::runtime_error("the NCCL communicator was aborted");
-  const ncclDataType_t t = toNccl(type);
-  switch (collective) {
-    case Collective::AllReduce:
-      check(ncclAllReduce(send, recv, count, t, ncclSum, comm_, stream), "ncclAllReduce");
-      break;
-    case Collective::ReduceScatter:
-      check(ncclReduceScatter(send, recv, count, t, ncclSum, comm_, stream), "ncclReduceScatter");
-      break;
-    case Collective::AllGather:
-      check(ncclAllGather(send, recv, count, t, comm_, stream), "ncclAllGather");
-      break;
-    case Collective::Broadcast:
-      check(ncclBroadcast(send, recv, count, t, 0, comm_, stream), "ncclBroadcast");
-      break;
-  }
+  const NcclCall call{send,  recv,   count, toNccl(type), elementBytes(type),
+                      comm_, stream, rank_, size_};
+  const std::string name = fmt::format("NCCL {}", collective.name);
+  check(collective.nccl(call), name.c_str());
 }
 
 void NcclCommunicator::waitReady(ncclComm_t& comm, const char* call) {

@@ -14,7 +14,7 @@
 #include <optional>
 
 #include "comm/Communicator.hpp"
-#include "comm/Watchdog.hpp"
+#include "common/Watchdog.hpp"
 
 namespace splitstep {
 
@@ -29,9 +29,11 @@ class NcclCommunicator final : public Communicator {
 
   std::string backend() const override { return "nccl"; }
   bool usesDeviceBuffers() const override { return true; }
-  bool supports(Collective, DataType, bool, std::string&) const override { return true; }
-  void run(Collective collective, const void* send, void* recv, std::size_t count, DataType type,
-           cudaStream_t stream) override;
+  bool supports(const CollectiveDescriptor&, DataType, bool, std::string&) const override {
+    return true;
+  }
+  void run(const CollectiveDescriptor& collective, const void* send, void* recv, std::size_t count,
+           DataType type, cudaStream_t stream) override;
 
  private:
   void check(ncclResult_t result, const char* call);
@@ -42,6 +44,8 @@ class NcclCommunicator final : public Communicator {
   ncclComm_t parent_ = nullptr;  // non-blocking
   ncclComm_t comm_ = nullptr;    // blocking, split from parent_
   Watchdog& watchdog_;
+  int rank_ = 0;
+  int size_ = 1;
   std::optional<Watchdog::Registration> registration_;
 };
 

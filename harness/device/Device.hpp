@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "cluster/DeviceAssignment.hpp"
-#include "comm/Watchdog.hpp"
+#include "common/Watchdog.hpp"
+#include "device/DeviceAssignment.hpp"
 #include "measure/MeasureDevice.hpp"
 
 namespace splitstep {

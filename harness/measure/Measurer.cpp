@@ -92,59 +92,74 @@ int Measurer::autorange(const std::function<void()>& run, double target_seconds,
   }
 }
 
+// Named phases, as nvbench's measure_cold: cold start, warm-up, preparation of what is timed
+// (graph capture, loops per sample), the timed samples, and the summary.
 Measurement Measurer::measure(const std::function<void()>& body,
                               const std::function<void()>& after_sample) {
   Measurement m;
   m.clock = device_.clockName();
   flush_ = false;
+  coldStart(body, m);
+  warmUp(body);
+  Timing timing = prepare(body, m);
+  takeSamples(timing, after_sample, m);
+  summarize(timing, m);
+  return m;
+}
+
+void Measurer::coldStart(const std::function<void()>& body, Measurement& m) {
   // Ranks of a collective meet before its first execution too: a rank that never arrives is
   // then found at a watched barrier, not inside a library call that may block the host.
   if (settings_.align_ranks) agreement_.barrier();
   const Timed cold = timeOnce(body, 1, false, m);
   m.cold = cold.device;
   m.cold_host = cold.host;
-  warmUp(body);
+}
 
-  std::vector<std::string> method;
-  std::function<void()> run = body;
-  std::unique_ptr<GraphReplay> graph;
+Measurer::Timing Measurer::prepare(const std::function<void()>& body, Measurement& m) {
+  Timing timing;
+  timing.run = body;
   if (settings_.cuda_graph) {
     std::string why_not;
-    graph = device_.captureGraph(body, why_not);
-    if (graph) {
-      GraphReplay* replay = graph.get();
-      run = [replay] { replay->launch(); };
-      method.push_back("CUDA graph replays");
+    timing.graph = device_.captureGraph(body, why_not);
+    if (timing.graph) {
+      GraphReplay* replay = timing.graph.get();
+      timing.run = [replay] { replay->launch(); };
+      timing.method.push_back("CUDA graph replays");
     } else {
       note(m, why_not + "; timed without a graph");
     }
   }
-
   m.timer_overhead = timerOverhead();
   if (settings_.l2_flush) {
     flush_ = true;
     m.loops = 1;
-    method.push_back("cache flushed before each sample");
+    timing.method.push_back("cache flushed before each sample");
   } else if (settings_.loops > 0) {
     m.loops = settings_.loops;
   } else {
-    m.loops = autorange(run, std::max(settings_.min_sample_time, 1000 * m.timer_overhead), m);
+    m.loops =
+        autorange(timing.run, std::max(settings_.min_sample_time, 1000 * m.timer_overhead), m);
   }
-  bool queued = settings_.queued_start;
-  if (queued && m.loops > kMaxQueuedLoops) {
+  timing.queued = settings_.queued_start;
+  if (timing.queued && m.loops > kMaxQueuedLoops) {
     note(m, "queued start off: " + std::to_string(m.loops) +
                 " executions per sample would overflow the launch queue");
-    queued = false;
+    timing.queued = false;
   }
-  if (queued) method.push_back("queued start");
+  if (timing.queued) timing.method.push_back("queued start");
+  return timing;
+}
 
+void Measurer::takeSamples(const Timing& timing, const std::function<void()>& after_sample,
+                           Measurement& m) {
   m.clock_at_start = device_.smClock();
   const auto sampling_start = HostClock::now();
   double timed = 0;
   StopState decision = StopState::Continue;
   while (decision == StopState::Continue) {
     if (settings_.align_ranks) m.arrival_waits.push_back(agreement_.barrier());
-    const Timed sample = timeOnce(run, m.loops, queued, m);
+    const Timed sample = timeOnce(timing.run, m.loops, timing.queued, m);
     if (after_sample) after_sample();
     m.values.push_back(sample.device / m.loops);
     m.host_values.push_back(sample.host / m.loops);
@@ -154,15 +169,16 @@ Measurement Measurer::measure(const std::function<void()>& body,
   }
   m.clock_at_end = device_.smClock();
   flush_ = false;
-
-  m.noise = relativeNoise(m.values);
-  m.noise_target_met = m.noise <= settings_.max_noise;
   m.stop_reason = settings_.samples > 0              ? kStopReasonFixed
                   : decision == StopState::TimeLimit ? kStopReasonTimeLimit
                                                      : kStopReasonNoise;
-  m.method = method.empty() ? "back-to-back" : method.front();
-  for (std::size_t i = 1; i < method.size(); ++i) m.method += ", " + method[i];
-  return m;
+}
+
+void Measurer::summarize(const Timing& timing, Measurement& m) const {
+  m.noise = relativeNoise(m.values);
+  m.noise_target_met = m.noise <= settings_.max_noise;
+  m.method = timing.method.empty() ? "back-to-back" : timing.method.front();
+  for (std::size_t i = 1; i < timing.method.size(); ++i) m.method += ", " + timing.method[i];
 }
 
 }  // namespace splitstep

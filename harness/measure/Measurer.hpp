@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "measure/MeasureDevice.hpp"
 #include "measure/MeasureSettings.hpp"
@@ -34,8 +35,21 @@ class Measurer {
     double host = 0;    // how long the host took to queue it
   };
 
-  Timed timeOnce(const std::function<void()>& run, int loops, bool queued, Measurement& m);
+  // What the samples execute, and how.
+  struct Timing {
+    std::function<void()> run;           // the body, or its graph's replay
+    std::unique_ptr<GraphReplay> graph;  // owns what `run` replays
+    bool queued = false;                 // each sample queued behind a stream hold
+    std::vector<std::string> method;     // for Measurement::method
+  };
+
+  void coldStart(const std::function<void()>& body, Measurement& m);
   void warmUp(const std::function<void()>& body);
+  Timing prepare(const std::function<void()>& body, Measurement& m);
+  void takeSamples(const Timing& timing, const std::function<void()>& after_sample, Measurement& m);
+  void summarize(const Timing& timing, Measurement& m) const;
+
+  Timed timeOnce(const std::function<void()>& run, int loops, bool queued, Measurement& m);
   double timerOverhead();
   int autorange(const std::function<void()>& run, double target_seconds, Measurement& m);
   void note(Measurement& m, const std::string& text);

@@ -1,12 +1,14 @@
 // The validated, immutable description of one run: what every rank must agree on.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "common/EnumNames.hpp"
 #include "measure/MeasureSettings.hpp"
 
 namespace splitstep {
@@ -28,16 +30,69 @@ enum class SyncMode { None, Sequential, Overlap, Single };
 // already on the device (no copy: the data phase is empty).
 enum class InputSource { Pinned, Pageable, Device };
 
-std::string_view toString(DeviceKind kind);
-std::string_view toString(MatmulDtype dtype);
-std::string_view toString(CollectiveDtype dtype);
-std::string_view toString(Placement placement);  // "out", "in"
-std::string_view toString(Backend backend);
-std::string_view toString(StepModel model);
-std::string_view toString(StepPrecision precision);
-std::string_view toString(StepOptimizer optimizer);
-std::string_view toString(SyncMode mode);
-std::string_view toString(InputSource source);
+// The names users type and reports print (common/EnumNames.hpp).
+template <>
+struct EnumNames<DeviceKind> {
+  static constexpr std::array values = {std::pair{DeviceKind::Auto, std::string_view("auto")},
+                                        std::pair{DeviceKind::Cuda, std::string_view("cuda")},
+                                        std::pair{DeviceKind::Cpu, std::string_view("cpu")}};
+};
+template <>
+struct EnumNames<MatmulDtype> {
+  static constexpr std::array values = {std::pair{MatmulDtype::Fp32, std::string_view("fp32")},
+                                        std::pair{MatmulDtype::Tf32, std::string_view("tf32")},
+                                        std::pair{MatmulDtype::Fp16, std::string_view("fp16")},
+                                        std::pair{MatmulDtype::Bf16, std::string_view("bf16")}};
+};
+template <>
+struct EnumNames<CollectiveDtype> {
+  static constexpr std::array values = {std::pair{CollectiveDtype::Fp32, std::string_view("fp32")},
+                                        std::pair{CollectiveDtype::Bf16, std::string_view("bf16")},
+                                        std::pair{CollectiveDtype::Fp16, std::string_view("fp16")}};
+};
+template <>
+struct EnumNames<Placement> {
+  static constexpr std::array values = {std::pair{Placement::OutOfPlace, std::string_view("out")},
+                                        std::pair{Placement::InPlace, std::string_view("in")}};
+};
+template <>
+struct EnumNames<Backend> {
+  static constexpr std::array values = {std::pair{Backend::Nccl, std::string_view("nccl")},
+                                        std::pair{Backend::Mpi, std::string_view("mpi")}};
+};
+template <>
+struct EnumNames<StepModel> {
+  static constexpr std::array values = {
+      std::pair{StepModel::Mlp, std::string_view("mlp")},
+      std::pair{StepModel::Transformer, std::string_view("transformer")},
+      std::pair{StepModel::Cnn, std::string_view("cnn")}};
+};
+template <>
+struct EnumNames<StepPrecision> {
+  static constexpr std::array values = {std::pair{StepPrecision::Fp32, std::string_view("fp32")},
+                                        std::pair{StepPrecision::Bf16, std::string_view("bf16")},
+                                        std::pair{StepPrecision::Fp16, std::string_view("fp16")}};
+};
+template <>
+struct EnumNames<StepOptimizer> {
+  static constexpr std::array values = {std::pair{StepOptimizer::Sgd, std::string_view("sgd")},
+                                        std::pair{StepOptimizer::AdamW, std::string_view("adamw")}};
+};
+template <>
+struct EnumNames<SyncMode> {
+  static constexpr std::array values = {
+      std::pair{SyncMode::None, std::string_view("none")},
+      std::pair{SyncMode::Sequential, std::string_view("sequential")},
+      std::pair{SyncMode::Overlap, std::string_view("overlap")},
+      std::pair{SyncMode::Single, std::string_view("single")}};
+};
+template <>
+struct EnumNames<InputSource> {
+  static constexpr std::array values = {
+      std::pair{InputSource::Pinned, std::string_view("pinned")},
+      std::pair{InputSource::Pageable, std::string_view("pageable")},
+      std::pair{InputSource::Device, std::string_view("device")}};
+};
 
 // C (m x n) = A (m x k) B (k x n).
 struct MatmulShape {

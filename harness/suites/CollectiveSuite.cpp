@@ -10,8 +10,8 @@
 #include "common/Units.hpp"
 #include "device/CudaCheck.hpp"
 #include "device/Memory.hpp"
-#include "measure/Measurer.hpp"
 #include "pattern.cuh"
+#include "suites/CaseRunner.hpp"
 
 namespace splitstep {
 namespace {
@@ -58,25 +58,10 @@ float tolerance(DataType type) {
   return 0.0f;
 }
 
-kernels::ExpectSpec expectation(Collective collective, const CollectiveLayout& layout, int rank,
-                                int world) {
-  switch (collective) {
-    case Collective::AllReduce:
-      return {kernels::Expect::Sum, rank, world, 0, 0};
-    case Collective::ReduceScatter:
-      return {kernels::Expect::BlockSum, rank, world, layout.recv, 0};
-    case Collective::AllGather:
-      return {kernels::Expect::Gathered, rank, world, layout.send, 0};
-    case Collective::Broadcast:
-      return {kernels::Expect::Root, rank, world, 0, 0};
-  }
-  throw std::invalid_argument("unknown collective");
-}
-
 class CollectiveCase {
  public:
-  CollectiveCase(const SuiteContext& context, Collective collective, Communicator& comm,
-                 DataType type, bool in_place, const CollectiveLayout& layout)
+  CollectiveCase(const SuiteContext& context, const CollectiveDescriptor& collective,
+                 Communicator& comm, DataType type, bool in_place, const CollectiveLayout& layout)
       : context_(context),
         collective_(collective),
         comm_(comm),
@@ -116,7 +101,8 @@ class CollectiveCase {
     fill();
     runOnce();
     context_.device.synchronize();
-    const auto spec = expectation(collective_, layout_, context_.rank, context_.world_size);
+    if (collective_.result_at_root_only && context_.rank != 0) return {"pattern", 0, 0};
+    const auto spec = collective_.expect(layout_, context_.rank, context_.world_size);
     const auto pattern = toPattern(type_);
     std::uint64_t wrong = 0;
     if (comm_.usesDeviceBuffers()) {
@@ -139,7 +125,7 @@ class CollectiveCase {
 
  private:
   const SuiteContext& context_;
-  Collective collective_;
+  const CollectiveDescriptor& collective_;
   Communicator& comm_;
   DataType type_;
   bool in_place_;
@@ -164,15 +150,13 @@ bool fitsEverywhere(const SuiteContext& context, bool on_device, std::size_t byt
 
 }  // namespace
 
-std::string CollectiveSuite::name() const { return std::string(toString(collective_)); }
-
 std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
   MeasureSettings settings = context.measure;
   settings.align_ranks = true;
   const std::optional<double> bus_factor = busBandwidthFactor(collective_, context.world_size);
   // Host buffers are timed with the host clock: the call is complete when it returns.
   const std::unique_ptr<Device> host_clock = openDevice({false, 0}, context.watchdog);
-  std::vector<Sample> samples;
+  CaseRunner runner(context, name());
   bool stalled = false;
   for (CollectiveDtype dtype : plan_.dtypes) {
     const DataType type = toDataType(dtype);
@@ -183,27 +167,25 @@ std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
             layoutFor(collective_, size, elementBytes(type), context.world_size, context.rank);
         const std::size_t bytes_needed = layout.allocation(in_place) * elementBytes(type);
         for (Communicator* comm : context.communicators) {
-          Sample& sample = samples.emplace_back();
-          sample.suite = name();
-          sample.series = name();
-          sample.case_name = fmt::format("{} {} {}{}", comm->backend(), toString(dtype),
-                                         formatBytes(size), in_place ? " in place" : "");
-          sample.params = {{"backend", comm->backend()},
-                           {"dtype", std::string(toString(dtype))},
-                           {"size", std::to_string(size)},
-                           {"bytes", std::to_string(layout.bytes)},
-                           {"count", std::to_string(layout.count)},
-                           {"placement", in_place ? "in place" : "out of place"},
-                           {"buffers", comm->usesDeviceBuffers() ? "device" : "host"}};
           Device& timer = comm->usesDeviceBuffers() ? context.device : *host_clock;
-          sample.measurement.clock = timer.clockName();
+          Sample& sample = runner.add(fmt::format("{} {} {}{}", comm->backend(), toString(dtype),
+                                                  formatBytes(size), in_place ? " in place" : ""),
+                                      name(),
+                                      {{"backend", comm->backend()},
+                                       {"dtype", std::string(toString(dtype))},
+                                       {"size", std::to_string(size)},
+                                       {"bytes", std::to_string(layout.bytes)},
+                                       {"count", std::to_string(layout.count)},
+                                       {"placement", in_place ? "in place" : "out of place"},
+                                       {"buffers", comm->usesDeviceBuffers() ? "device" : "host"}},
+                                      &timer);
           std::string why_not;
           if (layout.count == 0) {
-            sample.notes.push_back("skipped: too small for one element per rank");
+            CaseRunner::skip(sample, "too small for one element per rank");
             continue;
           }
           if (!comm->supports(collective_, type, in_place, why_not)) {
-            sample.notes.push_back("skipped: " + why_not);
+            CaseRunner::skip(sample, why_not);
             continue;
           }
           if (!fitsEverywhere(context, comm->usesDeviceBuffers(), bytes_needed)) {
@@ -212,15 +194,14 @@ std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
                 formatBytes(bytes_needed)));
             continue;
           }
-          context.watchdog.setOperation(fmt::format("{} {}", name(), sample.case_name));
           CollectiveCase body(context, collective_, *comm, type, in_place, layout);
           body.fill();
           if (plan_.stall_rank == context.rank && !stalled) {
             stalled = true;  // --test-stall-rank: never arrive, as a hung rank would not
             std::this_thread::sleep_for(std::chrono::hours(24));
           }
-          Measurer measurer(timer, context.agreement, settings);
-          sample.measurement = measurer.measure([&body] { body.runOnce(); });
+          runner.measure(
+              sample, settings, [&body] { body.runOnce(); }, nullptr, &timer);
           if (plan_.check) sample.checks.push_back(body.check());
           sample.rates.push_back({"algbw GB/s", static_cast<double>(layout.bytes), 1e9});
           if (bus_factor) {
@@ -233,8 +214,22 @@ std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
       }
     }
   }
-  context.watchdog.setOperation("between suites");
-  return samples;
+  return runner.take();
 }
+
+namespace {
+
+// Every collective of comm/Collectives.cpp is a suite of this kind.
+const bool kCollectivesRegistered = [] {
+  for (const CollectiveDescriptor* c : collectives()) {
+    static_cast<void>(SuiteRegistration(c->name, [](const SuiteInfo& info, const RunPlan& plan) {
+      return std::unique_ptr<Suite>(
+          std::make_unique<CollectiveSuite>(*findCollective(info.name), plan.collectives));
+    }));
+  }
+  return true;
+}();
+
+}  // namespace
 
 }  // namespace splitstep

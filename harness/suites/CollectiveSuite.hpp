@@ -1,8 +1,8 @@
-// One collective (allreduce, reduce-scatter, allgather or broadcast) over a sweep of sizes,
-// dtypes, placements and backends, side by side, every result checked.
+// One collective over a sweep of sizes, dtypes, placements and backends, side by side, every
+// result checked. Every collective of comm/Collectives.cpp is a suite of this kind.
 #pragma once
 
-#include "comm/BusBandwidth.hpp"
+#include "comm/Collective.hpp"
 #include "options/RunPlan.hpp"
 #include "suites/Suite.hpp"
 
@@ -10,13 +10,13 @@ namespace splitstep {
 
 class CollectiveSuite final : public Suite {
  public:
-  CollectiveSuite(Collective collective, CollectivesPlan plan)
+  CollectiveSuite(const CollectiveDescriptor& collective, CollectivesPlan plan)
       : collective_(collective), plan_(std::move(plan)) {}
-  std::string name() const override;
+  std::string name() const override { return std::string(collective_.name); }
   std::vector<Sample> run(const SuiteContext& context) override;
 
  private:
-  Collective collective_;
+  const CollectiveDescriptor& collective_;
   CollectivesPlan plan_;
 };
 

@@ -6,7 +6,7 @@
 #include <ATen/ops/randn.h>
 #include <fmt/format.h>
 
-#include "measure/Measurer.hpp"
+#include "suites/CaseRunner.hpp"
 #include "suites/TorchScope.hpp"
 
 namespace splitstep {
@@ -50,26 +50,22 @@ class CublasTf32Scope {
 
 std::vector<Sample> MatmulSuite::run(const SuiteContext& context) {
   TorchScope torch_scope(context.device);
-  Measurer measurer(context.device, context.agreement, context.measure);
-  std::vector<Sample> samples;
+  CaseRunner runner(context, "matmul");
   for (MatmulDtype dtype : plan_.dtypes) {
     for (const MatmulShape& shape : plan_.shapes) {
-      Sample& sample = samples.emplace_back();
-      sample.suite = name();
       const std::string shape_name = toString(shape);
-      sample.case_name =
-          fmt::format("{} {}{}", toString(dtype),
-                      shape_name.find('x') == std::string::npos ? "n=" : "", shape_name);
-      sample.series = "mm";
-      sample.params = {{"dtype", std::string(toString(dtype))},
-                       {"m", std::to_string(shape.m)},
-                       {"n", std::to_string(shape.n)},
-                       {"k", std::to_string(shape.k)}};
+      Sample& sample =
+          runner.add(fmt::format("{} {}{}", toString(dtype),
+                                 shape_name.find('x') == std::string::npos ? "n=" : "", shape_name),
+                     "mm",
+                     {{"dtype", std::string(toString(dtype))},
+                      {"m", std::to_string(shape.m)},
+                      {"n", std::to_string(shape.n)},
+                      {"k", std::to_string(shape.k)}});
       // The seeds' FP32-vs-FP16 comparison: every dtype against fp32 at the same shape.
       sample.comparison = {shape_name, "fp32", dtype == MatmulDtype::Fp32};
-      sample.measurement.clock = context.device.clockName();
       if (dtype == MatmulDtype::Tf32 && !context.device.isCuda()) {
-        sample.notes.push_back("skipped: tf32 is a CUDA tensor-core mode; the CPU has none");
+        CaseRunner::skip(sample, "tf32 is a CUDA tensor-core mode; the CPU has none");
         continue;
       }
       CublasTf32Scope tf32(dtype == MatmulDtype::Tf32);
@@ -84,13 +80,17 @@ std::vector<Sample> MatmulSuite::run(const SuiteContext& context) {
       const at::Tensor a = at::randn({shape.m, shape.k}, options);
       const at::Tensor b = at::randn({shape.k, shape.n}, options);
       at::Tensor c = at::empty({shape.m, shape.n}, options);
-      sample.measurement = measurer.measure([&] { at::mm_out(c, a, b); });
+      runner.measure(sample, [&] { at::mm_out(c, a, b); });
       const double flop = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
                           static_cast<double>(shape.k);
       sample.rates.push_back({"TFLOP/s", flop, 1e12});
     }
   }
-  return samples;
+  return runner.take();
 }
+
+const SuiteRegistration kMatmulRegistration("matmul", [](const SuiteInfo&, const RunPlan& plan) {
+  return std::unique_ptr<Suite>(std::make_unique<MatmulSuite>(plan.matmul));
+});
 
 }  // namespace splitstep

@@ -9,8 +9,8 @@
 #include "common/Units.hpp"
 #include "device/CudaCheck.hpp"
 #include "device/Memory.hpp"
-#include "measure/Measurer.hpp"
 #include "membw.cuh"
+#include "suites/CaseRunner.hpp"
 
 namespace splitstep {
 namespace {
@@ -35,41 +35,21 @@ unsigned streamingBlocks(int device) {
   return static_cast<unsigned>(sms) * 8;
 }
 
-class CaseRunner {
- public:
-  CaseRunner(const SuiteContext& context, std::vector<Sample>& samples)
-      : context_(context),
-        samples_(samples),
-        measurer_(context.device, context.agreement, context.measure) {}
+// Times `body`, counting `bytes_moved` (read + written) per execution.
+void timeCase(CaseRunner& runner, const std::string& kind, std::uint64_t bytes, double bytes_moved,
+              const std::function<void()>& body) {
+  Sample& sample = runner.add(fmt::format("{} {}", kind, formatBytes(bytes)), kind,
+                              {{"kind", kind}, {"bytes", std::to_string(bytes)}});
+  runner.measure(sample, body);
+  sample.rates.push_back({"GB/s", bytes_moved, 1e9});
+}
 
-  // Times `body`, counting `bytes_moved` (read + written) per execution.
-  void run(const std::string& kind, std::uint64_t bytes, double bytes_moved,
-           const std::function<void()>& body) {
-    Sample& sample = start(kind, bytes);
-    sample.measurement = measurer_.measure(body);
-    sample.rates.push_back({"GB/s", bytes_moved, 1e9});
-  }
-
-  void skip(const std::string& kind, std::uint64_t bytes, const std::string& why) {
-    Sample& sample = start(kind, bytes);
-    sample.notes.push_back("skipped: " + why);
-  }
-
- private:
-  Sample& start(const std::string& kind, std::uint64_t bytes) {
-    Sample& sample = samples_.emplace_back();
-    sample.suite = "membw";
-    sample.case_name = fmt::format("{} {}", kind, formatBytes(bytes));
-    sample.series = kind;
-    sample.params = {{"kind", kind}, {"bytes", std::to_string(bytes)}};
-    sample.measurement.clock = context_.device.clockName();
-    return sample;
-  }
-
-  const SuiteContext& context_;
-  std::vector<Sample>& samples_;
-  Measurer measurer_;
-};
+void skipCase(CaseRunner& runner, const std::string& kind, std::uint64_t bytes,
+              const std::string& why) {
+  CaseRunner::skip(runner.add(fmt::format("{} {}", kind, formatBytes(bytes)), kind,
+                              {{"kind", kind}, {"bytes", std::to_string(bytes)}}),
+                   why);
+}
 
 void runOnGpu(const SuiteContext& context, std::uint64_t bytes, CaseRunner& runner) {
   const cudaStream_t stream = context.device.stream();
@@ -83,12 +63,12 @@ void runOnGpu(const SuiteContext& context, std::uint64_t bytes, CaseRunner& runn
     auto* pa = static_cast<float4*>(a.get());
     const auto* px = static_cast<const float4*>(x.get());
     const auto* py = static_cast<const float4*>(y.get());
-    runner.run("copy", bytes, 2 * b,
-               [&] { SPLITSTEP_CUDA_CHECK(kernels::streamCopy(pa, px, vectors, blocks, stream)); });
-    runner.run("triad", bytes, 3 * b, [&] {
+    timeCase(runner, "copy", bytes, 2 * b,
+             [&] { SPLITSTEP_CUDA_CHECK(kernels::streamCopy(pa, px, vectors, blocks, stream)); });
+    timeCase(runner, "triad", bytes, 3 * b, [&] {
       SPLITSTEP_CUDA_CHECK(kernels::streamTriad(pa, px, py, kTriadScalar, vectors, blocks, stream));
     });
-    runner.run("memcpy d2d", bytes, 2 * b, [&] {
+    timeCase(runner, "memcpy d2d", bytes, 2 * b, [&] {
       SPLITSTEP_CUDA_CHECK(cudaMemcpyAsync(pa, px, bytes, cudaMemcpyDeviceToDevice, stream));
     });
   }
@@ -106,8 +86,8 @@ void runOnGpu(const SuiteContext& context, std::uint64_t bytes, CaseRunner& runn
         Direction{"h2d pageable", device.get(), pageable.data(), cudaMemcpyHostToDevice},
         Direction{"d2h pinned", pinned.get(), device.get(), cudaMemcpyDeviceToHost},
         Direction{"d2h pageable", pageable.data(), device.get(), cudaMemcpyDeviceToHost}}) {
-    runner.run(d.kind, bytes, b,
-               [&] { SPLITSTEP_CUDA_CHECK(cudaMemcpyAsync(d.dst, d.src, bytes, d.how, stream)); });
+    timeCase(runner, d.kind, bytes, b,
+             [&] { SPLITSTEP_CUDA_CHECK(cudaMemcpyAsync(d.dst, d.src, bytes, d.how, stream)); });
   }
 }
 
@@ -117,20 +97,19 @@ void runOnCpu(std::uint64_t bytes, CaseRunner& runner) {
   std::vector<float> x(count, 2.0f);
   std::vector<float> y(count, 3.0f);
   const auto b = static_cast<double>(bytes);
-  runner.run("copy", bytes, 2 * b, [&] { std::memcpy(a.data(), x.data(), bytes); });
-  runner.run("triad", bytes, 3 * b, [&] {
+  timeCase(runner, "copy", bytes, 2 * b, [&] { std::memcpy(a.data(), x.data(), bytes); });
+  timeCase(runner, "triad", bytes, 3 * b, [&] {
     for (std::size_t i = 0; i < count; ++i) a[i] = x[i] + kTriadScalar * y[i];
   });
   for (const char* kind : {"h2d pinned", "h2d pageable", "d2h pinned", "d2h pageable"}) {
-    runner.skip(kind, bytes, "host<->device copies need a CUDA device");
+    skipCase(runner, kind, bytes, "host<->device copies need a CUDA device");
   }
 }
 
 }  // namespace
 
 std::vector<Sample> MembwSuite::run(const SuiteContext& context) {
-  std::vector<Sample> samples;
-  CaseRunner runner(context, samples);
+  CaseRunner runner(context, "membw");
   for (std::uint64_t bytes : plan_.bytes) {
     if (context.device.isCuda()) {
       runOnGpu(context, bytes, runner);
@@ -138,7 +117,11 @@ std::vector<Sample> MembwSuite::run(const SuiteContext& context) {
       runOnCpu(bytes, runner);
     }
   }
-  return samples;
+  return runner.take();
 }
+
+const SuiteRegistration kMembwRegistration("membw", [](const SuiteInfo&, const RunPlan& plan) {
+  return std::unique_ptr<Suite>(std::make_unique<MembwSuite>(plan.membw));
+});
 
 }  // namespace splitstep

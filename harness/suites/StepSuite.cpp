@@ -6,6 +6,7 @@
 
 #include "measure/Measurer.hpp"
 #include "measure/StoppingRule.hpp"
+#include "suites/CaseRunner.hpp"
 #include "suites/TorchScope.hpp"
 #include "suites/step/GradientSync.hpp"
 #include "suites/step/StepCheck.hpp"
@@ -71,17 +72,17 @@ Measurement partOf(const Measurement& step, std::vector<double> values, double m
   return m;
 }
 
-// One mode's timings on this rank: the whole step per sample (the Measurer's), and per sample
-// each phase's and the gradient collectives' seconds.
-struct ModeTimes {
-  Measurement step;
+// One mode's timings on this rank, per sample: each phase's seconds and the gradient
+// collectives'. The whole step is the Measurer's (in the step's own Sample).
+struct PhaseTimes {
   std::vector<std::vector<double>> phases = std::vector<std::vector<double>>(kPhases.size());
   std::vector<double> comm;
 };
 
-ModeTimes timeMode(TrainingStep& step, GradientSync* sync, SyncMode mode,
-                   const SuiteContext& context, const MeasureSettings& settings) {
-  ModeTimes times;
+PhaseTimes timeMode(TrainingStep& step, GradientSync* sync, SyncMode mode, CaseRunner& runner,
+                    Sample& whole, const MeasureSettings& settings) {
+  const SuiteContext& context = runner.context();
+  PhaseTimes times;
   const auto body = [&] { step.run(sync, mode == SyncMode::Overlap); };
   const auto after_sample = [&] {
     for (Phase phase : kPhases) {
@@ -91,7 +92,7 @@ ModeTimes timeMode(TrainingStep& step, GradientSync* sync, SyncMode mode,
   };
   if (mode != SyncMode::Single) {
     if (sync != nullptr) sync->broadcastParameters();
-    times.step = Measurer(context.device, context.agreement, settings).measure(body, after_sample);
+    runner.measure(whole, settings, body, after_sample);
     return times;
   }
   // Rank 0 runs the step alone. The others run nothing but take part in every decision of its
@@ -99,11 +100,14 @@ ModeTimes timeMode(TrainingStep& step, GradientSync* sync, SyncMode mode,
   MeasureSettings alone = settings;
   alone.align_ranks = false;
   if (context.rank == 0) {
-    times.step = Measurer(context.device, context.agreement, alone).measure(body, after_sample);
+    runner.measure(whole, alone, body, after_sample);
   } else {
     DeferringAgreement deferring(context.agreement);
-    Measurer(context.device, deferring, alone).measure([] {});
-    times.step.clock = context.device.clockName();  // no values: measured on rank 0 only
+    const std::string clock = whole.measurement.clock;
+    runner.measure(
+        whole, alone, [] {}, nullptr, nullptr, &deferring);
+    whole.measurement = Measurement{};  // no values: measured on rank 0 only
+    whole.measurement.clock = clock;
   }
   return times;
 }
@@ -111,7 +115,9 @@ ModeTimes timeMode(TrainingStep& step, GradientSync* sync, SyncMode mode,
 }  // namespace
 
 std::vector<Sample> StepSuite::run(const SuiteContext& context) {
+  namespace key = step_keys;
   TorchScope torch_scope(context.device);
+  CaseRunner runner(context, name());
   std::vector<std::string> notes;
   const MeasureSettings settings = stepSettings(context.measure, notes);
   if (plan_.input == InputSource::Pinned && !context.device.isCuda()) {
@@ -119,12 +125,13 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
   }
   std::string no_sync;
   Communicator* comm = gradientBackend(context, no_sync);
+  // Where each mode's whole-step Sample is, for the checks that follow the timing.
+  std::vector<std::pair<SyncMode, std::size_t>> step_samples;
   std::vector<Sample> samples;
   for (StepModel model : plan_.models) {
     for (StepPrecision precision : plan_.precisions) {
       const StepRecipe recipe = recipeFor(plan_, precision);
-      // Where each mode's "step" sample is, for the checks that follow the timing.
-      std::vector<std::pair<SyncMode, std::size_t>> step_samples;
+      step_samples.clear();
       {
         const auto workload = makeWorkload(model, plan_, torch_scope.device(), kModelSeed);
         const std::int64_t batch = workload->batchSize();
@@ -143,56 +150,56 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
               fmt::format("{} {} {}", toString(model), toString(precision), toString(mode));
           const bool syncs = syncsGradients(mode);
           std::map<std::string, std::string> params = {
-              {"model", std::string(toString(model))},
-              {"precision", std::string(toString(precision))},
-              {"mode", std::string(toString(mode))},
-              {"optimizer", std::string(toString(plan_.optimizer))},
-              {"input", std::string(toString(plan_.input))},
-              {"batch", std::to_string(batch)},
-              {"flop_per_step", fmt::format("{:.0f}", flop)},
-              {"world_size", std::to_string(context.world_size)},
-              {"parameters", std::to_string(parameter_count)}};
+              {std::string(key::kModel), std::string(toString(model))},
+              {std::string(key::kPrecision), std::string(toString(precision))},
+              {std::string(key::kMode), std::string(toString(mode))},
+              {std::string(key::kOptimizer), std::string(toString(plan_.optimizer))},
+              {std::string(key::kInput), std::string(toString(plan_.input))},
+              {std::string(key::kBatch), std::to_string(batch)},
+              {std::string(key::kFlopPerStep), fmt::format("{:.0f}", flop)},
+              {std::string(key::kWorldSize), std::to_string(context.world_size)},
+              {std::string(key::kParameters), std::to_string(parameter_count)}};
           if (sync && syncs) {
-            params["buckets"] = std::to_string(sync->bucketCount());
-            params["gradient_bytes"] = std::to_string(sync->gradientBytes());
+            params[std::string(key::kBuckets)] = std::to_string(sync->bucketCount());
+            params[std::string(key::kGradientBytes)] = std::to_string(sync->gradientBytes());
           }
-          auto newSample = [&](const std::string& series) -> Sample& {
-            Sample& s = samples.emplace_back();
-            s.suite = name();
-            s.case_name = case_name;
-            s.series = series;
-            s.part_of = series == "step" ? "" : "step";
-            s.params = params;
-            s.measurement.clock = context.device.clockName();
-            return s;
-          };
           if (syncs && !sync) {
-            newSample("step").notes.push_back("skipped: " + no_sync);
+            CaseRunner::skip(runner.add(case_name, std::string(key::kWhole), params), no_sync);
             continue;
           }
           // Each mode starts from fresh optimizer and loss-scale state, so that what mode none
           // did on each rank's own gradients does not carry into the synchronised modes.
           TrainingStep step(*workload, recipe, context.device, host_batch);
-          context.watchdog.setOperation("step " + case_name);
           GradientSync* used = syncs ? sync.get() : nullptr;
-          const ModeTimes times = timeMode(step, used, mode, context, settings);
+          Sample whole;
+          whole.measurement.clock = context.device.clockName();
+          const PhaseTimes times = timeMode(step, used, mode, runner, whole, settings);
           for (Phase phase : kPhases) {
             if (phase == Phase::Sync && used == nullptr) continue;
-            newSample(std::string(toString(phase))).measurement = partOf(
-                times.step, times.phases[static_cast<std::size_t>(phase)], settings.max_noise);
+            Sample& part = runner.add(case_name, std::string(toString(phase)), params);
+            part.part_of = key::kWhole;
+            part.measurement =
+                partOf(whole.measurement, times.phases[static_cast<std::size_t>(phase)],
+                       settings.max_noise);
           }
           if (used != nullptr) {
-            newSample("comm").measurement = partOf(times.step, times.comm, settings.max_noise);
+            Sample& part = runner.add(case_name, std::string(key::kComm), params);
+            part.part_of = key::kWhole;
+            part.measurement = partOf(whole.measurement, times.comm, settings.max_noise);
           }
-          Sample& whole = newSample("step");
-          whole.measurement = times.step;
+          Sample& step_sample = runner.add(case_name, std::string(key::kWhole), params);
+          step_sample.measurement = std::move(whole.measurement);
           // Notes about the whole suite go with its first timed case only.
-          whole.notes = std::move(notes);
-          notes.clear();
-          whole.rates = {{"samples/s", static_cast<double>(batch), 1}, {"TFLOP/s", flop, 1e12}};
-          step_samples.emplace_back(mode, samples.size() - 1);
+          step_sample.notes = std::exchange(notes, {});
+          step_sample.rates = {{"samples/s", static_cast<double>(batch), 1},
+                               {"TFLOP/s", flop, 1e12}};
+          step_samples.emplace_back(mode, runner.size() - 1);
         }
       }
+      std::vector<Sample> produced = runner.take();
+      const std::size_t base = samples.size();
+      samples.insert(samples.end(), std::make_move_iterator(produced.begin()),
+                     std::make_move_iterator(produced.end()));
       // The timed model is gone: the check builds its own from the same seed.
       if (!plan_.check || comm == nullptr) continue;
       for (const auto& [mode, index] : step_samples) {
@@ -202,7 +209,7 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
                                                   toString(mode)));
         StepCheckResult check = checkSynchronisedStep(
             model, plan_, recipe, mode == SyncMode::Overlap, context, *comm, torch_scope.device());
-        Sample& whole = samples[index];
+        Sample& whole = samples[base + index];
         whole.checks.insert(whole.checks.end(), check.checks.begin(), check.checks.end());
         whole.notes.insert(whole.notes.end(), check.notes.begin(), check.notes.end());
       }
@@ -211,5 +218,9 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
   context.watchdog.setOperation("between suites");
   return samples;
 }
+
+const SuiteRegistration kStepRegistration("step", [](const SuiteInfo&, const RunPlan& plan) {
+  return std::unique_ptr<Suite>(std::make_unique<StepSuite>(plan.step));
+});
 
 }  // namespace splitstep

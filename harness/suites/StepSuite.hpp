@@ -2,6 +2,7 @@
 // and the same step on one card (suites/step/).
 #pragma once
 
+#include "common/StepKeys.hpp"
 #include "suites/Suite.hpp"
 
 namespace splitstep {
@@ -9,7 +10,7 @@ namespace splitstep {
 class StepSuite final : public Suite {
  public:
   explicit StepSuite(StepPlan plan) : plan_(std::move(plan)) {}
-  std::string name() const override { return "step"; }
+  std::string name() const override { return std::string(step_keys::kSuite); }
   std::vector<Sample> run(const SuiteContext& context) override;
 
  private:

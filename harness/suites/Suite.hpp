@@ -6,12 +6,13 @@
 #include <vector>
 
 #include "comm/Communicator.hpp"
-#include "comm/Watchdog.hpp"
+#include "common/Watchdog.hpp"
 #include "device/Device.hpp"
 #include "measure/MeasureSettings.hpp"
 #include "measure/RankAgreement.hpp"
 #include "measure/Sample.hpp"
 #include "options/RunPlan.hpp"
+#include "suites/SuiteCatalog.hpp"
 
 namespace splitstep {
 
@@ -33,11 +34,24 @@ class Suite {
   virtual std::vector<Sample> run(const SuiteContext& context) = 0;
 };
 
-// The suite called `name`, configured from its part of the plan. Throws for an unknown name
-// (Options has already refused those).
+// Makes the suite `info` names, configured from its part of the plan.
+using SuiteFactory = std::unique_ptr<Suite> (*)(const SuiteInfo& info, const RunPlan& plan);
+
+// Registers the factory of the catalogue's suite `name`, once, from the suite's own source file
+// (a namespace-scope SuiteRegistration), so that adding a suite touches its file and the
+// catalogue only.
+struct SuiteRegistration {
+  SuiteRegistration(std::string_view name, SuiteFactory factory);
+};
+
+// The suite called `name`, configured from its part of the plan. Throws for a name the catalogue
+// does not hold or that no suite registered (Options has already refused unknown names).
 std::unique_ptr<Suite> makeSuite(const std::string& name, const RunPlan& plan);
 
 // Whether the suite called `name` runs collectives (and so needs SuiteContext::communicators).
 bool usesCommunicators(const std::string& name);
+
+// Catalogue names without a registered factory: empty in a correct build.
+std::vector<std::string> unregisteredSuites();
 
 }  // namespace splitstep

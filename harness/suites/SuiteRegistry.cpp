@@ -1,35 +1,46 @@
-#include <algorithm>
-#include <iterator>
+#include <map>
 #include <stdexcept>
 
-#include "comm/CollectiveLayout.hpp"
-#include "suites/CollectiveSuite.hpp"
-#include "suites/MatmulSuite.hpp"
-#include "suites/MembwSuite.hpp"
-#include "suites/StepSuite.hpp"
 #include "suites/Suite.hpp"
 
 namespace splitstep {
 namespace {
 
-constexpr Collective kCollectives[] = {Collective::AllReduce, Collective::ReduceScatter,
-                                       Collective::AllGather, Collective::Broadcast};
+// Filled by SuiteRegistrations during static initialisation; a function-local static, so that
+// it exists before the first registration whatever order the sources initialise in.
+std::map<std::string, SuiteFactory, std::less<>>& factories() {
+  static std::map<std::string, SuiteFactory, std::less<>> registered;
+  return registered;
+}
 
 }  // namespace
 
-bool usesCommunicators(const std::string& name) {
-  return name == "step" || std::any_of(std::begin(kCollectives), std::end(kCollectives),
-                                       [&name](Collective c) { return name == toString(c); });
+SuiteRegistration::SuiteRegistration(std::string_view name, SuiteFactory factory) {
+  if (!factories().emplace(std::string(name), factory).second) {
+    throw std::logic_error("suite registered twice: " + std::string(name));
+  }
 }
 
 std::unique_ptr<Suite> makeSuite(const std::string& name, const RunPlan& plan) {
-  if (name == "matmul") return std::make_unique<MatmulSuite>(plan.matmul);
-  if (name == "membw") return std::make_unique<MembwSuite>(plan.membw);
-  if (name == "step") return std::make_unique<StepSuite>(plan.step);
-  for (Collective c : kCollectives) {
-    if (name == toString(c)) return std::make_unique<CollectiveSuite>(c, plan.collectives);
+  const SuiteInfo* info = findSuite(name);
+  const auto it = factories().find(name);
+  if (info == nullptr || it == factories().end()) {
+    throw std::invalid_argument("unknown suite: " + name);
   }
-  throw std::invalid_argument("unknown suite: " + name);
+  return it->second(*info, plan);
+}
+
+bool usesCommunicators(const std::string& name) {
+  const SuiteInfo* info = findSuite(name);
+  return info != nullptr && info->needs_communicators;
+}
+
+std::vector<std::string> unregisteredSuites() {
+  std::vector<std::string> missing;
+  for (const SuiteInfo& info : suiteCatalog()) {
+    if (factories().find(info.name) == factories().end()) missing.emplace_back(info.name);
+  }
+  return missing;
 }
 
 }  // namespace splitstep

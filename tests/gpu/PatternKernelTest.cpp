@@ -10,7 +10,6 @@
 namespace splitstep {
 namespace {
 
-using kernels::Expect;
 using kernels::ExpectSpec;
 using kernels::PatternType;
 
@@ -26,12 +25,15 @@ TEST(Pattern, ClosedFormSumEqualsTheSumOverRanks) {
 
 TEST(Pattern, ExpectedValuesFollowEachCollectivesLayout) {
   // Three ranks, blocks of 4 elements.
-  EXPECT_EQ(kernels::expectedValue({Expect::Sum, 1, 3, 0, 0}, 5), kernels::patternSum(5, 3));
+  EXPECT_EQ(kernels::expectedValue({true, 3, 0, 0, 0}, 5), kernels::patternSum(5, 3));
   // Reduce-scatter: rank 2 holds elements 8..11 of the sum.
-  EXPECT_EQ(kernels::expectedValue({Expect::BlockSum, 2, 3, 4, 0}, 1), kernels::patternSum(9, 3));
+  EXPECT_EQ(kernels::expectedValue({true, 3, 0, 0, 8}, 1), kernels::patternSum(9, 3));
   // Allgather: element 6 is rank 1's element 2.
-  EXPECT_EQ(kernels::expectedValue({Expect::Gathered, 0, 3, 4, 0}, 6), kernels::patternValue(2, 1));
-  EXPECT_EQ(kernels::expectedValue({Expect::Root, 2, 3, 0, 0}, 7), kernels::patternValue(7, 0));
+  EXPECT_EQ(kernels::expectedValue({false, 3, 0, 4, 0}, 6), kernels::patternValue(2, 1));
+  // Broadcast from rank 0.
+  EXPECT_EQ(kernels::expectedValue({false, 3, 0, 0, 0}, 7), kernels::patternValue(7, 0));
+  // All-to-all on rank 2: block 1 is rank 1's block 2 (elements 8..11 of rank 1).
+  EXPECT_EQ(kernels::expectedValue({false, 3, 0, 4, 8}, 5), kernels::patternValue(9, 1));
 }
 
 TEST(Pattern, HostFillAndCheckAgreeInEveryType) {
@@ -41,19 +43,18 @@ TEST(Pattern, HostFillAndCheckAgreeInEveryType) {
     std::vector<unsigned char> data(1000 * bytes);
     kernels::fillPatternOnHost(data.data(), 1000, type, 0);
     // One rank's own data is the "sum" over a world of one.
-    const ExpectSpec own{Expect::Sum, 0, 1, 0, 0};
+    const ExpectSpec own{true, 1, 0, 0, 0};
     EXPECT_EQ(kernels::countMismatchesOnHost(data.data(), 1000, type, own, 0.0f), 0u);
     std::memset(data.data() + 10 * bytes, 0x7f, bytes);  // one element becomes huge or NaN
     EXPECT_EQ(kernels::countMismatchesOnHost(data.data(), 1000, type, own, 0.01f), 1u);
     // Against a two-rank sum almost every element is wrong.
-    EXPECT_GT(
-        kernels::countMismatchesOnHost(data.data(), 1000, type, {Expect::Sum, 0, 2, 0, 0}, 0.0f),
-        500u);
+    EXPECT_GT(kernels::countMismatchesOnHost(data.data(), 1000, type, {true, 2, 0, 0, 0}, 0.0f),
+              500u);
   }
 }
 
 TEST(Pattern, ToleranceIsRelativeToTheExpectedValueButAtLeastOne) {
-  const ExpectSpec root{Expect::Root, 0, 1, 0, 0};  // element 0 must be patternValue(0, 0) = 0
+  const ExpectSpec root{false, 1, 0, 0, 0};  // element 0 must be patternValue(0, 0) = 0
   float data[1] = {0.5f};
   EXPECT_EQ(kernels::countMismatchesOnHost(data, 1, PatternType::Float32, root, 0.0f), 1u);
   data[0] = 0.004f;  // within 1% of max(1, |0|)
@@ -102,7 +103,7 @@ TEST_F(PatternKernel, DeviceFillMatchesHostFillInEveryType) {
 
 TEST_F(PatternKernel, CountsExactlyThePlantedMismatches) {
   SPLITSTEP_CUDA_CHECK(kernels::fillPattern(data_, kCount, PatternType::Float32, 0, nullptr));
-  const ExpectSpec own{Expect::Sum, 0, 1, 0, 0};
+  const ExpectSpec own{true, 1, 0, 0, 0};
   EXPECT_EQ(countWrong(PatternType::Float32, own), 0u);
   const float bad = 99.0f;
   for (std::size_t i : {std::size_t{0}, std::size_t{12345}, kCount - 1}) {
@@ -110,7 +111,7 @@ TEST_F(PatternKernel, CountsExactlyThePlantedMismatches) {
         cudaMemcpy(static_cast<float*>(data_) + i, &bad, sizeof(bad), cudaMemcpyHostToDevice));
   }
   EXPECT_EQ(countWrong(PatternType::Float32, own), 3u);
-  EXPECT_GT(countWrong(PatternType::Float32, {Expect::Sum, 0, 2, 0, 0}), kCount / 2);
+  EXPECT_GT(countWrong(PatternType::Float32, {true, 2, 0, 0, 0}), kCount / 2);
 }
 
 }  // namespace

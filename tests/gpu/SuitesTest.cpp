@@ -102,9 +102,8 @@ void expectCollectiveSamples(OneRank& rank) {
   plan.bytes = {8, 4096, 1 << 20};
   plan.dtypes = {CollectiveDtype::Fp32, CollectiveDtype::Bf16, CollectiveDtype::Fp16};
   plan.placements = {Placement::OutOfPlace, Placement::InPlace};
-  for (Collective c : {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather,
-                       Collective::Broadcast}) {
-    CollectiveSuite suite(c, plan);
+  for (const CollectiveDescriptor* c : collectives()) {
+    CollectiveSuite suite(*c, plan);
     const auto samples = suite.run(rank.context());
     const std::size_t backends = rank.nccl ? 2 : 1;
     ASSERT_EQ(samples.size(), 3 * 2 * 3 * backends);
@@ -157,6 +156,10 @@ void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
     }
   }
   EXPECT_EQ(wholes, 3 * plan.precisions.size() * 4);
+}
+
+TEST(SuiteRegistry, EverySuiteOfTheCatalogueIsRegistered) {
+  EXPECT_EQ(unregisteredSuites(), std::vector<std::string>{});
 }
 
 TEST(SuiteRegistry, OnlyCollectiveAndStepSuitesNeedCommunicators) {

@@ -135,11 +135,13 @@ class SilentCommunicator final : public Communicator {
   explicit SilentCommunicator(Communicator& real) : real_(real) {}
   std::string backend() const override { return "silent"; }
   bool usesDeviceBuffers() const override { return false; }
-  bool supports(Collective, DataType, bool, std::string&) const override { return true; }
-  void run(Collective collective, const void* send, void* recv, std::size_t count, DataType type,
-           cudaStream_t stream) override {
+  bool supports(const CollectiveDescriptor&, DataType, bool, std::string&) const override {
+    return true;
+  }
+  void run(const CollectiveDescriptor& collective, const void* send, void* recv, std::size_t count,
+           DataType type, cudaStream_t stream) override {
     // The check's own comparison still broadcasts for real; only gradients go missing.
-    if (collective == Collective::Broadcast) real_.run(collective, send, recv, count, type, stream);
+    if (&collective == &broadcast()) real_.run(collective, send, recv, count, type, stream);
   }
 
  private:

@@ -1,4 +1,4 @@
-#include "cluster/DeviceAssignment.hpp"
+#include "device/DeviceAssignment.hpp"
 
 #include <gtest/gtest.h>
 

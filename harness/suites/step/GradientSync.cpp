@@ -117,7 +117,7 @@ void GradientSync::launch(Bucket& bucket) {
     SPLITSTEP_CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, bucket.filled, 0));
   }
   bucket.timer->start();
-  comm_.run(Collective::AllReduce, bucket.flat.data_ptr(), bucket.flat.data_ptr(),
+  comm_.run(allReduce(), bucket.flat.data_ptr(), bucket.flat.data_ptr(),
             static_cast<std::size_t>(bucket.flat.numel()), DataType::Float32, comm_stream_);
   bucket.timer->stop();
 }
@@ -151,8 +151,8 @@ double GradientSync::commSeconds() const {
 
 void GradientSync::broadcastParameters() {
   for (const at::Tensor& p : parameters_) {
-    comm_.run(Collective::Broadcast, p.data_ptr(), p.data_ptr(),
-              static_cast<std::size_t>(p.numel()), DataType::Float32, device_.stream());
+    comm_.run(broadcast(), p.data_ptr(), p.data_ptr(), static_cast<std::size_t>(p.numel()),
+              DataType::Float32, device_.stream());
   }
   device_.synchronize();
 }

@@ -96,8 +96,8 @@ Check identicalOnEveryRank(const std::vector<at::Tensor>& parameters, const Suit
                            Communicator& comm) {
   const at::Tensor mine = flatten(parameters);
   at::Tensor rank0 = mine.clone();
-  comm.run(Collective::Broadcast, rank0.data_ptr(), rank0.data_ptr(),
-           static_cast<std::size_t>(rank0.numel()), DataType::Float32, context.device.stream());
+  comm.run(broadcast(), rank0.data_ptr(), rank0.data_ptr(), static_cast<std::size_t>(rank0.numel()),
+           DataType::Float32, context.device.stream());
   context.device.synchronize();
   const auto wrong = mine.ne(rank0).sum().item<std::int64_t>();
   return {"ranks identical", static_cast<std::uint64_t>(mine.numel()),

@@ -69,24 +69,6 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const std::vector<at::Ten
 
 }  // namespace
 
-std::string_view toString(Phase phase) {
-  switch (phase) {
-    case Phase::Data:
-      return "data";
-    case Phase::Forward:
-      return "forward";
-    case Phase::Loss:
-      return "loss";
-    case Phase::Backward:
-      return "backward";
-    case Phase::Sync:
-      return "sync";
-    case Phase::Optimizer:
-      return "optimizer";
-  }
-  return "?";
-}
-
 // torch.amp.GradScaler's dynamic loss scaling for fp16: the loss is multiplied by a scale so
 // that small gradients survive fp16; gradients are divided by it before the step, a step whose
 // gradients hold inf or NaN is skipped and halves the scale, and 2000 good steps double it.

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string_view>
 
+#include "common/StepKeys.hpp"
 #include "device/Device.hpp"
 #include "options/RunPlan.hpp"
 #include "suites/step/GradientSync.hpp"
@@ -18,11 +19,6 @@ class Optimizer;
 }
 
 namespace splitstep {
-
-enum class Phase { Data, Forward, Loss, Backward, Sync, Optimizer };
-inline constexpr std::array<Phase, 6> kPhases = {Phase::Data,     Phase::Forward, Phase::Loss,
-                                                 Phase::Backward, Phase::Sync,    Phase::Optimizer};
-std::string_view toString(Phase phase);  // "data", "forward", ...
 
 // How the step trains: precision, optimizer and where its batch comes from.
 struct StepRecipe {

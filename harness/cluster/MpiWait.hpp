@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "comm/Watchdog.hpp"
+#include "common/Watchdog.hpp"
 
 namespace splitstep {
 

@@ -1,4 +1,4 @@
-#include "comm/MpiWait.hpp"
+#include "cluster/MpiWait.hpp"
 
 namespace splitstep {
 

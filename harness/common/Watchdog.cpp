@@ -1,4 +1,4 @@
-#include "comm/Watchdog.hpp"
+#include "common/Watchdog.hpp"
 
 #include <fmt/format.h>
 

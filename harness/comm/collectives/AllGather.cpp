@@ -1,0 +1,41 @@
+// allgather: every rank ends with every rank's block, in rank order.
+#include "comm/Collective.hpp"
+
+namespace splitstep {
+
+extern const CollectiveDescriptor kAllGather = {
+    .name = "allgather",
+    .help = "every rank's block, concatenated in rank order on every rank",
+    .in_default_run = false,
+    .reduction = false,
+    .bus_factor = [](double n) { return (n - 1) / n; },
+    .layout = [](std::size_t count, std::size_t n, std::size_t r) -> CollectiveLayout {
+      const std::size_t block = count / n;
+      // In place, the send block already sits at this rank's offset of the receive buffer.
+      return {.count = block * n,
+              .send = block,
+              .recv = block * n,
+              .call_count = block,
+              .send_offset_in_place = r * block};
+    },
+    .expect = [](const CollectiveLayout& l, int, int ranks) -> kernels::ExpectSpec {
+      return {.sum = false, .world = ranks, .block = l.send};
+    },
+    .result_at_root_only = false,
+    .nccl =
+        [](const NcclCall& c) {
+          return ncclAllGather(c.send, c.recv, c.count, c.type, c.comm, c.stream);
+        },
+    .mpi =
+        [](const MpiCall& c) {
+          const bool in_place =
+              c.send == static_cast<const char*>(c.recv) + static_cast<std::size_t>(c.rank) *
+                                                               static_cast<std::size_t>(c.count) *
+                                                               c.element_bytes;
+          return MPI_Iallgather(in_place ? MPI_IN_PLACE : c.send, c.count, c.type, c.recv, c.count,
+                                c.type, c.comm, &c.requests->emplace_back());
+        },
+    .mpi_in_place_refusal = "",
+};
+
+}  // namespace splitstep

@@ -1,0 +1,31 @@
+// allreduce: every rank ends with the element-wise sum of all ranks' buffers.
+#include "comm/Collective.hpp"
+
+namespace splitstep {
+
+extern const CollectiveDescriptor kAllReduce = {
+    .name = "allreduce",
+    .help = "element-wise sum over ranks, result on every rank",
+    .in_default_run = true,
+    .reduction = true,
+    .bus_factor = [](double n) { return 2 * (n - 1) / n; },
+    .layout = [](std::size_t count, std::size_t, std::size_t) -> CollectiveLayout {
+      return {.count = count, .send = count, .recv = count, .call_count = count};
+    },
+    .expect = [](const CollectiveLayout&, int, int ranks) -> kernels::ExpectSpec {
+      return {.sum = true, .world = ranks};
+    },
+    .result_at_root_only = false,
+    .nccl =
+        [](const NcclCall& c) {
+          return ncclAllReduce(c.send, c.recv, c.count, c.type, ncclSum, c.comm, c.stream);
+        },
+    .mpi =
+        [](const MpiCall& c) {
+          return MPI_Iallreduce(c.send == c.recv ? MPI_IN_PLACE : c.send, c.recv, c.count, c.type,
+                                MPI_SUM, c.comm, &c.requests->emplace_back());
+        },
+    .mpi_in_place_refusal = "",
+};
+
+}  // namespace splitstep

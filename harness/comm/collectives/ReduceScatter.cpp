@@ -1,0 +1,39 @@
+// reduce_scatter: rank r ends with block r of the element-wise sum over ranks.
+#include "comm/Collective.hpp"
+
+namespace splitstep {
+
+extern const CollectiveDescriptor kReduceScatter = {
+    .name = "reduce_scatter",
+    .help = "element-wise sum over ranks, rank r keeping block r",
+    .in_default_run = false,
+    .reduction = true,
+    .bus_factor = [](double n) { return (n - 1) / n; },
+    .layout = [](std::size_t count, std::size_t n, std::size_t r) -> CollectiveLayout {
+      const std::size_t block = count / n;
+      // In place, this rank's block of the send buffer is its receive buffer.
+      return {.count = block * n,
+              .send = block * n,
+              .recv = block,
+              .call_count = block,
+              .recv_offset_in_place = r * block};
+    },
+    .expect = [](const CollectiveLayout& l, int rank, int ranks) -> kernels::ExpectSpec {
+      return {.sum = true, .world = ranks, .offset = static_cast<std::uint64_t>(rank) * l.recv};
+    },
+    .result_at_root_only = false,
+    .nccl =
+        [](const NcclCall& c) {
+          return ncclReduceScatter(c.send, c.recv, c.count, c.type, ncclSum, c.comm, c.stream);
+        },
+    .mpi =
+        [](const MpiCall& c) {
+          return MPI_Ireduce_scatter_block(c.send, c.recv, c.count, c.type, MPI_SUM, c.comm,
+                                           &c.requests->emplace_back());
+        },
+    // MPI leaves an in-place reduce-scatter's block at the front of the buffer, NCCL at the
+    // rank's own offset: the two would not be the same operation.
+    .mpi_in_place_refusal = "MPI's in-place reduce-scatter has another buffer layout than NCCL's",
+};
+
+}  // namespace splitstep

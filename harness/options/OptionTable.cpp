@@ -1,0 +1,334 @@
+#include "options/OptionTable.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+
+namespace splitstep {
+namespace {
+
+// Defaults are sized for a GPU; configs/cpu-quick.ini holds sizes a CPU finishes in seconds.
+constexpr std::int64_t kMaxMatmulSize = 65536;
+constexpr std::uint64_t kMaxBufferBytes = 64ull << 30;
+constexpr std::uint64_t kMaxBucketBytes = 16ull << 30;
+constexpr int kMaxLayers = 1024;  // also blocks and heads
+constexpr int kMaxWidth = 65536;  // also channels
+constexpr int kMaxBatch = 1 << 20;
+constexpr int kMaxSeq = 1 << 20;
+constexpr int kMaxImage = 8192;
+constexpr double kMaxHostWorkMs = 60000;
+
+using ParseFn = void (*)(const OptionValue&, PlanDraft&);
+using CanonicalFn = std::string (*)(const RunPlan&);
+
+OptionSpec option(std::string name, std::optional<std::string> default_text, std::string help,
+                  ParseFn parse, CanonicalFn canonical) {
+  return {std::move(name), std::move(default_text), std::move(help), false, parse, canonical};
+}
+
+OptionSpec flagOption(std::string name, std::string help, ParseFn parse, CanonicalFn canonical) {
+  return {std::move(name), "off", std::move(help), true, parse, canonical};
+}
+
+// Canonical texts. Durations in seconds and noise as a fraction, with every digit a double
+// holds: the text is hashed, so equal plans must print equally and different ones differently.
+std::string number(double value) { return fmt::format("{}", value); }
+std::string onOff(bool value) { return value ? "on" : "off"; }
+std::string trueFalse(bool value) { return value ? "true" : "false"; }
+// Buckets in MiB, as the options take them: bytes / 2^20 is exact in a double.
+std::string mib(std::uint64_t bytes) {
+  return fmt::format("{}", static_cast<double>(bytes) / (1 << 20));
+}
+template <typename T>
+std::string joined(const std::vector<T>& values) {
+  return fmt::format("{}", fmt::join(values, ","));
+}
+template <NamedEnum Enum>
+std::string names(const std::vector<Enum>& values) {
+  std::vector<std::string_view> out;
+  for (Enum value : values) out.push_back(toString(value));
+  return joined(out);
+}
+
+// "8192" (square) or "MxNxK".
+std::vector<MatmulShape> matmulShapes(const OptionValue& value) {
+  std::vector<MatmulShape> shapes;
+  for (const std::string& item : value.list()) {
+    std::vector<std::int64_t> dims;
+    std::string_view rest = item;
+    for (;;) {
+      const std::size_t cross = rest.find('x');
+      const OptionValue dim(value.option(), std::string(rest.substr(0, cross)));
+      std::int64_t parsed = 0;
+      try {
+        parsed = dim.integer(1, kMaxMatmulSize);
+      } catch (const UsageError&) {
+        value.fail(fmt::format("'{}' is not N or MxNxK with each in [1, {}]", printable(item),
+                               kMaxMatmulSize));
+      }
+      dims.push_back(parsed);
+      if (cross == std::string_view::npos) break;
+      rest.remove_prefix(cross + 1);
+    }
+    if (dims.size() == 1) {
+      shapes.push_back({dims[0], dims[0], dims[0]});
+    } else if (dims.size() == 3) {
+      shapes.push_back({dims[0], dims[1], dims[2]});
+    } else {
+      value.fail(fmt::format("'{}' is not N or MxNxK", printable(item)));
+    }
+  }
+  return shapes;
+}
+
+int integerIn(const OptionValue& value, int min, int max) {
+  return static_cast<int>(value.integer(min, max));
+}
+
+bool positive(double x) { return x > 0; }
+bool fraction(double x) { return x >= 0 && x < 1; }
+bool hostWorkMs(double x) { return x >= 0 && x <= kMaxHostWorkMs; }
+
+std::vector<OptionSpec> buildTable() {
+  const MeasureSettings m{};
+  // clang-format off
+  return {
+    option("device", "auto", "auto (one GPU per rank if any, else CPU), cuda, cpu",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.launch.device = v.choice<DeviceKind>("device"); },
+      [](const RunPlan& p) { return std::string(toString(p.launch.device)); }),
+    flagOption("allow-gpu-sharing", "let several ranks of a node share one GPU",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.launch.allow_gpu_sharing = v.onOff(); },
+      [](const RunPlan& p) { return trueFalse(p.launch.allow_gpu_sharing); }),
+    option("warmup", std::to_string(m.warmup), "untimed executions after the timed cold start",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.measure.warmup = v.count(0); },
+      [](const RunPlan& p) { return std::to_string(p.measure.warmup); }),
+    option("warmup-time", "0", "then more warm-up until this much time (e.g. 500ms) has passed",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.measure.warmup_time = v.seconds(0, 3600); },
+      [](const RunPlan& p) { return number(p.measure.warmup_time); }),
+    option("loops", "0", "executions per sample; 0: autorange to --min-sample-time",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.measure.loops = v.count(0); },
+      [](const RunPlan& p) { return std::to_string(p.measure.loops); }),
+    option("min-sample-time", "2ms",
+      "autorange: shortest sample (and at least 1000x the timer's overhead)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.measure.min_sample_time = v.seconds(1e-6, 60); },
+      [](const RunPlan& p) { return number(p.measure.min_sample_time); }),
+    option("samples", "0", "fixed number of samples; 0: sample until the stopping rule holds",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.measure.samples = v.count(0); },
+      [](const RunPlan& p) { return std::to_string(p.measure.samples); }),
+    option("min-samples", std::to_string(m.min_samples), "stopping rule: at least this many samples",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.measure.min_samples = v.count(1); },
+      [](const RunPlan& p) { return std::to_string(p.measure.min_samples); }),
+    option("min-time", "0.5s", "stopping rule: at least this much timed work per case",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.measure.min_time = v.seconds(0, 3600); },
+      [](const RunPlan& p) { return number(p.measure.min_time); }),
+    option("max-noise", "0.5%", "stopping rule: stop once std/mean of the samples is at most this",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.measure.max_noise = v.percent(); },
+      [](const RunPlan& p) { return number(p.measure.max_noise); }),
+    option("max-time", "15s", "stopping rule: stop anyway after this much wall time per case",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.measure.max_time = v.seconds(1e-3, 86400); },
+      [](const RunPlan& p) { return number(p.measure.max_time); }),
+    flagOption("queued-start", "hold the stream with a spin kernel while a sample is queued (no launch gaps)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.measure.queued_start = v.onOff(); },
+      [](const RunPlan& p) { return trueFalse(p.measure.queued_start); }),
+    flagOption("l2-flush", "clear the L2 cache before every sample (one loop per sample)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.measure.l2_flush = v.onOff(); },
+      [](const RunPlan& p) { return trueFalse(p.measure.l2_flush); }),
+    flagOption("cuda-graph", "capture the body as a CUDA graph and time its replays",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.measure.cuda_graph = v.onOff(); },
+      [](const RunPlan& p) { return trueFalse(p.measure.cuda_graph); }),
+    option("matmul-sizes", "4096,8192", "matmul: square sizes n of the n x n x n products, or MxNxK",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.matmul.shapes = matmulShapes(v); },
+      [](const RunPlan& p) {
+        std::vector<std::string> shapes;
+        for (const MatmulShape& shape : p.matmul.shapes) shapes.push_back(toString(shape));
+        return joined(shapes);
+      }),
+    option("matmul-dtypes", "fp32,tf32,fp16,bf16", "matmul: " + enumChoices<MatmulDtype>() + " (fp32: TF32 off)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.matmul.dtypes = v.choices<MatmulDtype>(); },
+      [](const RunPlan& p) { return names(p.matmul.dtypes); }),
+    // Copy and triad kernels move 16-byte vectors.
+    option("membw-bytes", "1G", "membw: size of each array (copy, triad, host<->device copies)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.membw.bytes = v.byteList(16, kMaxBufferBytes); },
+      [](const RunPlan& p) { return joined(p.membw.bytes); }),
+    option("bytes", "8,1K,64K,1M,16M,64M,256M,1G",
+      "collectives: message sizes in bytes (suffixes K, M, G are powers of 1024)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.bytes = v.byteList(4, kMaxBufferBytes); },
+      [](const RunPlan& p) { return joined(p.collectives.bytes); }),
+    option("min-bytes", std::nullopt, "collectives: sweep from this size (nccl-tests -b)",
+      [](const OptionValue& v, PlanDraft& d) { d.sweep.min_bytes = v.byteList(4, kMaxBufferBytes).front(); },
+      nullptr),
+    option("max-bytes", std::nullopt, "collectives: sweep to this size (nccl-tests -e)",
+      [](const OptionValue& v, PlanDraft& d) { d.sweep.max_bytes = v.byteList(4, kMaxBufferBytes).front(); },
+      nullptr),
+    option("step-factor", "2", "collectives: multiply the size by this between sweep steps (nccl-tests -f)",
+      [](const OptionValue& v, PlanDraft& d) { d.sweep.factor = integerIn(v, 2, 1024); },
+      nullptr),
+    option("collective-dtypes", "fp32", "collectives: " + enumChoices<CollectiveDtype>() + " (sum for reductions)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.dtypes = v.choices<CollectiveDtype>(); },
+      [](const RunPlan& p) { return names(p.collectives.dtypes); }),
+    option("placement", "out", "collectives: out (of place), in (place), or both: out,in",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.placements = v.choices<Placement>(); },
+      [](const RunPlan& p) { return names(p.collectives.placements); }),
+    option("backend", "auto",
+      "collectives: nccl, mpi, or both side by side: nccl,mpi; auto: nccl on GPUs, mpi on CPUs",
+      [](const OptionValue& v, PlanDraft& d) {
+        d.plan.collectives.backends.clear();
+        if (v.text() != "auto") d.plan.collectives.backends = v.choices<Backend>();
+      },
+      [](const RunPlan& p) {
+        return p.collectives.backends.empty() ? std::string("auto") : names(p.collectives.backends);
+      }),
+    option("check", "on",
+      "verify results after the timed samples (on, off): every element of a collective; step: "
+      "ranks hold identical parameters equal to a one-process reference",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.check = d.plan.step.check = v.onOff(); },
+      [](const RunPlan& p) {
+        // One option sets both; a plan built otherwise may differ, and must hash differently.
+        return p.collectives.check == p.step.check
+                   ? onOff(p.step.check)
+                   : fmt::format("collectives {}, step {}", onOff(p.collectives.check), onOff(p.step.check));
+      }),
+    option("test-stall-rank", "-1", "for tests of --timeout only: this rank stalls before its first collective",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.stall_rank = integerIn(v, -1, 1 << 30); },
+      [](const RunPlan& p) { return std::to_string(p.collectives.stall_rank); }),
+    option("step-models", "mlp", "step: models to train: " + enumChoices<StepModel>(),
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.models = v.choices<StepModel>(); },
+      [](const RunPlan& p) { return names(p.step.models); }),
+    option("precision", "bf16",
+      "step: fp32 (TF32 off); bf16 = autocast to bf16 with fp32 weights; fp16 = autocast with "
+      "dynamic loss scaling",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.precisions = v.choices<StepPrecision>(); },
+      [](const RunPlan& p) { return names(p.step.precisions); }),
+    option("sync-modes", "none,sequential,overlap,single",
+      "step: gradient sync: none (compute only), sequential (bucketed allreduce after backward), "
+      "overlap (DDP: buckets reduced during backward), single (rank 0 alone)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.modes = v.choices<SyncMode>(); },
+      [](const RunPlan& p) { return names(p.step.modes); }),
+    option("optimizer", "sgd", "step: " + enumChoices<StepOptimizer>(),
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.optimizer = v.choice<StepOptimizer>(); },
+      [](const RunPlan& p) { return std::string(toString(p.step.optimizer)); }),
+    option("lr", "0.01", "step: learning rate (> 0)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.learning_rate = v.number(positive, "a positive number"); },
+      [](const RunPlan& p) { return number(p.step.learning_rate); }),
+    option("momentum", "0", "step: SGD momentum in [0, 1)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.momentum = v.number(fraction, "a number in [0, 1)"); },
+      [](const RunPlan& p) { return number(p.step.momentum); }),
+    option("input", "pinned",
+      "step: where each batch comes from: pinned or pageable host memory (copied every step), "
+      "or device (already there: no copy)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.input = v.choice<InputSource>(); },
+      [](const RunPlan& p) { return std::string(toString(p.step.input)); }),
+    option("non-blocking", "on", "step: queue the host-to-device copy without waiting for it (on, off)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.non_blocking = v.onOff(); },
+      [](const RunPlan& p) { return onOff(p.step.non_blocking); }),
+    option("host-work-ms", "0", "step: milliseconds of host work per batch before its copy, in [0, 60000]",
+      [](const OptionValue& v, PlanDraft& d) {
+        d.plan.step.host_work = v.number(hostWorkMs, "a number of milliseconds in [0, 60000]") / 1000;
+      },
+      [](const RunPlan& p) { return number(p.step.host_work * 1000); }),
+    option("bucket-mb", "25", "step: gradient bucket size in MiB (decimals allowed, e.g. 0.5)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.bucket_bytes = v.mebibytes(4, kMaxBucketBytes); },
+      [](const RunPlan& p) { return mib(p.step.bucket_bytes); }),
+    option("first-bucket-mb", "1", "step: size of the first bucket (the last layers' gradients) in MiB",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.first_bucket_bytes = v.mebibytes(4, kMaxBucketBytes); },
+      [](const RunPlan& p) { return mib(p.step.first_bucket_bytes); }),
+    option("mlp-layers", std::to_string(MlpShape{}.layers), "step mlp: Linear(width, width) + GELU layers",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.mlp.layers = integerIn(v, 1, kMaxLayers); },
+      [](const RunPlan& p) { return std::to_string(p.step.mlp.layers); }),
+    option("mlp-width", std::to_string(MlpShape{}.width), "step mlp: width",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.mlp.width = integerIn(v, 1, kMaxWidth); },
+      [](const RunPlan& p) { return std::to_string(p.step.mlp.width); }),
+    option("mlp-batch", std::to_string(MlpShape{}.batch), "step mlp: batch per rank",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.mlp.batch = integerIn(v, 1, kMaxBatch); },
+      [](const RunPlan& p) { return std::to_string(p.step.mlp.batch); }),
+    option("transformer-layers", std::to_string(TransformerShape{}.layers), "step transformer: pre-norm encoder blocks",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.layers = integerIn(v, 1, kMaxLayers); },
+      [](const RunPlan& p) { return std::to_string(p.step.transformer.layers); }),
+    option("transformer-width", std::to_string(TransformerShape{}.width),
+      "step transformer: model width (a multiple of --transformer-heads)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.width = integerIn(v, 1, kMaxWidth); },
+      [](const RunPlan& p) { return std::to_string(p.step.transformer.width); }),
+    option("transformer-heads", std::to_string(TransformerShape{}.heads), "step transformer: attention heads",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.heads = integerIn(v, 1, kMaxLayers); },
+      [](const RunPlan& p) { return std::to_string(p.step.transformer.heads); }),
+    option("transformer-seq", std::to_string(TransformerShape{}.seq), "step transformer: tokens per sample",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.seq = integerIn(v, 1, kMaxSeq); },
+      [](const RunPlan& p) { return std::to_string(p.step.transformer.seq); }),
+    option("transformer-batch", std::to_string(TransformerShape{}.batch), "step transformer: batch per rank",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.batch = integerIn(v, 1, kMaxBatch); },
+      [](const RunPlan& p) { return std::to_string(p.step.transformer.batch); }),
+    option("cnn-blocks", std::to_string(CnnShape{}.blocks), "step cnn: residual blocks",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.cnn.blocks = integerIn(v, 1, kMaxLayers); },
+      [](const RunPlan& p) { return std::to_string(p.step.cnn.blocks); }),
+    option("cnn-channels", std::to_string(CnnShape{}.channels), "step cnn: channels",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.cnn.channels = integerIn(v, 1, kMaxWidth); },
+      [](const RunPlan& p) { return std::to_string(p.step.cnn.channels); }),
+    option("cnn-image", std::to_string(CnnShape{}.image), "step cnn: image side in pixels (at least 8)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.cnn.image = integerIn(v, 8, kMaxImage); },
+      [](const RunPlan& p) { return std::to_string(p.step.cnn.image); }),
+    option("cnn-batch", std::to_string(CnnShape{}.batch), "step cnn: batch per rank",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.cnn.batch = integerIn(v, 1, kMaxBatch); },
+      [](const RunPlan& p) { return std::to_string(p.step.cnn.batch); }),
+    option("timeout", "300s", "longest wait on another rank before the job is ended with an error",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.launch.timeout = v.seconds(0.1, 7 * 86400); },
+      [](const RunPlan& p) { return number(p.launch.timeout); }),
+    option("json", "", "write the full results to this JSON file",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.output.json_path = v.text(); },
+      [](const RunPlan& p) { return p.output.json_path; }),
+  };
+  // clang-format on
+}
+
+OptionSource sourceOf(const std::map<std::string, OptionSource>& sources, const std::string& name) {
+  const auto it = sources.find(name);
+  return it == sources.end() ? OptionSource::Default : it->second;
+}
+
+// --bytes, or a nccl-tests style sweep: --min-bytes, --max-bytes and --step-factor (-b -e -f).
+// Where both are given, the one given on the command line wins over the config file's.
+void resolveSizeSweep(PlanDraft& draft, const std::map<std::string, OptionSource>& sources) {
+  const SizeSweep& sweep = draft.sweep;
+  if (!sweep.min_bytes && !sweep.max_bytes) return;
+  const OptionSource list = sourceOf(sources, "bytes");
+  const OptionSource bounds =
+      std::max(sourceOf(sources, "min-bytes"), sourceOf(sources, "max-bytes"));
+  if (list == OptionSource::CommandLine && bounds == OptionSource::CommandLine) {
+    throw UsageError("--bytes: give a list or --min-bytes/--max-bytes, not both");
+  }
+  if (list > bounds) return;  // the list was given where it wins
+  if (!sweep.min_bytes || !sweep.max_bytes) {
+    throw UsageError("--min-bytes and --max-bytes go together");
+  }
+  if (*sweep.min_bytes > *sweep.max_bytes) {
+    throw UsageError("--min-bytes: is larger than --max-bytes");
+  }
+  std::vector<std::uint64_t> sizes;
+  const auto factor = static_cast<std::uint64_t>(sweep.factor);
+  for (std::uint64_t size = *sweep.min_bytes; size <= *sweep.max_bytes; size *= factor) {
+    const std::uint64_t whole = size / 4 * 4;  // whole fp32 elements, as --bytes demands
+    if (sizes.empty() || sizes.back() != whole) sizes.push_back(whole);
+  }
+  draft.plan.collectives.bytes = std::move(sizes);
+}
+
+}  // namespace
+
+const std::vector<OptionSpec>& optionTable() {
+  static const std::vector<OptionSpec> table = buildTable();
+  return table;
+}
+
+void applyPlanRules(PlanDraft& draft, const std::map<std::string, OptionSource>& sources) {
+  resolveSizeSweep(draft, sources);
+  const StepPlan& s = draft.plan.step;
+  if (s.momentum != 0 && s.optimizer != StepOptimizer::Sgd) {
+    throw UsageError("--momentum: applies to sgd only");
+  }
+  if (s.transformer.width % s.transformer.heads != 0) {
+    throw UsageError(fmt::format("--transformer-heads: {} does not divide --transformer-width {}",
+                                 s.transformer.heads, s.transformer.width));
+  }
+}
+
+}  // namespace splitstep

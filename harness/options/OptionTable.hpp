@@ -1,0 +1,54 @@
+// Every option of splitstep, declared once: its name, default, help, how its text becomes part of
+// the plan, and how the plan prints it back (the canonical text that is hashed, written to the
+// JSON report and shown to users). The usage text, the INI keys (the same names), the plan and
+// RunPlan::entries() all come from this table: adding an option is one entry here and, where it
+// needs one, a field of the plan.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "options/OptionValue.hpp"
+#include "options/RunPlan.hpp"
+
+namespace splitstep {
+
+// A nccl-tests style size sweep (-b, -e, -f), before it is expanded into the plan's sizes.
+struct SizeSweep {
+  std::optional<std::uint64_t> min_bytes;
+  std::optional<std::uint64_t> max_bytes;
+  int factor = 2;
+};
+
+// What the options build: the plan, and the settings that rules turn into parts of it.
+struct PlanDraft {
+  RunPlan plan;
+  SizeSweep sweep;
+};
+
+enum class OptionSource { Default, ConfigFile, CommandLine };
+
+struct OptionSpec {
+  std::string name;
+  std::optional<std::string> default_text;  // parsed when nothing gives the option; none: unset
+  std::string help;
+  bool is_switch = false;  // a flag without a value (--queued-start); true/false in INI files
+  // Parses the option's text (a switch's is "on" or "off") into the draft; throws UsageError.
+  void (*parse)(const OptionValue& value, PlanDraft& draft) = nullptr;
+  // The option's canonical text, read back from the plan; nullptr where another option's entry
+  // holds it (a sweep's bounds are the sizes they expand to).
+  std::string (*canonical)(const RunPlan& plan) = nullptr;
+};
+
+// In the order the usage text and RunPlan::entries() list them.
+const std::vector<OptionSpec>& optionTable();
+
+// Rules that relate options to each other, applied once every option was parsed alone.
+// `sources` says where each option came from: the command line wins over a config file.
+void applyPlanRules(PlanDraft& draft, const std::map<std::string, OptionSource>& sources);
+
+}  // namespace splitstep

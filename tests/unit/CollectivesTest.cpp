@@ -1,0 +1,109 @@
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+
+#include "comm/Collective.hpp"
+
+namespace splitstep {
+namespace {
+
+const CollectiveDescriptor& named(std::string_view name) {
+  const CollectiveDescriptor* c = findCollective(name);
+  if (c == nullptr) throw std::invalid_argument(std::string(name));
+  return *c;
+}
+
+TEST(Collectives, BusBandwidthFactorsFollowNcclTests) {
+  EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("allreduce"), 2), 1.0);
+  EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("allreduce"), 8), 2.0 * 7 / 8);
+  EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("reduce_scatter"), 4), 3.0 / 4);
+  EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("allgather"), 4), 3.0 / 4);
+  EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("broadcast"), 16), 1.0);
+}
+
+TEST(Collectives, BusBandwidthIsUndefinedForOneRank) {
+  EXPECT_FALSE(busBandwidthFactor(allReduce(), 1).has_value());
+  EXPECT_THROW(busBandwidthFactor(allReduce(), 0), std::invalid_argument);
+}
+
+TEST(Collectives, AllreduceAndBroadcastSendAndReceiveTheWholeMessage) {
+  for (const CollectiveDescriptor* c : {&allReduce(), &broadcast()}) {
+    const CollectiveLayout l = layoutFor(*c, 1 << 20, 4, 8, 3);
+    EXPECT_EQ(l.count, (1u << 20) / 4);
+    EXPECT_EQ(l.send, l.count);
+    EXPECT_EQ(l.recv, l.count);
+    EXPECT_EQ(l.call_count, l.count);
+    EXPECT_EQ(l.bytes, 1u << 20);
+    EXPECT_EQ(l.send_offset_in_place, 0u);
+    EXPECT_EQ(l.recv_offset_in_place, 0u);
+  }
+}
+
+TEST(Collectives, ReduceScatterReceivesOneBlockAtItsRanksOffset) {
+  // 1000 fp32 elements over 3 ranks: 999 used, blocks of 333; rank 2's block starts at 666.
+  const CollectiveLayout l = layoutFor(named("reduce_scatter"), 4000, 4, 3, 2);
+  EXPECT_EQ(l.count, 999u);
+  EXPECT_EQ(l.send, 999u);
+  EXPECT_EQ(l.recv, 333u);
+  EXPECT_EQ(l.call_count, 333u);
+  EXPECT_EQ(l.bytes, 3996u);
+  EXPECT_EQ(l.recv_offset_in_place, 666u);
+}
+
+TEST(Collectives, AllgatherSendsOneBlockFromItsRanksOffset) {
+  const CollectiveLayout l = layoutFor(named("allgather"), 4096, 2, 4, 1);
+  EXPECT_EQ(l.count, 2048u);
+  EXPECT_EQ(l.send, 512u);
+  EXPECT_EQ(l.recv, 2048u);
+  EXPECT_EQ(l.call_count, 512u);
+  EXPECT_EQ(l.send_offset_in_place, 512u);
+}
+
+TEST(Collectives, OneAllocationHoldsBothBuffers) {
+  const CollectiveLayout gather = layoutFor(named("allgather"), 4096, 2, 4, 1);
+  EXPECT_EQ(gather.allocation(false), 512u + 2048u);
+  EXPECT_EQ(gather.allocation(true), 2048u);  // the send block lives inside the receive buffer
+  const CollectiveLayout scatter = layoutFor(named("reduce_scatter"), 4000, 4, 3, 2);
+  EXPECT_EQ(scatter.allocation(true), 999u);
+}
+
+TEST(Collectives, TooSmallForOneElementPerRankIsEmpty) {
+  EXPECT_EQ(layoutFor(named("reduce_scatter"), 8, 4, 4, 0).count, 0u);
+  EXPECT_EQ(layoutFor(named("allgather"), 8, 4, 4, 0).count, 0u);
+  EXPECT_EQ(layoutFor(allReduce(), 8, 4, 4, 0).count, 2u);
+}
+
+TEST(Collectives, ChecksExpectEachCollectivesResult) {
+  // Three ranks, 12 elements: blocks of 4.
+  const CollectiveLayout scatter = layoutFor(named("reduce_scatter"), 48, 4, 3, 2);
+  EXPECT_EQ(kernels::expectedValue(named("reduce_scatter").expect(scatter, 2, 3), 1),
+            kernels::patternSum(9, 3));
+  const CollectiveLayout gather = layoutFor(named("allgather"), 48, 4, 3, 0);
+  EXPECT_EQ(kernels::expectedValue(named("allgather").expect(gather, 0, 3), 6),
+            kernels::patternValue(2, 1));
+  const CollectiveLayout whole = layoutFor(broadcast(), 48, 4, 3, 2);
+  EXPECT_EQ(kernels::expectedValue(broadcast().expect(whole, 2, 3), 7),
+            kernels::patternValue(7, 0));
+  EXPECT_EQ(kernels::expectedValue(allReduce().expect(whole, 1, 3), 5), kernels::patternSum(5, 3));
+}
+
+TEST(Collectives, EachIsDeclaredOnceUnderTheNameOfItsSuite) {
+  std::set<std::string_view> names;
+  for (const CollectiveDescriptor* c : collectives()) {
+    EXPECT_TRUE(names.insert(c->name).second) << c->name;
+    EXPECT_EQ(findCollective(c->name), c);
+    EXPECT_FALSE(c->help.empty()) << c->name;
+    EXPECT_NE(c->bus_factor, nullptr);
+    EXPECT_NE(c->layout, nullptr);
+    EXPECT_NE(c->expect, nullptr);
+    EXPECT_NE(c->nccl, nullptr);
+    EXPECT_NE(c->mpi, nullptr);
+  }
+  EXPECT_EQ(allReduce().name, "allreduce");
+  EXPECT_EQ(broadcast().name, "broadcast");
+  EXPECT_EQ(findCollective("nonsense"), nullptr);
+}
+
+}  // namespace
+}  // namespace splitstep

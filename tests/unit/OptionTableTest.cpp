@@ -1,0 +1,66 @@
+#include "options/OptionTable.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "options/Options.hpp"
+
+namespace splitstep {
+namespace {
+
+TEST(OptionTable, EveryOptionIsDeclaredOnceWithHelpAndAParser) {
+  std::set<std::string> names;
+  for (const OptionSpec& spec : optionTable()) {
+    EXPECT_TRUE(names.insert(spec.name).second) << spec.name;
+    EXPECT_FALSE(spec.help.empty()) << spec.name;
+    EXPECT_NE(spec.parse, nullptr) << spec.name;
+  }
+}
+
+TEST(OptionTable, TheHelpAndThePlanEntriesComeFromTheTable) {
+  const std::string help = parseCommandLine({"--help"}).help;
+  const std::vector<std::pair<std::string, std::string>> entries =
+      parseCommandLine({}).plan.entries();
+  for (const OptionSpec& spec : optionTable()) {
+    EXPECT_NE(help.find("--" + spec.name), std::string::npos) << spec.name;
+    const bool entered = std::any_of(entries.begin(), entries.end(),
+                                     [&](const auto& e) { return e.first == spec.name; });
+    EXPECT_EQ(entered, spec.canonical != nullptr) << spec.name;
+  }
+}
+
+TEST(OptionTable, EveryDefaultParsesAndPrintsBackTheSameText) {
+  // The canonical text of a default, given as the option's value, yields the same plan entry:
+  // what the report prints can be pasted back.
+  const RunPlan defaults = parseCommandLine({}).plan;
+  for (const OptionSpec& spec : optionTable()) {
+    // max-noise's entry is a fraction (0.005) where the option takes a percentage (0.5%).
+    if (spec.canonical == nullptr || spec.is_switch || spec.name == "max-noise") continue;
+    const std::string text = spec.canonical(defaults);
+    if (text.empty()) continue;  // --json's default: no file
+    const RunPlan again = parseCommandLine({"--" + spec.name, text}).plan;
+    EXPECT_EQ(spec.canonical(again), text) << spec.name;
+  }
+}
+
+TEST(OptionTable, CommandLineBoundsWinOverAConfigFilesList) {
+  PlanDraft draft;
+  draft.plan.collectives.bytes = {8};
+  draft.sweep = {64, 256, 2};
+  applyPlanRules(draft, {{"bytes", OptionSource::ConfigFile},
+                         {"min-bytes", OptionSource::CommandLine},
+                         {"max-bytes", OptionSource::CommandLine}});
+  EXPECT_EQ(draft.plan.collectives.bytes, (std::vector<std::uint64_t>{64, 128, 256}));
+
+  PlanDraft list_wins;
+  list_wins.plan.collectives.bytes = {8};
+  list_wins.sweep = {64, 256, 2};
+  applyPlanRules(list_wins, {{"bytes", OptionSource::CommandLine},
+                             {"min-bytes", OptionSource::ConfigFile},
+                             {"max-bytes", OptionSource::ConfigFile}});
+  EXPECT_EQ(list_wins.plan.collectives.bytes, (std::vector<std::uint64_t>{8}));
+}
+
+}  // namespace
+}  // namespace splitstep
