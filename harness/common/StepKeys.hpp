@@ -47,6 +47,7 @@ inline constexpr std::string_view kParameters = "parameters";
 // Of the synchronised modes only.
 inline constexpr std::string_view kBuckets = "buckets";
 inline constexpr std::string_view kGradientBytes = "gradient_bytes";
+inline constexpr std::string_view kBucketSizes = "bucket_sizes";  // bytes per bucket, "a,b,..."
 
 }  // namespace step_keys
 }  // namespace splitstep

@@ -1,6 +1,7 @@
 #include "suites/StepSuite.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 
@@ -162,6 +163,8 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
           if (sync && syncs) {
             params[std::string(key::kBuckets)] = std::to_string(sync->bucketCount());
             params[std::string(key::kGradientBytes)] = std::to_string(sync->gradientBytes());
+            params[std::string(key::kBucketSizes)] =
+                fmt::format("{}", fmt::join(sync->bucketBytes(), ","));
           }
           if (syncs && !sync) {
             CaseRunner::skip(runner.add(case_name, std::string(key::kWhole), params), no_sync);

@@ -67,6 +67,14 @@ GradientSync::~GradientSync() {
   if (reduced_ != nullptr) cudaEventDestroy(reduced_);
 }
 
+std::vector<std::size_t> GradientSync::bucketBytes() const {
+  std::vector<std::size_t> bytes;
+  for (const Bucket& bucket : buckets_) {
+    bytes.push_back(static_cast<std::size_t>(bucket.flat.numel()) * sizeof(float));
+  }
+  return bytes;
+}
+
 std::size_t GradientSync::gradientBytes() const {
   std::size_t bytes = 0;
   for (const Bucket& bucket : buckets_)

@@ -27,6 +27,8 @@ class GradientSync {
 
   std::size_t bucketCount() const { return buckets_.size(); }
   std::size_t gradientBytes() const;
+  // Bytes of each bucket, in launch order.
+  std::vector<std::size_t> bucketBytes() const;
 
   // Overlap: the next backward's gradient hooks copy each gradient into its bucket and start a
   // bucket's allreduce as soon as it is full (buckets start in order, as on every rank).
