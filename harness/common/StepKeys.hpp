@@ -39,6 +39,7 @@ inline constexpr std::string_view kModel = "model";
 inline constexpr std::string_view kPrecision = "precision";
 inline constexpr std::string_view kMode = "mode";  // a SyncMode's name
 inline constexpr std::string_view kOptimizer = "optimizer";
+inline constexpr std::string_view kOptimizerImpl = "optimizer_impl";
 inline constexpr std::string_view kInput = "input";
 inline constexpr std::string_view kBatch = "batch";                // samples per rank and step
 inline constexpr std::string_view kFlopPerStep = "flop_per_step";  // of one rank's step

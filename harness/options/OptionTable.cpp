@@ -17,6 +17,7 @@ constexpr int kMaxWidth = 65536;  // also channels
 constexpr int kMaxBatch = 1 << 20;
 constexpr int kMaxSeq = 1 << 20;
 constexpr int kMaxImage = 8192;
+constexpr int kMaxVocab = 1 << 20;
 constexpr double kMaxHostWorkMs = 60000;
 
 using ParseFn = void (*)(const OptionValue&, PlanDraft&);
@@ -208,6 +209,11 @@ std::vector<OptionSpec> buildTable() {
     option("optimizer", "sgd", "step: " + enumChoices<StepOptimizer>(),
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.optimizer = v.choice<StepOptimizer>(); },
       [](const RunPlan& p) { return std::string(toString(p.step.optimizer)); }),
+    option("optimizer-impl", "foreach",
+      "step: the optimizer's implementation, as torch.optim's: loop (foreach=False), foreach "
+      "(PyTorch's default on GPUs), fused (fused=True)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.optimizer_impl = v.choice<OptimizerImpl>(); },
+      [](const RunPlan& p) { return std::string(toString(p.step.optimizer_impl)); }),
     option("lr", "0.01", "step: learning rate (> 0)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.learning_rate = v.number(positive, "a positive number"); },
       [](const RunPlan& p) { return number(p.step.learning_rate); }),
@@ -242,22 +248,26 @@ std::vector<OptionSpec> buildTable() {
     option("mlp-batch", std::to_string(MlpShape{}.batch), "step mlp: batch per rank",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.mlp.batch = integerIn(v, 1, kMaxBatch); },
       [](const RunPlan& p) { return std::to_string(p.step.mlp.batch); }),
-    option("transformer-layers", std::to_string(TransformerShape{}.layers), "step transformer: pre-norm encoder blocks",
+    option("transformer-layers", std::to_string(TransformerShape{}.layers),
+      "step transformer and gpt: pre-norm blocks",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.layers = integerIn(v, 1, kMaxLayers); },
       [](const RunPlan& p) { return std::to_string(p.step.transformer.layers); }),
     option("transformer-width", std::to_string(TransformerShape{}.width),
-      "step transformer: model width (a multiple of --transformer-heads)",
+      "step transformer and gpt: model width (a multiple of --transformer-heads)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.width = integerIn(v, 1, kMaxWidth); },
       [](const RunPlan& p) { return std::to_string(p.step.transformer.width); }),
-    option("transformer-heads", std::to_string(TransformerShape{}.heads), "step transformer: attention heads",
+    option("transformer-heads", std::to_string(TransformerShape{}.heads), "step transformer and gpt: attention heads",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.heads = integerIn(v, 1, kMaxLayers); },
       [](const RunPlan& p) { return std::to_string(p.step.transformer.heads); }),
-    option("transformer-seq", std::to_string(TransformerShape{}.seq), "step transformer: tokens per sample",
+    option("transformer-seq", std::to_string(TransformerShape{}.seq), "step transformer and gpt: tokens per sample",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.seq = integerIn(v, 1, kMaxSeq); },
       [](const RunPlan& p) { return std::to_string(p.step.transformer.seq); }),
-    option("transformer-batch", std::to_string(TransformerShape{}.batch), "step transformer: batch per rank",
+    option("transformer-batch", std::to_string(TransformerShape{}.batch), "step transformer and gpt: batch per rank",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.batch = integerIn(v, 1, kMaxBatch); },
       [](const RunPlan& p) { return std::to_string(p.step.transformer.batch); }),
+    option("vocab", std::to_string(TransformerShape{}.vocab), "step gpt: vocabulary of the language-model head",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.vocab = integerIn(v, 2, kMaxVocab); },
+      [](const RunPlan& p) { return std::to_string(p.step.transformer.vocab); }),
     option("cnn-blocks", std::to_string(CnnShape{}.blocks), "step cnn: residual blocks",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.cnn.blocks = integerIn(v, 1, kMaxLayers); },
       [](const RunPlan& p) { return std::to_string(p.step.cnn.blocks); }),
@@ -270,6 +280,11 @@ std::vector<OptionSpec> buildTable() {
     option("cnn-batch", std::to_string(CnnShape{}.batch), "step cnn: batch per rank",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.cnn.batch = integerIn(v, 1, kMaxBatch); },
       [](const RunPlan& p) { return std::to_string(p.step.cnn.batch); }),
+    option("torch-profile", "",
+      "step: write a LibTorch profiler (Kineto) trace of 3 steps of every mode and rank into this "
+      "directory, to compare kernel by kernel with torch.profiler's",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.torch_profile_dir = v.text(); },
+      [](const RunPlan& p) { return p.step.torch_profile_dir; }),
     option("timeout", "300s", "longest wait on another rank before the job is ended with an error",
       [](const OptionValue& v, PlanDraft& d) { d.plan.launch.timeout = v.seconds(0.1, 7 * 86400); },
       [](const RunPlan& p) { return number(p.launch.timeout); }),

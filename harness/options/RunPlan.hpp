@@ -18,11 +18,14 @@ enum class MatmulDtype { Fp32, Tf32, Fp16, Bf16 };
 enum class CollectiveDtype { Fp32, Bf16, Fp16 };
 enum class Placement { OutOfPlace, InPlace };
 enum class Backend { Nccl, Mpi };
-enum class StepModel { Mlp, Transformer, Cnn };
+enum class StepModel { Mlp, Transformer, Cnn, Gpt };
 // fp32: fp32 throughout (TF32 off); bf16: autocast to bf16 over fp32 weights; fp16: autocast to
 // fp16 over fp32 weights with dynamic loss scaling.
 enum class StepPrecision { Fp32, Bf16, Fp16 };
 enum class StepOptimizer { Sgd, AdamW };
+// torch.optim's implementations: a loop over tensors (foreach=False), the _foreach_ kernels
+// (foreach=True, PyTorch's default on GPUs) or one fused kernel (fused=True).
+enum class OptimizerImpl { Loop, Foreach, Fused };
 // none: no gradient sync (T_c); sequential: bucketed allreduce after backward (T_seq);
 // overlap: DDP-style, buckets reduced during backward (T_ddp); single: rank 0 alone (T_1).
 enum class SyncMode { None, Sequential, Overlap, Single };
@@ -65,7 +68,8 @@ struct EnumNames<StepModel> {
   static constexpr std::array values = {
       std::pair{StepModel::Mlp, std::string_view("mlp")},
       std::pair{StepModel::Transformer, std::string_view("transformer")},
-      std::pair{StepModel::Cnn, std::string_view("cnn")}};
+      std::pair{StepModel::Cnn, std::string_view("cnn")},
+      std::pair{StepModel::Gpt, std::string_view("gpt")}};
 };
 template <>
 struct EnumNames<StepPrecision> {
@@ -77,6 +81,13 @@ template <>
 struct EnumNames<StepOptimizer> {
   static constexpr std::array values = {std::pair{StepOptimizer::Sgd, std::string_view("sgd")},
                                         std::pair{StepOptimizer::AdamW, std::string_view("adamw")}};
+};
+template <>
+struct EnumNames<OptimizerImpl> {
+  static constexpr std::array values = {
+      std::pair{OptimizerImpl::Loop, std::string_view("loop")},
+      std::pair{OptimizerImpl::Foreach, std::string_view("foreach")},
+      std::pair{OptimizerImpl::Fused, std::string_view("fused")}};
 };
 template <>
 struct EnumNames<SyncMode> {
@@ -130,14 +141,17 @@ struct MlpShape {
   int batch = 8192;  // per rank
 };
 
-// N pre-norm encoder blocks (self-attention + MLP of 4x width) over `seq` tokens, a linear
-// patch embedding in front and a classifier on the mean token behind (cross-entropy loss).
+// transformer: N pre-norm encoder blocks (self-attention + MLP of 4x width) over `seq` tokens,
+// a linear patch embedding in front and a classifier on the mean token behind (cross-entropy).
+// gpt: the same blocks with causal attention between token and position embeddings and a
+// language-model head over `vocab` tokens (cross-entropy on every next token).
 struct TransformerShape {
   int layers = 12;
   int width = 768;
   int heads = 12;
   int seq = 197;
-  int batch = 128;  // per rank
+  int batch = 128;    // per rank
+  int vocab = 50304;  // gpt only: GPT-2's vocabulary padded to a multiple of 64
 };
 
 // A stem convolution and `blocks` residual blocks (Conv2d, BatchNorm2d, ReLU) at `channels`,
@@ -154,6 +168,7 @@ struct StepPlan {
   std::vector<StepPrecision> precisions;
   std::vector<SyncMode> modes;
   StepOptimizer optimizer = StepOptimizer::Sgd;
+  OptimizerImpl optimizer_impl = OptimizerImpl::Foreach;
   double learning_rate = 0.01;
   double momentum = 0;  // SGD only
   InputSource input = InputSource::Pinned;
@@ -162,6 +177,9 @@ struct StepPlan {
   std::uint64_t bucket_bytes = 25ull << 20;
   std::uint64_t first_bucket_bytes = 1ull << 20;
   bool check = true;  // after the timed samples: ranks identical, equal to a one-process step
+  // Where to write a LibTorch profiler (Kineto) trace of a few steps of every mode and rank;
+  // empty: none.
+  std::string torch_profile_dir;
   MlpShape mlp;
   TransformerShape transformer;
   CnnShape cnn;

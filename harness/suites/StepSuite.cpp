@@ -11,11 +11,16 @@
 #include "suites/TorchScope.hpp"
 #include "suites/step/GradientSync.hpp"
 #include "suites/step/StepCheck.hpp"
+#include "suites/step/TorchProfile.hpp"
 #include "suites/step/TrainingStep.hpp"
 #include "suites/step/Workload.hpp"
 
 namespace splitstep {
 namespace {
+
+// Steps under the profiler: enough to see each kernel of a step a few times, few enough that
+// the trace stays small.
+constexpr int kProfiledSteps = 3;
 
 bool syncsGradients(SyncMode mode) {
   return mode == SyncMode::Sequential || mode == SyncMode::Overlap;
@@ -55,8 +60,8 @@ MeasureSettings stepSettings(const MeasureSettings& asked, std::vector<std::stri
 }
 
 StepRecipe recipeFor(const StepPlan& plan, StepPrecision precision) {
-  return {precision,  plan.optimizer,    plan.learning_rate, plan.momentum,
-          plan.input, plan.non_blocking, plan.host_work};
+  return {precision,     plan.optimizer, plan.optimizer_impl, plan.learning_rate,
+          plan.momentum, plan.input,     plan.non_blocking,   plan.host_work};
 }
 
 // A phase's values as a Measurement of its own, sharing the step's settings and clocks.
@@ -155,6 +160,7 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
               {std::string(key::kPrecision), std::string(toString(precision))},
               {std::string(key::kMode), std::string(toString(mode))},
               {std::string(key::kOptimizer), std::string(toString(plan_.optimizer))},
+              {std::string(key::kOptimizerImpl), std::string(toString(plan_.optimizer_impl))},
               {std::string(key::kInput), std::string(toString(plan_.input))},
               {std::string(key::kBatch), std::to_string(batch)},
               {std::string(key::kFlopPerStep), fmt::format("{:.0f}", flop)},
@@ -177,6 +183,13 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
           Sample whole;
           whole.measurement.clock = context.device.clockName();
           const PhaseTimes times = timeMode(step, used, mode, runner, whole, settings);
+          if (!plan_.torch_profile_dir.empty() && (mode != SyncMode::Single || context.rank == 0)) {
+            context.watchdog.setOperation("step " + case_name + ": profile");
+            profileSteps(
+                [&] { step.run(used, mode == SyncMode::Overlap); }, kProfiledSteps, context.device,
+                fmt::format("{}/splitstep-{}-{}-{}-rank{}.json", plan_.torch_profile_dir,
+                            toString(model), toString(precision), toString(mode), context.rank));
+          }
           for (Phase phase : kPhases) {
             if (phase == Phase::Sync && used == nullptr) continue;
             Sample& part = runner.add(case_name, std::string(toString(phase)), params);

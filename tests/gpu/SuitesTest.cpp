@@ -130,12 +130,12 @@ void expectCollectiveSamples(OneRank& rank) {
 // the one-process step (with one rank, the same batch).
 void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
   StepPlan plan;
-  plan.models = {StepModel::Mlp, StepModel::Transformer, StepModel::Cnn};
+  plan.models = {StepModel::Mlp, StepModel::Transformer, StepModel::Cnn, StepModel::Gpt};
   plan.precisions = std::move(precisions);
   plan.modes = {SyncMode::None, SyncMode::Sequential, SyncMode::Overlap, SyncMode::Single};
   plan.optimizer = StepOptimizer::AdamW;
   plan.mlp = {2, 256, 64};
-  plan.transformer = {1, 64, 4, 16, 8};
+  plan.transformer = {1, 64, 4, 16, 8, 128};
   plan.cnn = {1, 8, 16, 4};
   const auto samples = StepSuite(plan).run(rank.context());
   std::size_t wholes = 0;
@@ -155,7 +155,7 @@ void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
       EXPECT_EQ(check.wrong, 0u) << check.name;
     }
   }
-  EXPECT_EQ(wholes, 3 * plan.precisions.size() * 4);
+  EXPECT_EQ(wholes, plan.models.size() * plan.precisions.size() * 4);
 }
 
 TEST(SuiteRegistry, EverySuiteOfTheCatalogueIsRegistered) {

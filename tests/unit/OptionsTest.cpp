@@ -247,7 +247,7 @@ TEST(Options, AdamwAndTheOtherInputsAreAccepted) {
 
 TEST(Options, BadStepInputNamesTheOptionAndTheReason) {
   EXPECT_EQ(errorOf({"--step-models", "resnet"}),
-            "--step-models: unknown value 'resnet' (mlp, transformer, cnn)");
+            "--step-models: unknown value 'resnet' (mlp, transformer, cnn, gpt)");
   EXPECT_EQ(errorOf({"--step-models", "mlp,mlp"}), "--step-models: 'mlp' given twice");
   EXPECT_EQ(errorOf({"--step-models", ""}), "--step-models: the list is empty");
   EXPECT_EQ(errorOf({"--precision", "tf32"}),

@@ -6,8 +6,6 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/zeros.h>
-#include <torch/optim/adamw.h>
-#include <torch/optim/sgd.h>
 
 #include <chrono>
 #include <optional>
@@ -55,16 +53,6 @@ std::optional<c10::ScalarType> autocastType(StepPrecision precision) {
       return c10::ScalarType::Half;
   }
   return std::nullopt;
-}
-
-std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const std::vector<at::Tensor>& parameters,
-                                                       const StepRecipe& recipe) {
-  if (recipe.optimizer == StepOptimizer::AdamW) {
-    return std::make_unique<torch::optim::AdamW>(parameters,
-                                                 torch::optim::AdamWOptions(recipe.learning_rate));
-  }
-  return std::make_unique<torch::optim::SGD>(
-      parameters, torch::optim::SGDOptions(recipe.learning_rate).momentum(recipe.momentum));
 }
 
 }  // namespace
@@ -115,7 +103,9 @@ TrainingStep::TrainingStep(Workload& workload, const StepRecipe& recipe, Device&
     on_device_.input.copy_(host_.input);
     on_device_.target.copy_(host_.target);
   }
-  optimizer_ = makeOptimizer(parameters_, recipe_);
+  optimizer_ =
+      makeOptimizer(parameters_, optimizerSettings(recipe_.optimizer, recipe_.optimizer_impl,
+                                                   recipe_.learning_rate, recipe_.momentum));
   if (recipe_.precision == StepPrecision::Fp16) scaler_ = std::make_unique<LossScaler>(target);
   for (auto& timer : timers_) timer = device_.newTimer();
 }

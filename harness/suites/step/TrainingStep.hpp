@@ -12,11 +12,8 @@
 #include "device/Device.hpp"
 #include "options/RunPlan.hpp"
 #include "suites/step/GradientSync.hpp"
+#include "suites/step/Optimizer.hpp"
 #include "suites/step/Workload.hpp"
-
-namespace torch::optim {
-class Optimizer;
-}
 
 namespace splitstep {
 
@@ -24,6 +21,7 @@ namespace splitstep {
 struct StepRecipe {
   StepPrecision precision = StepPrecision::Bf16;
   StepOptimizer optimizer = StepOptimizer::Sgd;
+  OptimizerImpl optimizer_impl = OptimizerImpl::Foreach;
   double learning_rate = 0.01;
   double momentum = 0;
   InputSource input = InputSource::Pinned;
@@ -65,7 +63,7 @@ class TrainingStep {
   Device& device_;
   Batch host_;
   Batch on_device_;
-  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::unique_ptr<Optimizer> optimizer_;
   std::unique_ptr<LossScaler> scaler_;  // fp16 only
   std::array<std::unique_ptr<IntervalTimer>, kPhases.size()> timers_;
   std::array<bool, kPhases.size()> ran_{};

@@ -5,6 +5,7 @@
 #include <torch/nn/module.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 #include <torch/utils.h>
@@ -42,11 +43,13 @@ class MlpNet final : public torch::nn::Module {
   std::vector<torch::nn::Linear> layers_;
 };
 
-// Pre-norm encoder block: x + attention(LN(x)), then + MLP(LN(x)) with a 4x hidden width.
+// Pre-norm block: x + attention(LN(x)), then + MLP(LN(x)) with a 4x hidden width; the
+// attention is causal in a decoder (each token sees the ones before it).
 class EncoderBlock final : public torch::nn::Module {
  public:
-  EncoderBlock(int width, int heads)
+  EncoderBlock(int width, int heads, bool causal = false)
       : heads_(heads),
+        causal_(causal),
         norm1_(
             register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})))),
         qkv_(register_module("qkv", torch::nn::Linear(width, 3 * width))),
@@ -64,13 +67,15 @@ class EncoderBlock final : public torch::nn::Module {
     const at::Tensor qkv = qkv_->forward(norm1_->forward(x))
                                .view({b, s, 3, heads_, d / heads_})
                                .permute({2, 0, 3, 1, 4});
-    const at::Tensor attended = at::scaled_dot_product_attention(qkv[0], qkv[1], qkv[2]);
+    const at::Tensor attended =
+        at::scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], {}, 0.0, causal_);
     const at::Tensor h = x + proj_->forward(attended.transpose(1, 2).reshape({b, s, d}));
     return h + fc2_->forward(at::gelu(fc1_->forward(norm2_->forward(h))));
   }
 
  private:
   std::int64_t heads_;
+  bool causal_;
   torch::nn::LayerNorm norm1_;
   torch::nn::Linear qkv_;
   torch::nn::Linear proj_;
@@ -100,6 +105,38 @@ class TransformerNet final : public torch::nn::Module {
 
  private:
   torch::nn::Linear embed_;
+  std::vector<std::shared_ptr<EncoderBlock>> blocks_;
+  torch::nn::LayerNorm norm_{nullptr};
+  torch::nn::Linear head_{nullptr};
+};
+
+// A GPT-style decoder: token and learned position embeddings, N causal blocks, a final norm and
+// a language-model head without bias (next-token cross-entropy on every position).
+class GptNet final : public torch::nn::Module {
+ public:
+  GptNet(const TransformerShape& shape)
+      : tok_embed_(register_module("tok_embed", torch::nn::Embedding(shape.vocab, shape.width))),
+        pos_embed_(register_module("pos_embed", torch::nn::Embedding(shape.seq, shape.width))) {
+    for (int i = 0; i < shape.layers; ++i) {
+      blocks_.push_back(
+          register_module("block" + std::to_string(i),
+                          std::make_shared<EncoderBlock>(shape.width, shape.heads, true)));
+    }
+    norm_ =
+        register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({shape.width})));
+    head_ = register_module(
+        "head", torch::nn::Linear(torch::nn::LinearOptions(shape.width, shape.vocab).bias(false)));
+  }
+  at::Tensor forward(const at::Tensor& tokens) {
+    const at::Tensor positions = at::arange(tokens.size(1), tokens.options());
+    at::Tensor x = tok_embed_->forward(tokens) + pos_embed_->forward(positions);
+    for (auto& block : blocks_) x = block->forward(x);
+    return head_->forward(norm_->forward(x));
+  }
+
+ private:
+  torch::nn::Embedding tok_embed_;
+  torch::nn::Embedding pos_embed_;
   std::vector<std::shared_ptr<EncoderBlock>> blocks_;
   torch::nn::LayerNorm norm_{nullptr};
   torch::nn::Linear head_{nullptr};
@@ -225,6 +262,34 @@ class TransformerWorkload final : public ModuleWorkload<TransformerNet> {
   TransformerShape shape_;
 };
 
+class GptWorkload final : public ModuleWorkload<GptNet> {
+ public:
+  GptWorkload(const TransformerShape& shape, c10::Device device)
+      : ModuleWorkload(std::make_shared<GptNet>(shape), device, shape.batch), shape_(shape) {}
+  at::Tensor loss(const at::Tensor& output, const at::Tensor& target) const override {
+    return torch::nn::functional::cross_entropy(output.to(at::kFloat).reshape({-1, shape_.vocab}),
+                                                target.reshape({-1}));
+  }
+  Batch hostBatch(std::int64_t rows, std::uint64_t seed) const override {
+    at::Generator gen = generator(seed);
+    at::Tensor tokens = at::randint(0, shape_.vocab, {rows, shape_.seq}, gen, at::kLong);
+    at::Tensor next = at::randint(0, shape_.vocab, {rows, shape_.seq}, gen, at::kLong);
+    return {tokens, next};
+  }
+  double flopPerStep(std::int64_t rows) const override {
+    const double d = shape_.width;
+    const double s = shape_.seq;
+    // As the transformer's, with causal attention doing half of the s x d products (flash and
+    // cuDNN kernels skip the masked half) and a head of 2d x vocab per token.
+    const double per_token = shape_.layers * (24 * d * d + 2 * s * d) + 2 * d * shape_.vocab;
+    return 3 * static_cast<double>(rows) * s * per_token;
+  }
+  bool shardsAverageExactly() const override { return true; }
+
+ private:
+  TransformerShape shape_;
+};
+
 class CnnWorkload final : public ModuleWorkload<CnnNet> {
  public:
   CnnWorkload(const CnnShape& shape, c10::Device device)
@@ -264,6 +329,8 @@ std::unique_ptr<Workload> makeWorkload(StepModel model, const StepPlan& plan, c1
       return std::make_unique<TransformerWorkload>(plan.transformer, device);
     case StepModel::Cnn:
       return std::make_unique<CnnWorkload>(plan.cnn, device);
+    case StepModel::Gpt:
+      return std::make_unique<GptWorkload>(plan.transformer, device);
   }
   throw std::invalid_argument("unknown model");
 }
