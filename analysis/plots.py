@@ -121,7 +121,7 @@ def step_breakdown_figures(ranks):
 def collective_frame(cases):
     """load_cases' rows of collectives that have a bus bandwidth (none with one rank)."""
     if cases.empty or "busbw GB/s" not in cases:
-        return cases.iloc[0:0]
+        return cases.iloc[0:0]  # no collectives, or one rank, where busbw is not defined
     frame = cases[cases["suite"].isin(COLLECTIVES) & cases["busbw GB/s"].notna()].copy()
     for column in ("backend", "dtype", "placement"):
         if column not in frame:
@@ -177,6 +177,8 @@ def finish_busbw_axes(axes, title):
 def busbw_figures(cases, world_size=None, reference=None):
     """[(name, Figure)]: per collective, busbw against size."""
     frame = collective_frame(cases)
+    if frame.empty:
+        return []
     figures = []
     for suite in [s for s in COLLECTIVES if s in set(frame["suite"])]:
         figure, axes = plt.subplots(figsize=(9, 5.5))
