@@ -277,8 +277,8 @@ def scaling_rows(documents):
         derived = load_derived(document)
         if derived.empty:
             continue
-        for subject, figures in derived[derived["suite"] == "step"].groupby("subject",
-                                                                             sort=False):
+        step = derived[derived["suite"] == "step"]
+        for subject, figures in step.groupby("subject", sort=False):
             values = figures.set_index("tag")["value"]
             mode = "overlap" if "step/time/overlap" in values else "sequential"
             tags = ("step/time/single", f"step/time/{mode}", f"step/efficiency/{mode}")

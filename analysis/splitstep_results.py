@@ -49,8 +49,7 @@ def _check(document, path):
         seen.add(key)
         if not isinstance(case.get("skipped", False), bool):
             fail(f"{where}.skipped is not true or false")
-        if not isinstance(case.get("params", {}), dict) or not isinstance(case.get("rates", {}),
-                                                                           dict):
+        if not all(isinstance(case.get(key, {}), dict) for key in ("params", "rates")):
             fail(f"{where}: params or rates is not an object")
         if not isinstance(case.get("ranks", []), list):
             fail(f"{where}.ranks is not an array")
@@ -156,7 +155,8 @@ def _median(values):
 
 def load_ranks(source):
     """One row per measured case, series and rank: suite, case, series, part_of, rank, host,
-    n (samples), median_s, mean_s, min_s, max_s (over that rank's samples), and the case's params.
+    samples (their count), median_s, mean_s, min_s, max_s (over that rank's samples), and the
+    case's params (a matmul's `n` is its shape).
 
     A step case in mode single has a row for rank 0 only. Skipped cases are left out.
     """
@@ -174,7 +174,7 @@ def load_ranks(source):
                 continue
             row = {"file": path, "suite": case["suite"], "case": case["case"],
                    "series": case["series"], "part_of": case.get("part_of", ""),
-                   "rank": rank["rank"], "host": hosts.get(rank["rank"]), "n": len(values),
+                   "rank": rank["rank"], "host": hosts.get(rank["rank"]), "samples": len(values),
                    "median_s": _median(values), "mean_s": sum(values) / len(values),
                    "min_s": min(values), "max_s": max(values)}
             row.update(params)

@@ -13,7 +13,7 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, ANALYSIS)
 
 import plots  # noqa: E402
-from splitstep_results import load_cases, load_ranks  # noqa: E402
+from splitstep_results import load_cases, load_ranks, load_samples  # noqa: E402
 
 PLOTS = os.path.join(ANALYSIS, "plots.py")
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -209,8 +209,8 @@ class PlotsTest(unittest.TestCase):
     def test_malformed_input_and_options(self):
         good = self.write("good.json", document(matmul_cases()))
         bad = self.write("bad.json", "[1, 2")
-        for args in ((bad, "-o", self.out), (os.path.join(self.dir.name, "none.json"), "-o",
-                                              self.out),
+        missing = os.path.join(self.dir.name, "none.json")
+        for args in ((bad, "-o", self.out), (missing, "-o", self.out),
                      (good, "-o", self.out, "--peak", "bf16"),
                      (good, "-o", self.out, "--peak", "bf16=-3"),
                      (good, "-o", self.out, "--format", "gif"), (good,)):
@@ -290,6 +290,45 @@ class FigureContentTest(unittest.TestCase):
                 plots.parse_peaks(bad)
         self.assertEqual([plots.size_label(s) for s in (8, 1024, 65536, 3 << 20, 1 << 30, 1000)],
                          ["8 B", "1 KiB", "64 KiB", "3 MiB", "1 GiB", "1000 B"])
+
+
+class LoadersAndNotebookTest(unittest.TestCase):
+    def test_ranks_and_samples(self):
+        doc = document(matmul_cases())
+        ranks = load_ranks(doc)
+        self.assertEqual(len(ranks), 8)  # 4 cases x 2 ranks
+        row = ranks[(ranks["case"] == "bf16 n=8192") & (ranks["rank"] == 1)].iloc[0]
+        self.assertAlmostEqual(row["median_s"], 2.0 * 8192 ** 3 / 700e12 * 1.05)
+        self.assertEqual(row["samples"], 9)
+        self.assertEqual((row["m"], row["n"]), (8192, 8192))  # the shape, not the sample count
+        samples = load_samples(doc)
+        self.assertEqual(len(samples), 8 * 9)
+        self.assertEqual(list(samples["sample"][:3]), [0, 1, 2])
+
+    def test_collectives_of_earlier_revisions_read_under_current_names(self):
+        [old] = collective_cases()[:1]
+        old["params"] = {"backend": "nccl", "bytes": "1024", "count": "256", "dtype": "fp32",
+                         "in_place": "true", "op": "sum"}
+        row = load_cases(document([old])).iloc[0]
+        self.assertEqual((row["placement"], row["size"]), ("in place", 1024))
+
+    def test_example_notebook_is_nbformat_4_with_code_that_compiles(self):
+        with open(os.path.join(ANALYSIS, "example.ipynb")) as f:
+            notebook = json.load(f)
+        self.assertEqual(notebook["nbformat"], 4)
+        self.assertIn("kernelspec", notebook["metadata"])
+        code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+        self.assertGreater(len(code), 10)
+        for cell in notebook["cells"]:
+            self.assertIsInstance(cell["source"], list)
+            self.assertIn("id", cell)
+        for cell in code:
+            self.assertEqual(cell["outputs"], [])
+            compile("".join(cell["source"]), "example.ipynb", "exec")
+        text = "".join("".join(c["source"]) for c in code)
+        self.assertIn('"step-np2-final.json"', text)
+        self.assertTrue(os.path.isfile(os.path.join(ROOT, "results", "2026-11-30-h200x2-step",
+                                                    "step-np2-final.json")))
 
 
 if __name__ == "__main__":
