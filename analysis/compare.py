@@ -282,8 +282,9 @@ def _describe(path, document):
 
 
 def report(baseline_path, baseline, candidate_path, candidate, frame, threshold, alpha, per_rank,
-           out=sys.stdout):
+           out=None):
     """Print the comparison of one candidate: header, table, cases not compared, summary."""
+    out = out or sys.stdout
     level = (1.0 - alpha) * 100
     print(f"baseline:  {_describe(baseline_path, baseline)}", file=out)
     print(f"candidate: {_describe(candidate_path, candidate)}", file=out)

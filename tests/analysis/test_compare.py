@@ -1,5 +1,7 @@
 """analysis/compare.py on synthetic result files whose samples are drawn with a known change."""
+import contextlib
 import csv
+import io
 import json
 import os
 import subprocess
@@ -12,9 +14,32 @@ import numpy as np
 ANALYSIS = os.path.join(os.path.dirname(__file__), "..", "..", "analysis")
 sys.path.insert(0, ANALYSIS)
 
+import compare  # noqa: E402
 from compare import decide, mann_whitney_u, parse_threshold, smallest_p  # noqa: E402
 
 COMPARE = os.path.join(ANALYSIS, "compare.py")
+
+
+class Run:
+    """What a command run left: returncode, stdout, stderr."""
+
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def run_command(script, main, args, process=False):
+    """Runs a command's main() in this process (fast), or the script in a new one."""
+    args = [str(a) for a in args]
+    if process:
+        result = subprocess.run([sys.executable, script] + args, capture_output=True, text=True)
+        return Run(result.returncode, result.stdout, result.stderr)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(args)
+        except SystemExit as exit:
+            status = exit.code
+    return Run(status, out.getvalue(), err.getvalue())
 
 
 def case(name, per_rank_values, suite="matmul", series="mm", skipped=False):
@@ -132,9 +157,8 @@ class CompareCommandTest(unittest.TestCase):
             f.write(content if isinstance(content, str) else json.dumps(content))
         return path
 
-    def run_compare(self, *args):
-        return subprocess.run([sys.executable, COMPARE] + [str(a) for a in args],
-                              capture_output=True, text=True)
+    def run_compare(self, *args, process=False):
+        return run_command(COMPARE, compare.main, args, process)
 
     def row(self, out, name):
         return [line for line in out.splitlines() if f" {name} " in line][0]
@@ -144,7 +168,7 @@ class CompareCommandTest(unittest.TestCase):
                                                  case("fp32 n=8192", draw(3, median=2e-2))]))
         cand = self.write("cand.json", document([case("bf16 n=8192", draw(2, 1.10)),
                                                  case("fp32 n=8192", draw(4, median=2e-2))]))
-        result = self.run_compare(base, cand)
+        result = self.run_compare(base, cand, process=True)  # as a CI job runs it
         self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
         row = self.row(result.stdout, "bf16 n=8192")
         self.assertTrue(row.endswith("slower"), row)
@@ -249,15 +273,16 @@ class CompareCommandTest(unittest.TestCase):
             "a case twice": self.write("twice.json", twice),
             "no file": os.path.join(self.dir.name, "missing.json"),
         }
-        for what, path in inputs.items():
+        for index, (what, path) in enumerate(inputs.items()):
             for args in ((good, path), (path, good)):
-                result = self.run_compare(*args)
+                result = self.run_compare(*args, process=index == 0)
                 self.assertEqual(result.returncode, 2, what)
                 self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
                 self.assertIn(path, result.stderr, what)
                 self.assertEqual(result.stdout, "", what)
-        for options in (["--threshold", "0%"], ["--alpha", "2"], ["--resamples", "x"]):
-            result = self.run_compare(good, good, *options)
+        for index, options in enumerate((["--threshold", "0%"], ["--alpha", "2"],
+                                         ["--resamples", "x"])):
+            result = self.run_compare(good, good, *options, process=index == 0)
             self.assertEqual(result.returncode, 2, options)
             self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
 

@@ -1,7 +1,6 @@
 """analysis/plots.py on synthetic result files and on committed results."""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import unittest
@@ -14,6 +13,7 @@ sys.path.insert(0, ANALYSIS)
 
 import plots  # noqa: E402
 from splitstep_results import load_cases, load_ranks, load_samples  # noqa: E402
+from test_compare import run_command  # noqa: E402  (beside this file)
 
 PLOTS = os.path.join(ANALYSIS, "plots.py")
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -113,9 +113,8 @@ class PlotsTest(unittest.TestCase):
             f.write(content if isinstance(content, str) else json.dumps(content))
         return path
 
-    def run_plots(self, *args):
-        return subprocess.run([sys.executable, PLOTS] + [str(a) for a in args],
-                              capture_output=True, text=True)
+    def run_plots(self, *args, process=False):
+        return run_command(PLOTS, plots.main, args, process)
 
     def written(self):
         return sorted(os.listdir(self.out)) if os.path.isdir(self.out) else []
@@ -175,7 +174,8 @@ class PlotsTest(unittest.TestCase):
         collectives = os.path.join(ROOT, "results", "2026-11-30-h200x2-collectives",
                                    "h200x2-collectives.json")
         result = self.run_plots(step, collectives, "-o", self.out, "--reference",
-                                os.path.join(ANALYSIS, "reference", "nccl-tests-h200x2.csv"))
+                                os.path.join(ANALYSIS, "reference", "nccl-tests-h200x2.csv"),
+                                process=True)  # the command as users run it
         self.assertEqual(result.returncode, 0, result.stderr)
         expected = ["h200x2-collectives-busbw-" + c + ".png"
                     for c in ("allgather", "allreduce", "broadcast", "reduce-scatter")] + [
@@ -215,7 +215,7 @@ class PlotsTest(unittest.TestCase):
                      (good, "-o", self.out, "--peak", "bf16=-3"),
                      (good, "-o", self.out, "--format", "gif"), (good,)):
             with self.subTest(args=args):
-                result = self.run_plots(*args)
+                result = self.run_plots(*args, process=args[0] is bad)
                 self.assertEqual(result.returncode, 2)
                 self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
                 self.assertEqual(self.written(), [])
@@ -259,6 +259,9 @@ class FigureContentTest(unittest.TestCase):
         self.assertEqual(list(line.get_xdata()), [1024, 1 << 20, 64 << 20])
         self.assertAlmostEqual(line.get_ydata()[1], (1 << 20) / 20e-6 / 1e9)
         self.assertEqual(figure.axes[0].get_xscale(), "log")
+        # Cases without a bus bandwidth (in one file with others that have one) draw nothing.
+        mixed = load_cases(document(collective_cases() + collective_cases("allgather", False)))
+        self.assertEqual([n for n, _ in plots.busbw_figures(mixed, 2)], ["busbw-allreduce"])
 
     def test_matmul_bars_are_rates_against_the_ceilings(self):
         name, figure = plots.matmul_figure(load_cases(document(matmul_cases())),
