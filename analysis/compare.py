@@ -1,0 +1,408 @@
+"""Compare splitstep results of two or more runs: which cases got faster, slower or stayed the same.
+
+Cases are matched by (suite, case, series), and with --per-rank also by rank. Each match is
+decided on the samples (`ranks[].values`, seconds per execution), not on the medians alone:
+
+  slower   the Mann-Whitney U test finds the two sample sets different (p < alpha) and the whole
+           (1 - alpha) bootstrap confidence interval of candidate median / baseline median lies
+           above 1 + threshold;
+  faster   p < alpha and the interval lies below 1 - threshold;
+  same     the interval lies within 1 +- threshold;
+  unclear  anything else, or too few samples for the test to reach p < alpha at all.
+
+The median is the one the report prints: the median over ranks of each rank's median. The
+bootstrap resamples each rank's samples on their own (2000 times by default, with a fixed seed
+per case), so the interval is that of the reported figure. Rates (TFLOP/s, busbw GB/s) are work
+over these times: a time ratio r is a rate ratio 1/r.
+
+Exit status: 0 when no case is slower, 1 when one is (or, with --fail-on-unclear, when one is
+unclear), 2 for a malformed file or bad options.
+"""
+import argparse
+import math
+import sys
+import zlib
+
+import numpy as np
+import pandas as pd
+
+from splitstep_results import ResultsError, read_results
+
+SEED = 20261130
+EXACT_LIMIT = 20  # Mann-Whitney: the exact distribution up to this many samples on each side
+VERDICTS = ("faster", "slower", "same", "unclear")
+
+
+# --- statistics (pure functions) ------------------------------------------------------------
+
+def rank_data(values):
+    """1-based ranks of `values`, ties given the mean of the ranks they span."""
+    values = np.asarray(values, dtype=float)
+    order = np.argsort(values, kind="mergesort")
+    _, inverse, counts = np.unique(values[order], return_inverse=True, return_counts=True)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    average = starts + (counts + 1) / 2.0
+    ranks = np.empty(len(values))
+    ranks[order] = average[inverse]
+    return ranks, counts
+
+
+def _exact_u_distribution(n1, n2):
+    """P(U = u), u = 0 .. n1*n2, for samples of n1 and n2 distinct values under H0."""
+    # p[i][j] is the distribution for sizes i and j; built up one sample at a time.
+    table = {}
+    for i in range(n1 + 1):
+        for j in range(n2 + 1):
+            if i == 0 or j == 0:
+                dist = np.zeros(i * j + 1)
+                dist[0] = 1.0
+            else:
+                dist = np.zeros(i * j + 1)
+                # The largest value belongs to the first sample (prob i/(i+j)): it is above
+                # all j values of the second, adding j to U.
+                dist[j:] += i / (i + j) * table[(i - 1, j)]
+                dist[:(i * (j - 1)) + 1] += j / (i + j) * table[(i, j - 1)]
+            table[(i, j)] = dist
+    return table[(n1, n2)]
+
+
+def mann_whitney_u(x, y):
+    """Two-sided Mann-Whitney U test of samples x and y: (U of x, p-value).
+
+    Exact when both samples have at most EXACT_LIMIT values and there are no ties; otherwise the
+    normal approximation with the tie correction and a continuity correction. The same U and p
+    as scipy.stats.mannwhitneyu(x, y, alternative="two-sided", method="exact" or
+    "asymptotic")."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    n1, n2 = len(x), len(y)
+    if n1 == 0 or n2 == 0:
+        raise ValueError("Mann-Whitney U needs samples on both sides")
+    ranks, ties = rank_data(np.concatenate((x, y)))
+    u = ranks[:n1].sum() - n1 * (n1 + 1) / 2.0
+    if n1 <= EXACT_LIMIT and n2 <= EXACT_LIMIT and (ties == 1).all():
+        dist = _exact_u_distribution(n1, n2)
+        k = int(round(u))
+        p = 2.0 * min(dist[:k + 1].sum(), dist[k:].sum())
+        return float(u), float(min(1.0, p))
+    n = n1 + n2
+    mean = n1 * n2 / 2.0
+    variance = n1 * n2 / 12.0 * ((n + 1) - (ties ** 3 - ties).sum() / (n * (n - 1)))
+    if variance <= 0:
+        return float(u), 1.0  # every value equal
+    z = (abs(u - mean) - 0.5) / math.sqrt(variance)
+    return float(u), min(1.0, math.erfc(max(z, 0.0) / math.sqrt(2.0)))
+
+
+def smallest_p(n1, n2):
+    """The smallest two-sided p-value the rank test can give for samples of n1 and n2 values:
+    2 / C(n1 + n2, n1), when one sample lies wholly below the other."""
+    return min(1.0, 2 / math.comb(n1 + n2, n1))  # int / int: no overflow for large n
+
+
+def reported_median(by_rank):
+    """The median over ranks of each rank's median (the report's across-rank median)."""
+    return float(np.median([np.median(v) for v in by_rank]))
+
+
+def _bootstrap_medians(by_rank, resamples, rng):
+    """`resamples` bootstrap replicates of reported_median, each rank resampled on its own."""
+    per_rank = []
+    for values in by_rank:
+        values = np.asarray(values, dtype=float)
+        n = len(values)
+        medians = np.empty(resamples)
+        chunk = max(1, 4_000_000 // n)
+        for start in range(0, resamples, chunk):
+            stop = min(resamples, start + chunk)
+            picks = rng.integers(0, n, size=(stop - start, n))
+            medians[start:stop] = np.median(values[picks], axis=1)
+        per_rank.append(medians)
+    return np.median(np.vstack(per_rank), axis=0)
+
+
+def ratio_interval(baseline, candidate, level, resamples, seed):
+    """Percentile bootstrap interval, at confidence `level`, of
+    reported_median(candidate) / reported_median(baseline); each argument a list of per-rank
+    sample arrays."""
+    rng = np.random.default_rng(seed)
+    ratios = _bootstrap_medians(candidate, resamples, rng) / _bootstrap_medians(baseline,
+                                                                                resamples, rng)
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(ratios, [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
+def decide(baseline, candidate, threshold, alpha, resamples=2000, seed=SEED):
+    """The verdict for one matched case: a dict with n_baseline, n_candidate, the medians, ratio,
+    ci_low, ci_high, p_value, verdict and note. `baseline` and `candidate` are lists of per-rank
+    sample arrays (seconds)."""
+    baseline = [np.asarray(v, dtype=float) for v in baseline if len(v)]
+    candidate = [np.asarray(v, dtype=float) for v in candidate if len(v)]
+    n_b = sum(len(v) for v in baseline)
+    n_c = sum(len(v) for v in candidate)
+    result = {"n_baseline": n_b, "n_candidate": n_c, "baseline_median_s": math.nan,
+              "candidate_median_s": math.nan, "ratio": math.nan, "ci_low": math.nan,
+              "ci_high": math.nan, "p_value": math.nan, "verdict": "unclear", "note": ""}
+    if n_b == 0 or n_c == 0:
+        result["note"] = "no samples in " + ("either file" if n_b == n_c else
+                                             "the baseline" if n_b == 0 else "the candidate")
+        return result
+    base, cand = reported_median(baseline), reported_median(candidate)
+    result.update(baseline_median_s=base, candidate_median_s=cand)
+    if base <= 0 or cand <= 0:
+        result["note"] = "a median is not positive"
+        return result
+    result["ratio"] = cand / base
+    if smallest_p(n_b, n_c) >= alpha:
+        result["note"] = f"too few samples ({n_b} and {n_c}) for p < {alpha:g}"
+        return result
+    _, p = mann_whitney_u(np.concatenate(baseline), np.concatenate(candidate))
+    low, high = ratio_interval(baseline, candidate, 1.0 - alpha, resamples, seed)
+    result.update(p_value=p, ci_low=low, ci_high=high)
+    significant = p < alpha
+    if significant and low > 1.0 + threshold:
+        result["verdict"] = "slower"
+    elif significant and high < 1.0 - threshold:
+        result["verdict"] = "faster"
+    elif 1.0 - threshold <= low and high <= 1.0 + threshold:
+        result["verdict"] = "same"
+    elif not significant and (low > 1.0 + threshold or high < 1.0 - threshold):
+        result["note"] = f"interval beyond the threshold, but p = {p:.2g}"
+    else:
+        result["note"] = f"interval crosses {'+' if high > 1.0 + threshold else '-'}" \
+                         f"{threshold * 100:g}%"
+    return result
+
+
+# --- matching the files ---------------------------------------------------------------------
+
+def _entries(document, per_rank):
+    """key -> {"skipped": bool, "note": str, "ranks": [values, ...]} in the file's order."""
+    entries = {}
+    for case in document["cases"]:
+        base = (case["suite"], case["case"], case["series"])
+        skipped = case.get("skipped", False)
+        note = "; ".join(case.get("notes", [])) if skipped else ""
+        ranks = [(r["rank"], r.get("values", [])) for r in case.get("ranks", [])]
+        if per_rank and not skipped:
+            for rank, values in ranks:
+                entries[base + (rank,)] = {"skipped": False, "note": "", "ranks": [values]}
+        else:
+            entries[base + (None,)] = {"skipped": skipped, "note": note,
+                                       "ranks": [values for _, values in ranks]}
+    return entries
+
+
+def _seed(key):
+    text = "\0".join("" if part is None else str(part) for part in key)
+    return [SEED, zlib.crc32(text.encode())]
+
+
+def compare_documents(baseline, candidate, threshold=0.05, alpha=0.01, per_rank=False,
+                      resamples=2000):
+    """One row per case (per case and rank with per_rank) of either document, as a DataFrame:
+    suite, case, series, rank (None unless per_rank), the fields of `decide`, and verdict
+    `skipped`, `only in baseline` or `only in candidate` for cases not compared."""
+    base_entries = _entries(baseline, per_rank)
+    cand_entries = _entries(candidate, per_rank)
+    rows = []
+    for key in list(base_entries) + [k for k in cand_entries if k not in base_entries]:
+        row = dict(zip(("suite", "case", "series", "rank"), key))
+        b, c = base_entries.get(key), cand_entries.get(key)
+        if b is None or c is None:
+            row.update(verdict="only in candidate" if b is None else "only in baseline",
+                       note="")
+        elif b["skipped"] or c["skipped"]:
+            which = ("both files" if b["skipped"] and c["skipped"]
+                     else "the baseline" if b["skipped"] else "the candidate")
+            reason = b["note"] if b["skipped"] else c["note"]
+            row.update(verdict="skipped",
+                       note=f"skipped in {which}" + (f": {reason}" if reason else ""))
+        else:
+            row.update(decide(b["ranks"], c["ranks"], threshold, alpha, resamples, _seed(key)))
+        rows.append(row)
+    columns = ["suite", "case", "series", "rank", "n_baseline", "n_candidate",
+               "baseline_median_s", "candidate_median_s", "ratio", "ci_low", "ci_high",
+               "p_value", "verdict", "note"]
+    return pd.DataFrame(rows).reindex(columns=columns)
+
+
+def compare_files(baseline_path, candidate_path, **options):
+    """compare_documents over two files (raises ResultsError for a malformed one)."""
+    return compare_documents(read_results(baseline_path), read_results(candidate_path), **options)
+
+
+# --- the command ----------------------------------------------------------------------------
+
+def format_time(seconds):
+    """Seconds in the unit %timeit would use: 1.234 ms, 56.78 us."""
+    if seconds is None or not math.isfinite(seconds):
+        return "-"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if abs(seconds) >= scale:
+            return f"{seconds / scale:.4g} {unit}"
+    return f"{seconds / 1e-9:.4g} ns"
+
+
+def _percent(ratio):
+    return "-" if not math.isfinite(ratio) else f"{(ratio - 1.0) * 100:+.2f}%"
+
+
+def _table(frame, per_rank, level):
+    headers = ["suite", "case", "series"] + (["rank"] if per_rank else []) + [
+        "baseline", "candidate", "change", f"{level:g}% CI", "p", "verdict"]
+    lines = []
+    for row in frame.itertuples(index=False):
+        ci = "-" if not math.isfinite(row.ci_low) else \
+            f"[{_percent(row.ci_low)}, {_percent(row.ci_high)}]"
+        p = "-" if not math.isfinite(row.p_value) else \
+            "<1e-99" if row.p_value < 1e-99 else f"{row.p_value:.2g}"
+        verdict = row.verdict + (f" ({row.note})" if row.note else "")
+        lines.append([row.suite, row.case, row.series] + ([str(row.rank)] if per_rank else []) + [
+            format_time(row.baseline_median_s), format_time(row.candidate_median_s),
+            _percent(row.ratio), ci, p, verdict])
+    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(headers)]
+    numeric = {"baseline", "candidate", "change", "p"}
+    out = []
+    for line in [headers] + lines:
+        cells = [cell.rjust(w) if headers[i] in numeric else cell.ljust(w)
+                 for i, (cell, w) in enumerate(zip(line, widths))]
+        out.append("  ".join(cells).rstrip())
+    return "\n".join(out)
+
+
+def _describe(path, document):
+    meta = document["metadata"]
+    parts = [f"{meta.get('world_size', '?')} ranks"]
+    for key in ("git_revision", "started_utc"):
+        if meta.get(key):
+            parts.append(str(meta[key]))
+    return f"{path} ({', '.join(parts)})"
+
+
+def report(baseline_path, baseline, candidate_path, candidate, frame, threshold, alpha, per_rank,
+           out=None):
+    """Print the comparison of one candidate: header, table, cases not compared, summary."""
+    out = out or sys.stdout
+    level = (1.0 - alpha) * 100
+    print(f"baseline:  {_describe(baseline_path, baseline)}", file=out)
+    print(f"candidate: {_describe(candidate_path, candidate)}", file=out)
+    sizes = (baseline["metadata"].get("world_size"), candidate["metadata"].get("world_size"))
+    if sizes[0] != sizes[1]:
+        print(f"note: the files ran on {sizes[0]} and {sizes[1]} ranks", file=out)
+    print(f"rule: slower/faster when Mann-Whitney p < {alpha:g} and the {level:g}% bootstrap "
+          f"interval of the median ratio lies beyond +-{threshold * 100:g}%; same when it lies "
+          f"within; times, so a rate changes by 1/ratio - 1", file=out)
+    compared = frame[frame["verdict"].isin(VERDICTS)]
+    print("", file=out)
+    if compared.empty:
+        print("no case of the baseline was measured in the candidate", file=out)
+    else:
+        print(_table(compared, per_rank, level), file=out)
+    for verdict in ("skipped", "only in baseline", "only in candidate"):
+        rest = frame[frame["verdict"] == verdict]
+        if rest.empty:
+            continue
+        print(f"\n{verdict}{' (not compared)' if verdict == 'skipped' else ''}:", file=out)
+        for row in rest.itertuples(index=False):
+            rank = f" rank {row.rank}" if per_rank and row.rank is not None and \
+                not pd.isna(row.rank) else ""
+            note = f" ({row.note})" if row.note else ""
+            print(f"  {row.suite} / {row.case} / {row.series}{rank}{note}", file=out)
+    counts = frame["verdict"].value_counts()
+    only = int(counts.get("only in baseline", 0) + counts.get("only in candidate", 0))
+    print(f"\n{len(compared)} compared: " + ", ".join(
+        f"{int(counts.get(v, 0))} {v}" for v in VERDICTS) +
+        f"; {only} only in one file ({int(counts.get('only in baseline', 0))} baseline, "
+        f"{int(counts.get('only in candidate', 0))} candidate); "
+        f"{int(counts.get('skipped', 0))} skipped", file=out)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        sys.stderr.write(f"{self.prog}: {message}\n")
+        sys.exit(2)
+
+
+def parse_threshold(text):
+    """'5%' or '5' -> 0.05: a percentage, the sign optional, above 0 and below 100."""
+    value = float(text.strip().rstrip("%"))
+    if not 0 < value < 100:
+        raise ValueError
+    return value / 100.0
+
+
+def _threshold(text):
+    try:
+        return parse_threshold(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is not a percentage above 0 and below 100 (e.g. 5%)") from None
+
+
+def _alpha(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a probability between 0 and 1")
+    return value
+
+
+def _resamples(text):
+    if not text.isdigit() or int(text) < 100:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number of at least 100")
+    return int(text)
+
+
+def main(argv=None):
+    parser = _Parser(prog="compare.py", description=__doc__,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("baseline", help="the reference run's results.json")
+    parser.add_argument("candidates", nargs="+", metavar="candidate",
+                        help="results.json of the run(s) to judge against it")
+    parser.add_argument("--threshold", type=_threshold, default=0.05,
+                        help="the smallest change that matters, in percent (default 5%%)")
+    parser.add_argument("--alpha", type=_alpha, default=0.01,
+                        help="significance level of the test; the interval has confidence "
+                             "1 - alpha (default 0.01)")
+    parser.add_argument("--per-rank", action="store_true",
+                        help="compare each rank's samples on their own instead of per case")
+    parser.add_argument("--resamples", type=_resamples, default=2000,
+                        help="bootstrap resamples per case (default 2000)")
+    parser.add_argument("--fail-on-unclear", action="store_true",
+                        help="exit 1 also when a case is unclear")
+    parser.add_argument("--csv", metavar="OUT", help="write every row, for every candidate")
+    args = parser.parse_args(argv)
+
+    try:
+        baseline = read_results(args.baseline)
+        candidates = [(path, read_results(path)) for path in args.candidates]
+    except ResultsError as error:
+        sys.stderr.write(f"compare.py: {error}\n")
+        return 2
+
+    frames = []
+    failed = False
+    for index, (path, candidate) in enumerate(candidates):
+        frame = compare_documents(baseline, candidate, threshold=args.threshold,
+                                  alpha=args.alpha, per_rank=args.per_rank,
+                                  resamples=args.resamples)
+        if index:
+            print("")
+        report(args.baseline, baseline, path, candidate, frame, args.threshold, args.alpha,
+               args.per_rank)
+        failing = ("slower", "unclear") if args.fail_on_unclear else ("slower",)
+        failed = failed or frame["verdict"].isin(failing).any()
+        frames.append(frame.assign(baseline=args.baseline, candidate=path))
+    if args.csv:
+        table = pd.concat(frames, ignore_index=True)
+        first = ["baseline", "candidate"]
+        table[first + [c for c in table.columns if c not in first]].to_csv(args.csv, index=False)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

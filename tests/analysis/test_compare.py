@@ -1,0 +1,291 @@
+"""analysis/compare.py on synthetic result files whose samples are drawn with a known change."""
+import contextlib
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+ANALYSIS = os.path.join(os.path.dirname(__file__), "..", "..", "analysis")
+sys.path.insert(0, ANALYSIS)
+
+import compare  # noqa: E402
+from compare import decide, mann_whitney_u, parse_threshold, smallest_p  # noqa: E402
+
+COMPARE = os.path.join(ANALYSIS, "compare.py")
+
+
+class Run:
+    """What a command run left: returncode, stdout, stderr."""
+
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def run_command(script, main, args, process=False):
+    """Runs a command's main() in this process (fast), or the script in a new one."""
+    args = [str(a) for a in args]
+    if process:
+        result = subprocess.run([sys.executable, script] + args, capture_output=True, text=True)
+        return Run(result.returncode, result.stdout, result.stderr)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(args)
+        except SystemExit as exit:
+            status = exit.code
+    return Run(status, out.getvalue(), err.getvalue())
+
+
+def case(name, per_rank_values, suite="matmul", series="mm", skipped=False):
+    """A case of the documented schema with the given samples per rank (seconds)."""
+    entry = {"suite": suite, "case": name, "series": series, "part_of": "", "unit": "s",
+             "clock": "device (CUDA events)", "params": {}, "notes": [], "warnings": [],
+             "skipped": skipped, "rates": {}, "check": {"checked": 0, "wrong": 0}, "ranks": []}
+    if skipped:
+        entry["notes"] = ["skipped: not supported here"]
+        return entry
+    medians = [float(np.median(v)) for v in per_rank_values]
+    entry["across_ranks"] = {"n": len(medians), "min": min(medians),
+                             "median": float(np.median(medians)), "max": max(medians)}
+    entry["slowest_rank"] = int(np.argmax(medians))
+    entry["ranks"] = [{"rank": r, "values": [float(x) for x in values]}
+                      for r, values in enumerate(per_rank_values)]
+    return entry
+
+
+def document(cases, world_size=2):
+    return {"schema": "splitstep.results/1",
+            "metadata": {"world_size": world_size, "git_revision": "abc123",
+                         "started_utc": "2026-12-01T00:00:00Z"},
+            "plan": {}, "ranks": [], "cases": cases, "derived": []}
+
+
+def draw(seed, scale=1.0, n=200, ranks=2, median=1e-3, noise=0.01):
+    """Per-rank samples around `median` * `scale`, lognormal with a relative spread `noise`."""
+    rng = np.random.default_rng(seed)
+    return [median * scale * rng.lognormal(0.0, noise, n) for _ in range(ranks)]
+
+
+class StatisticsTest(unittest.TestCase):
+    def test_mann_whitney_matches_known_values(self):
+        # Exact distribution, no ties: U = 2 of C(11, 5) = 462 orderings, p = 2 * 4 / 462.
+        u, p = mann_whitney_u([1.5, 2.5, 3.5, 0.5, 4.5], [5.1, 6.1, 7.1, 8.1, 3.0, 9.1])
+        self.assertEqual(u, 2.0)
+        self.assertAlmostEqual(p, 8 / 462, places=12)
+        # Ties: normal approximation with tie and continuity correction (scipy: 0.0252298...).
+        u, p = mann_whitney_u([1, 2, 2, 3, 5, 5, 6, 7, 8, 8, 9, 9],
+                              [3, 4, 4, 6, 7, 9, 9, 10, 11, 12, 12, 13, 14])
+        self.assertEqual(u, 36.5)
+        self.assertAlmostEqual(p, 0.025229800370162883, places=10)
+        # Samples wholly apart, three against three: the smallest p, 2 / C(6, 3).
+        self.assertAlmostEqual(mann_whitney_u([1, 2, 3], [4, 5, 6])[1], 0.1)
+        self.assertEqual(mann_whitney_u([1, 1, 1], [1, 1])[1], 1.0)
+
+    def test_smallest_p_says_when_the_test_can_decide(self):
+        self.assertAlmostEqual(smallest_p(5, 5), 2 / 252)
+        self.assertGreater(smallest_p(4, 4), 0.01)
+        self.assertLess(smallest_p(5, 5), 0.01)
+        self.assertEqual(smallest_p(3000, 3000), 0.0)  # no overflow
+
+    def test_threshold_is_a_percentage(self):
+        self.assertAlmostEqual(parse_threshold("5%"), 0.05)
+        self.assertAlmostEqual(parse_threshold("2.5"), 0.025)
+        for bad in ("0", "100%", "-3", "five"):
+            with self.assertRaises(ValueError):
+                parse_threshold(bad)
+
+    def test_decide_on_samples(self):
+        self.assertEqual(decide(draw(1), draw(2, 1.10), 0.05, 0.01)["verdict"], "slower")
+        self.assertEqual(decide(draw(1), draw(2, 0.90), 0.05, 0.01)["verdict"], "faster")
+        self.assertEqual(decide(draw(1), draw(2), 0.05, 0.01)["verdict"], "same")
+        # 3% slower: beyond a 2% threshold, within a 5% one.
+        self.assertEqual(decide(draw(1), draw(2, 1.03), 0.02, 0.01)["verdict"], "slower")
+        self.assertEqual(decide(draw(1), draw(2, 1.03), 0.05, 0.01)["verdict"], "same")
+        # 5% slower with a 5% threshold: the interval straddles the threshold.
+        result = decide(draw(1), draw(2, 1.05), 0.05, 0.01)
+        self.assertEqual(result["verdict"], "unclear")
+        self.assertLess(result["ci_low"], 1.05)
+        self.assertGreater(result["ci_high"], 1.05)
+        # 3% slower in wide noise: the median ratio lies within 5%, its interval does not.
+        result = decide(draw(1, n=50, noise=0.1), draw(2, 1.03, n=50, noise=0.1), 0.05, 0.01)
+        self.assertLess(result["ratio"], 1.05)
+        self.assertEqual((result["verdict"], result["note"]), ("unclear", "interval crosses +5%"))
+
+    def test_an_interval_beyond_the_threshold_needs_a_significant_test(self):
+        # Rank 1 changes by a third, rank 0 not at all: the reported median (over the two ranks'
+        # medians) moves by 25-33% with a tight interval, but ten samples a rank are too few for
+        # the rank test to tell the pooled samples apart.
+        rng = np.random.default_rng(5)
+
+        def ranks(slow):
+            return [1e-3 * rng.lognormal(0, 0.01, 10), slow * 1e-3 * rng.lognormal(0, 0.01, 10)]
+
+        for baseline, candidate in ((ranks(3), ranks(2)), (ranks(2), ranks(3))):
+            result = decide(baseline, candidate, 0.05, 0.01)
+            self.assertGreater(abs(result["ratio"] - 1), 0.2)
+            self.assertTrue(result["ci_low"] > 1.05 or result["ci_high"] < 0.95, result)
+            self.assertGreater(result["p_value"], 0.01)
+            self.assertEqual(result["verdict"], "unclear")
+            self.assertIn("but p = ", result["note"])
+
+    def test_medians_are_the_reported_ones(self):
+        # Pooled, the baseline's 15 samples have median 8; the report's figure is 7.
+        result = decide([[1.0, 2.0, 3.0, 4.0, 100.0], [10.0, 11.0, 12.0, 13.0, 14.0],
+                         [5.0, 6.0, 7.0, 8.0, 9.0]],
+                        [[2.0] * 5, [24.0] * 5, [14.0] * 5], 0.05, 0.01)
+        self.assertEqual(result["baseline_median_s"], 7.0)  # median of 3, 12, 7
+        self.assertEqual(result["candidate_median_s"], 14.0)
+        self.assertEqual(result["ratio"], 2.0)
+
+
+class CompareCommandTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def write(self, name, content):
+        path = os.path.join(self.dir.name, name)
+        with open(path, "w") as f:
+            f.write(content if isinstance(content, str) else json.dumps(content))
+        return path
+
+    def run_compare(self, *args, process=False):
+        return run_command(COMPARE, compare.main, args, process)
+
+    def row(self, out, name):
+        return [line for line in out.splitlines() if f" {name} " in line][0]
+
+    def test_a_candidate_ten_percent_slower_fails(self):
+        base = self.write("base.json", document([case("bf16 n=8192", draw(1)),
+                                                 case("fp32 n=8192", draw(3, median=2e-2))]))
+        cand = self.write("cand.json", document([case("bf16 n=8192", draw(2, 1.10)),
+                                                 case("fp32 n=8192", draw(4, median=2e-2))]))
+        result = self.run_compare(base, cand, process=True)  # as a CI job runs it
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        row = self.row(result.stdout, "bf16 n=8192")
+        self.assertTrue(row.endswith("slower"), row)
+        self.assertRegex(row, r"\+(9\.\d\d|10\.\d\d)%")
+        self.assertTrue(self.row(result.stdout, "fp32 n=8192").endswith("same"))
+        self.assertIn("2 compared: 0 faster, 1 slower, 1 same, 0 unclear; 0 only in one file",
+                      result.stdout)
+
+    def test_a_faster_candidate_passes(self):
+        base = self.write("base.json", document([case("bf16 n=8192", draw(1))]))
+        cand = self.write("cand.json", document([case("bf16 n=8192", draw(2, 0.85))]))
+        result = self.run_compare(base, cand)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertTrue(self.row(result.stdout, "bf16 n=8192").endswith("faster"))
+
+    def test_two_draws_of_one_distribution_are_the_same(self):
+        base = self.write("base.json", document([case("bf16 n=8192", draw(1, noise=0.03))]))
+        cand = self.write("cand.json", document([case("bf16 n=8192", draw(2, noise=0.03))]))
+        result = self.run_compare(base, cand)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertTrue(self.row(result.stdout, "bf16 n=8192").endswith("same"))
+        self.assertIn("0 slower, 1 same", result.stdout)
+
+    def test_tiny_samples_are_unclear(self):
+        # Three samples a side: even samples wholly apart give p = 0.1, never below 0.01.
+        base = self.write("base.json", document([case("slow", [[1.00e-3, 1.01e-3, 1.02e-3]]),
+                                                 case("flat", [[1.00e-3, 1.001e-3, 1.002e-3]])],
+                                                world_size=1))
+        cand = self.write("cand.json", document([case("slow", [[1.10e-3, 1.11e-3, 1.12e-3]]),
+                                                 case("flat", [[1.00e-3, 1.001e-3, 1.002e-3]])],
+                                                world_size=1))
+        result = self.run_compare(base, cand)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        for name in ("slow", "flat"):
+            self.assertIn("unclear (too few samples (3 and 3) for p < 0.01)",
+                          self.row(result.stdout, name))
+        self.assertIn("0 slower, 0 same, 2 unclear", result.stdout)
+        self.assertEqual(self.run_compare(base, cand, "--fail-on-unclear").returncode, 1)
+
+    def test_missing_and_skipped_cases_are_listed_not_compared(self):
+        base = self.write("base.json", document([
+            case("both", draw(1)), case("gone", draw(1)),
+            case("mpi in place", [], suite="reduce_scatter", series="reduce_scatter",
+                 skipped=True)]))
+        cand = self.write("cand.json", document([
+            case("both", draw(2)), case("new", draw(2)),
+            case("mpi in place", draw(2), suite="reduce_scatter", series="reduce_scatter")]))
+        result = self.run_compare(base, cand, "--csv", os.path.join(self.dir.name, "out.csv"))
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        out = result.stdout
+        self.assertIn("skipped (not compared):\n  reduce_scatter / mpi in place / reduce_scatter "
+                      "(skipped in the baseline: skipped: not supported here)", out)
+        self.assertIn("only in baseline:\n  matmul / gone / mm", out)
+        self.assertIn("only in candidate:\n  matmul / new / mm", out)
+        self.assertIn("1 compared: 0 faster, 0 slower, 1 same, 0 unclear; 2 only in one file "
+                      "(1 baseline, 1 candidate); 1 skipped", out)
+        with open(os.path.join(self.dir.name, "out.csv")) as f:
+            rows = {r["case"]: r for r in csv.DictReader(f)}
+        self.assertEqual({k: r["verdict"] for k, r in rows.items()},
+                         {"both": "same", "gone": "only in baseline", "new": "only in candidate",
+                          "mpi in place": "skipped"})
+        self.assertLess(float(rows["both"]["ci_low"]), 1.0)
+        self.assertGreater(float(rows["both"]["ci_high"]), 1.0)
+
+    def test_per_rank_finds_the_rank_that_slowed_down(self):
+        base = self.write("base.json", document([case("bf16 n=8192", draw(1))]))
+        fast, _ = draw(2)
+        _, slow = draw(3, 1.20)
+        cand = self.write("cand.json", document([case("bf16 n=8192", [fast, slow])]))
+        result = self.run_compare(base, cand, "--per-rank")
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        lines = [line for line in result.stdout.splitlines() if " bf16 n=8192 " in line]
+        self.assertEqual(len(lines), 2)
+        self.assertRegex(lines[0], r" 0 .* same$")
+        self.assertRegex(lines[1], r" 1 .* slower$")
+
+    def test_output_is_deterministic(self):
+        base = self.write("base.json", document([case("a", draw(1, noise=0.05))]))
+        cand = self.write("cand.json", document([case("a", draw(2, 1.04, noise=0.05))]))
+        first, second = self.run_compare(base, cand), self.run_compare(base, cand)
+        self.assertEqual(first.stdout, second.stdout)
+
+    def test_several_candidates_fail_when_any_is_slower(self):
+        base = self.write("base.json", document([case("a", draw(1))]))
+        same = self.write("same.json", document([case("a", draw(2))]))
+        slow = self.write("slow.json", document([case("a", draw(3, 1.2))]))
+        result = self.run_compare(base, same, slow)
+        self.assertEqual(result.returncode, 1)
+        self.assertEqual(result.stdout.count("baseline:  "), 2)
+
+    def test_malformed_input_is_one_line_and_status_2(self):
+        good = self.write("good.json", document([case("a", draw(1))]))
+        bad_values = document([case("a", draw(1))])
+        bad_values["cases"][0]["ranks"][0]["values"][3] = "fast"
+        twice = document([case("a", draw(1)), case("a", draw(2))])
+        inputs = {
+            "not json": self.write("text.json", "{ this is not json"),
+            "other schema": self.write("other.json", {"schema": "something/2", "cases": []}),
+            "no cases": self.write("nocases.json", {"schema": "splitstep.results/1",
+                                                    "metadata": {}}),
+            "text samples": self.write("values.json", bad_values),
+            "a case twice": self.write("twice.json", twice),
+            "no file": os.path.join(self.dir.name, "missing.json"),
+        }
+        for index, (what, path) in enumerate(inputs.items()):
+            for args in ((good, path), (path, good)):
+                result = self.run_compare(*args, process=index == 0)
+                self.assertEqual(result.returncode, 2, what)
+                self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+                self.assertIn(path, result.stderr, what)
+                self.assertEqual(result.stdout, "", what)
+        for index, options in enumerate((["--threshold", "0%"], ["--alpha", "2"],
+                                         ["--resamples", "x"])):
+            result = self.run_compare(good, good, *options, process=index == 0)
+            self.assertEqual(result.returncode, 2, options)
+            self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

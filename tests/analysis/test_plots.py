@@ -1,0 +1,338 @@
+"""analysis/plots.py on synthetic result files and on committed results."""
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+ANALYSIS = os.path.join(os.path.dirname(__file__), "..", "..", "analysis")
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, ANALYSIS)
+
+import plots  # noqa: E402
+from splitstep_results import load_cases, load_ranks, load_samples  # noqa: E402
+from test_compare import run_command  # noqa: E402  (beside this file)
+
+PLOTS = os.path.join(ANALYSIS, "plots.py")
+PNG = b"\x89PNG\r\n\x1a\n"
+PHASE_MS = {"data": 0.1, "forward": 10.0, "loss": 0.5, "backward": 20.0, "sync": 3.0,
+            "optimizer": 1.5, "comm": 6.0}
+
+
+def case(suite, name, series, per_rank_values, params, rates=None, part_of=""):
+    medians = [float(np.median(v)) for v in per_rank_values]
+    return {"suite": suite, "case": name, "series": series, "part_of": part_of, "unit": "s",
+            "clock": "device (CUDA events)", "params": params, "notes": [], "warnings": [],
+            "skipped": False, "rates": rates or {}, "check": {"checked": 0, "wrong": 0},
+            "across_ranks": {"n": len(medians), "min": min(medians),
+                             "median": float(np.median(medians)), "max": max(medians)},
+            "slowest_rank": int(np.argmax(medians)),
+            "ranks": [{"rank": r, "values": list(map(float, v))}
+                      for r, v in enumerate(per_rank_values)]}
+
+
+def samples(median, rank, n=9):
+    """n samples around `median`, rank 1 5% slower than rank 0."""
+    return median * (1 + 0.05 * rank) * np.linspace(0.98, 1.02, n)
+
+
+def step_cases():
+    cases = []
+    for mode in ("none", "overlap", "single"):
+        ranks = [0] if mode == "single" else [0, 1]
+        params = {"model": "mlp", "precision": "bf16", "mode": mode, "batch": "64",
+                  "world_size": "2"}
+        phases = [p for p in PHASE_MS if mode == "overlap" or p not in ("sync", "comm")]
+        for phase in phases:
+            cases.append(case("step", f"mlp bf16 {mode}", phase,
+                              [samples(PHASE_MS[phase] * 1e-3, r) for r in ranks], params,
+                              part_of="step"))
+        total = sum(PHASE_MS[p] for p in phases if p != "comm") * 1e-3
+        cases.append(case("step", f"mlp bf16 {mode}", "step",
+                          [samples(total, r) for r in ranks], params))
+    return cases
+
+
+def step_derived():
+    figures = [("step/time/single", "s", 0.035), ("step/time/overlap", "s", 0.040),
+               ("step/efficiency/overlap", "%", 87.5), ("step/time/none", "s", 0.036)]
+    return [{"suite": "step", "subject": "mlp bf16", "title": "where the step time goes",
+             "figures": [{"tag": t, "name": t, "unit": u, "value": v, "per_rank": [], "note": ""}
+                         for t, u, v in figures], "findings": []}]
+
+
+def collective_cases(suite="allreduce", busbw=True):
+    cases = []
+    for size, seconds in ((1024, 10e-6), (1 << 20, 20e-6), (64 << 20, 300e-6)):
+        rates = {"algbw GB/s": size / seconds / 1e9}
+        if busbw:
+            rates["busbw GB/s"] = rates["algbw GB/s"]
+        for backend in ("nccl", "mpi"):
+            cases.append(case(suite, f"{backend} fp32 {size} B", suite,
+                              [samples(seconds, r) for r in (0, 1)],
+                              {"backend": backend, "dtype": "fp32", "size": str(size),
+                               "bytes": str(size), "placement": "out of place"}, rates))
+    return cases
+
+
+def matmul_cases():
+    cases = []
+    for dtype, tflops in (("fp32", 50.0), ("bf16", 700.0)):
+        for n in (4096, 8192):
+            seconds = 2.0 * n ** 3 / (tflops * 1e12)
+            cases.append(case("matmul", f"{dtype} n={n}", "mm",
+                              [samples(seconds, r) for r in (0, 1)],
+                              {"dtype": dtype, "m": str(n), "n": str(n), "k": str(n)},
+                              {"TFLOP/s": tflops}))
+    return cases
+
+
+def membw_cases():
+    return [case("membw", "copy 1 GiB", "copy", [samples(5e-4, r) for r in (0, 1)],
+                 {"kind": "copy", "bytes": str(1 << 30)}, {"GB/s": 4000.0})]
+
+
+def document(cases, derived=None, world_size=2):
+    return {"schema": "splitstep.results/1", "metadata": {"world_size": world_size},
+            "plan": {}, "ranks": [], "cases": cases, "derived": derived or []}
+
+
+class PlotsTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.out = os.path.join(self.dir.name, "out")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def write(self, name, content):
+        path = os.path.join(self.dir.name, name)
+        with open(path, "w") as f:
+            f.write(content if isinstance(content, str) else json.dumps(content))
+        return path
+
+    def run_plots(self, *args, process=False):
+        return run_command(PLOTS, plots.main, args, process)
+
+    def written(self):
+        return sorted(os.listdir(self.out)) if os.path.isdir(self.out) else []
+
+    def assertPng(self, name):
+        path = os.path.join(self.out, name)
+        self.assertTrue(os.path.isfile(path), f"{name} not among {self.written()}")
+        self.assertGreater(os.path.getsize(path), 1000)
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(8), PNG, name)
+
+    def test_every_plot_from_a_synthetic_file(self):
+        path = self.write("run.json", document(
+            step_cases() + collective_cases() + collective_cases("allgather") + matmul_cases(),
+            step_derived()))
+        result = self.run_plots(path, "-o", self.out, "--peak", "bf16=989")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        expected = ["run-busbw-allgather.png", "run-busbw-allreduce.png",
+                    "run-matmul-tflops.png", "run-step-mlp-bf16.png", "scaling.png"]
+        self.assertEqual(self.written(), expected)
+        for name in expected:
+            self.assertPng(name)
+            self.assertIn(os.path.join(self.out, name), result.stdout.splitlines())
+
+    def test_formats(self):
+        path = self.write("run.json", document(matmul_cases()))
+        result = self.run_plots(path, "-o", self.out, "--format", "png,svg")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.written(), ["run-matmul-tflops.png", "run-matmul-tflops.svg"])
+        self.assertPng("run-matmul-tflops.png")
+        with open(os.path.join(self.out, "run-matmul-tflops.svg")) as f:
+            self.assertIn("<svg", f.read(2000))
+
+    def test_only_the_kinds_a_file_holds(self):
+        for name, cases, derived, expected in (
+                ("membw", membw_cases(), None, []),
+                ("empty", [], None, []),
+                ("one-rank", collective_cases(busbw=False), None, []),
+                ("gemm", matmul_cases() + membw_cases(), None, ["gemm-matmul-tflops.png"]),
+                # Step phases without derived figures: the breakdown, no scaling figure.
+                ("phases", step_cases(), None, ["phases-step-mlp-bf16.png"])):
+            with self.subTest(name):
+                if os.path.isdir(self.out):
+                    for old in os.listdir(self.out):
+                        os.remove(os.path.join(self.out, old))
+                path = self.write(f"{name}.json", document(cases, derived))
+                result = self.run_plots(path, "-o", self.out)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertEqual(self.written(), expected)
+                self.assertEqual(result.stderr, "")
+                if not expected:
+                    self.assertIn("no step, collective (with busbw) or matmul cases",
+                                  result.stdout)
+
+    def test_committed_results(self):
+        step = os.path.join(ROOT, "results", "2026-11-30-h200x2-step", "step-np2-final.json")
+        collectives = os.path.join(ROOT, "results", "2026-11-30-h200x2-collectives",
+                                   "h200x2-collectives.json")
+        result = self.run_plots(step, collectives, "-o", self.out, "--reference",
+                                os.path.join(ANALYSIS, "reference", "nccl-tests-h200x2.csv"),
+                                process=True)  # the command as users run it
+        self.assertEqual(result.returncode, 0, result.stderr)
+        expected = ["h200x2-collectives-busbw-" + c + ".png"
+                    for c in ("allgather", "allreduce", "broadcast", "reduce-scatter")] + [
+            "scaling.png", "step-np2-final-matmul-tflops.png",
+            "step-np2-final-step-mlp-bf16.png", "step-np2-final-step-transformer-bf16.png"]
+        self.assertEqual(self.written(), expected)
+        for name in expected:
+            self.assertPng(name)
+
+    def test_a_folder_of_results_of_earlier_revisions(self):
+        folder = os.path.join(ROOT, "results", "2026-11-30-h200x2-measurement")
+        result = self.run_plots(folder, "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("h200x2-all-busbw-allreduce.png", self.written())
+        self.assertIn("h200x2-bf16-run1-matmul-tflops.png", self.written())
+        self.assertPng("h200x2-all-matmul-tflops.png")
+
+    def test_a_folder_skips_other_json_files(self):
+        folder = os.path.join(self.dir.name, "runs")
+        os.makedirs(folder)
+        with open(os.path.join(folder, "a.json"), "w") as f:
+            json.dump(document(matmul_cases()), f)
+        with open(os.path.join(folder, "settings.json"), "w") as f:
+            json.dump({"not": "results"}, f)
+        result = self.run_plots(folder, "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.written(), ["a-matmul-tflops.png"])
+        self.assertIn("skipping", result.stderr)
+        self.assertIn("settings.json", result.stderr)
+
+    def test_malformed_input_and_options(self):
+        good = self.write("good.json", document(matmul_cases()))
+        bad = self.write("bad.json", "[1, 2")
+        missing = os.path.join(self.dir.name, "none.json")
+        for args in ((bad, "-o", self.out), (missing, "-o", self.out),
+                     (good, "-o", self.out, "--peak", "bf16"),
+                     (good, "-o", self.out, "--peak", "bf16=-3"),
+                     (good, "-o", self.out, "--format", "gif"), (good,)):
+            with self.subTest(args=args):
+                result = self.run_plots(*args, process=args[0] is bad)
+                self.assertEqual(result.returncode, 2)
+                self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+                self.assertEqual(self.written(), [])
+
+
+class FigureContentTest(unittest.TestCase):
+    """What is drawn: the bars and lines carry the figures of the file."""
+
+    def tearDown(self):
+        plots.plt.close("all")
+
+    def test_step_bars_stack_the_per_rank_phase_medians(self):
+        [(name, figure)] = plots.step_breakdown_figures(load_ranks(document(step_cases())))
+        self.assertEqual(name, "step-mlp-bf16")
+        panels = figure.axes
+        self.assertEqual([p.get_title().split("\n")[0] for p in panels],
+                         ["none", "overlap", "single"])
+        overlap = panels[1]
+        stacked = [b for b in overlap.patches if b.get_width() > 0.5]
+        phases = ["data", "forward", "loss", "backward", "sync", "optimizer"]
+        self.assertEqual(len(stacked), 2 * len(phases))
+        # Bars are drawn phase by phase, rank 0 then rank 1; rank 1 runs 5% slower.
+        for index, phase in enumerate(phases):
+            for rank in (0, 1):
+                bar = stacked[2 * index + rank]
+                self.assertAlmostEqual(bar.get_height(), PHASE_MS[phase] * (1 + 0.05 * rank))
+        top = stacked[-1].get_y() + stacked[-1].get_height()
+        self.assertAlmostEqual(top, sum(PHASE_MS[p] for p in phases) * 1.05)
+        comm = [b for b in overlap.patches if b.get_width() < 0.5]
+        self.assertAlmostEqual(comm[0].get_height(), PHASE_MS["comm"])
+        self.assertEqual(len(panels[2].get_xticklabels()), 1)  # single: rank 0 alone
+
+    def test_busbw_lines_follow_size(self):
+        cases = load_cases(document(collective_cases()))
+        [(name, figure)] = plots.busbw_figures(cases, 2)
+        self.assertEqual(name, "busbw-allreduce")
+        lines = {line.get_label(): line for line in figure.axes[0].get_lines()}
+        self.assertEqual(set(lines), {"splitstep nccl fp32 out of place",
+                                      "splitstep mpi fp32 out of place"})
+        line = lines["splitstep nccl fp32 out of place"]
+        self.assertEqual(list(line.get_xdata()), [1024, 1 << 20, 64 << 20])
+        self.assertAlmostEqual(line.get_ydata()[1], (1 << 20) / 20e-6 / 1e9)
+        self.assertEqual(figure.axes[0].get_xscale(), "log")
+        # Cases without a bus bandwidth (in one file with others that have one) draw nothing.
+        mixed = load_cases(document(collective_cases() + collective_cases("allgather", False)))
+        self.assertEqual([n for n, _ in plots.busbw_figures(mixed, 2)], ["busbw-allreduce"])
+
+    def test_matmul_bars_are_rates_against_the_ceilings(self):
+        name, figure = plots.matmul_figure(load_cases(document(matmul_cases())),
+                                           {"bf16": 989.0})
+        axes = figure.axes[0]
+        # The median over two ranks, one of them 5% slower: 2.5% below the rank-0 rate.
+        heights = sorted(b.get_height() for b in axes.patches)
+        np.testing.assert_allclose(heights, np.array([50.0, 50.0, 700.0, 700.0]) / 1.025)
+        levels = {line.get_label(): line.get_ydata()[0] for line in axes.get_lines()
+                  if line.get_label().startswith(("fp32", "bf16"))}
+        self.assertAlmostEqual(levels["bf16 best measured 683"], 700.0 / 1.025)
+        self.assertAlmostEqual(levels["bf16 datasheet 989"], 989.0)
+        self.assertNotIn("fp32 datasheet", " ".join(levels))
+        self.assertIsNone(plots.matmul_figure(load_cases(document(membw_cases()))))
+
+    def test_scaling_rows_take_the_derived_figures(self):
+        rows = plots.scaling_rows([("run.json", document(step_cases(), step_derived()))])
+        self.assertEqual(rows, [{"file": "run.json", "workload": "mlp bf16", "ranks": 2,
+                                 "mode": "overlap", "T_1 (ms)": 35.0, "T_N (ms)": 40.0,
+                                 "efficiency (%)": 87.5}])
+        self.assertEqual(plots.scaling_rows([("run.json", document(step_cases()))]), [])
+        self.assertIsNone(plots.scaling_figure([("run.json", document(matmul_cases()))]))
+
+    def test_peaks_and_sizes(self):
+        self.assertEqual(plots.parse_peaks("bf16=989, fp16=989.5"),
+                         {"bf16": 989.0, "fp16": 989.5})
+        for bad in ("bf16", "bf16=x", "=3", "bf16=0"):
+            with self.assertRaises(ValueError):
+                plots.parse_peaks(bad)
+        self.assertEqual([plots.size_label(s) for s in (8, 1024, 65536, 3 << 20, 1 << 30, 1000)],
+                         ["8 B", "1 KiB", "64 KiB", "3 MiB", "1 GiB", "1000 B"])
+
+
+class LoadersAndNotebookTest(unittest.TestCase):
+    def test_ranks_and_samples(self):
+        doc = document(matmul_cases())
+        ranks = load_ranks(doc)
+        self.assertEqual(len(ranks), 8)  # 4 cases x 2 ranks
+        row = ranks[(ranks["case"] == "bf16 n=8192") & (ranks["rank"] == 1)].iloc[0]
+        self.assertAlmostEqual(row["median_s"], 2.0 * 8192 ** 3 / 700e12 * 1.05)
+        self.assertEqual(row["samples"], 9)
+        self.assertEqual((row["m"], row["n"]), (8192, 8192))  # the shape, not the sample count
+        samples = load_samples(doc)
+        self.assertEqual(len(samples), 8 * 9)
+        self.assertEqual(list(samples["sample"][:3]), [0, 1, 2])
+
+    def test_collectives_of_earlier_revisions_read_under_current_names(self):
+        [old] = collective_cases()[:1]
+        old["params"] = {"backend": "nccl", "bytes": "1024", "count": "256", "dtype": "fp32",
+                         "in_place": "true", "op": "sum"}
+        row = load_cases(document([old])).iloc[0]
+        self.assertEqual((row["placement"], row["size"]), ("in place", 1024))
+
+    def test_example_notebook_is_nbformat_4_with_code_that_compiles(self):
+        with open(os.path.join(ANALYSIS, "example.ipynb")) as f:
+            notebook = json.load(f)
+        self.assertEqual(notebook["nbformat"], 4)
+        self.assertIn("kernelspec", notebook["metadata"])
+        code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+        self.assertGreater(len(code), 10)
+        for cell in notebook["cells"]:
+            self.assertIsInstance(cell["source"], list)
+            self.assertIn("id", cell)
+        for cell in code:
+            self.assertEqual(cell["outputs"], [])
+            compile("".join(cell["source"]), "example.ipynb", "exec")
+        text = "".join("".join(c["source"]) for c in code)
+        self.assertIn('"step-np2-final.json"', text)
+        self.assertTrue(os.path.isfile(os.path.join(ROOT, "results", "2026-11-30-h200x2-step",
+                                                    "step-np2-final.json")))
+
+
+if __name__ == "__main__":
+    unittest.main()
