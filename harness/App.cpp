@@ -147,16 +147,22 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   context.ranks = gatherRankInfo(*device, cluster);
 
   MpiAgreement agreement(cluster.comm(), watchdog);
-  SuiteContext suite_context{*device,       {}, agreement, watchdog, plan.measure, cluster.rank(),
-                             cluster.size()};
+  SuiteContext suite_context{*device,        {},
+                             agreement,      watchdog,
+                             plan.measure,   cluster.rank(),
+                             cluster.size(), cluster.localSize()};
   for (const auto& comm : comms) {
     suite_context.communicators.push_back(comm.get());
     if (!context.backend.empty()) context.backend += ',';
     context.backend += comm->backend();
   }
+  std::vector<std::unique_ptr<Suite>> suites;
+  for (const std::string& name : plan.suites) suites.push_back(makeSuite(name, plan));
+  // Every suite says before any runs whether it can, so an infeasible plan ends in seconds.
+  for (const auto& suite : suites) cluster.requireAllOk(suite->preflight(suite_context));
   std::vector<Sample> samples;
-  for (const std::string& name : plan.suites) {
-    std::vector<Sample> produced = makeSuite(name, plan)->run(suite_context);
+  for (const auto& suite : suites) {
+    std::vector<Sample> produced = suite->run(suite_context);
     samples.insert(samples.end(), produced.begin(), produced.end());
   }
   const std::vector<std::string> payloads = gatherToRoot(encodeSamples(samples), cluster.comm());

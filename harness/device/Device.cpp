@@ -120,6 +120,12 @@ class CudaDevice final : public Device {
   std::string label() const override { return "cuda:" + std::to_string(index_); }
   std::string name() const override { return name_; }
   cudaStream_t stream() const override { return stream_; }
+  std::optional<double> freeMemory() const override {
+    std::size_t free = 0;
+    std::size_t total = 0;
+    if (cudaMemGetInfo(&free, &total) != cudaSuccess) return std::nullopt;
+    return static_cast<double>(free);
+  }
   std::unique_ptr<IntervalTimer> newTimer() override {
     return std::make_unique<CudaEventTimer>(stream_);
   }
@@ -199,6 +205,18 @@ class CudaDevice final : public Device {
   void* flush_buffer_ = nullptr;
 };
 
+// The kernel's estimate of memory available to new allocations without swapping.
+std::optional<double> availableHostMemory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return std::nullopt;
+}
+
 std::string cpuModelName() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
@@ -218,6 +236,7 @@ class CpuDevice final : public Device {
   std::string label() const override { return "cpu"; }
   std::string name() const override { return cpuModelName(); }
   cudaStream_t stream() const override { return nullptr; }
+  std::optional<double> freeMemory() const override { return availableHostMemory(); }
   std::unique_ptr<IntervalTimer> newTimer() override { return std::make_unique<HostTimer>(); }
   std::unique_ptr<IntervalTimer> newTimer(cudaStream_t) override {
     return std::make_unique<HostTimer>();

@@ -5,12 +5,14 @@
 
 #include <memory>
 
+#include "common/Units.hpp"
 #include "measure/Measurer.hpp"
 #include "measure/StoppingRule.hpp"
 #include "suites/CaseRunner.hpp"
 #include "suites/TorchScope.hpp"
 #include "suites/step/GradientSync.hpp"
 #include "suites/step/StepCheck.hpp"
+#include "suites/step/StepMemory.hpp"
 #include "suites/step/TorchProfile.hpp"
 #include "suites/step/TrainingStep.hpp"
 #include "suites/step/Workload.hpp"
@@ -21,6 +23,8 @@ namespace {
 // Steps under the profiler: enough to see each kernel of a step a few times, few enough that
 // the trace stays small.
 constexpr int kProfiledSteps = 3;
+// The share of free memory a step may be estimated to use.
+constexpr double kUsableFreeMemory = 0.9;
 
 bool syncsGradients(SyncMode mode) {
   return mode == SyncMode::Sequential || mode == SyncMode::Overlap;
@@ -119,6 +123,21 @@ PhaseTimes timeMode(TrainingStep& step, GradientSync* sync, SyncMode mode, CaseR
 }
 
 }  // namespace
+
+std::optional<std::string> StepSuite::preflight(const SuiteContext& context) const {
+  const std::optional<double> free = context.device.freeMemory();
+  if (!free) return std::nullopt;
+  // Ranks on one CPU node share its memory; on a GPU each rank has its own. The margin leaves
+  // room for the allocator's rounding, the communicators' buffers and fragmentation.
+  const int sharing = context.device.isCuda() ? 1 : context.ranks_on_node;
+  const double usable = kUsableFreeMemory * *free / sharing;
+  const std::string where =
+      context.device.isCuda()
+          ? fmt::format("{} (rank {})", context.device.label(), context.rank)
+          : fmt::format("the host ({} of its available memory per rank, {} ranks)",
+                        formatBytesApprox(*free / sharing), sharing);
+  return refuseOversizedSteps(plan_, context.device.isCuda(), usable, where);
+}
 
 std::vector<Sample> StepSuite::run(const SuiteContext& context) {
   namespace key = step_keys;
