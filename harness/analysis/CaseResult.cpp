@@ -27,6 +27,7 @@ CaseResult startCase(const Sample& sample) {
   result.case_name = sample.case_name;
   result.series = sample.series;
   result.part_of = sample.part_of;
+  result.detail = sample.detail;
   result.unit = sample.unit;
   result.clock = sample.measurement.clock;
   result.params = sample.params;

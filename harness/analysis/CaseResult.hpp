@@ -30,6 +30,7 @@ struct CaseResult {
   std::string case_name;
   std::string series;
   std::string part_of;  // the series this one is a part of (Sample::part_of); empty for a whole
+  bool detail = false;  // Sample::detail: in results files, not in the console's tables
   std::string unit;
   std::string clock;
   std::map<std::string, std::string> params;

@@ -54,23 +54,19 @@ void from_json(const nlohmann::json& json, Measurement& m) {
 }
 
 void to_json(nlohmann::json& json, const Sample& sample) {
-  json = {{"suite", sample.suite},
-          {"case", sample.case_name},
-          {"series", sample.series},
-          {"part_of", sample.part_of},
-          {"unit", sample.unit},
-          {"params", sample.params},
-          {"rates", sample.rates},
-          {"checks", sample.checks},
-          {"notes", sample.notes},
-          {"comparison", sample.comparison},
-          {"measurement", sample.measurement}};
+  json = {{"suite", sample.suite},           {"case", sample.case_name},
+          {"series", sample.series},         {"part_of", sample.part_of},
+          {"detail", sample.detail},         {"unit", sample.unit},
+          {"params", sample.params},         {"rates", sample.rates},
+          {"checks", sample.checks},         {"notes", sample.notes},
+          {"comparison", sample.comparison}, {"measurement", sample.measurement}};
 }
 void from_json(const nlohmann::json& json, Sample& sample) {
   json.at("suite").get_to(sample.suite);
   json.at("case").get_to(sample.case_name);
   json.at("series").get_to(sample.series);
   json.at("part_of").get_to(sample.part_of);
+  json.at("detail").get_to(sample.detail);
   json.at("unit").get_to(sample.unit);
   json.at("params").get_to(sample.params);
   json.at("rates").get_to(sample.rates);

@@ -38,6 +38,39 @@ class CudaEventTimer final : public IntervalTimer {
   cudaEvent_t stop_ = nullptr;
 };
 
+class CudaEventMark final : public TimeMark {
+ public:
+  explicit CudaEventMark(cudaStream_t stream) : stream_(stream) {
+    SPLITSTEP_CUDA_CHECK(cudaEventCreate(&event_));
+  }
+  ~CudaEventMark() override { cudaEventDestroy(event_); }
+  CudaEventMark(const CudaEventMark&) = delete;
+  CudaEventMark& operator=(const CudaEventMark&) = delete;
+
+  void record() override { SPLITSTEP_CUDA_CHECK(cudaEventRecord(event_, stream_)); }
+  double secondsSince(const TimeMark& earlier) const override {
+    float ms = 0;
+    SPLITSTEP_CUDA_CHECK(
+        cudaEventElapsedTime(&ms, dynamic_cast<const CudaEventMark&>(earlier).event_, event_));
+    return ms / 1e3;
+  }
+
+ private:
+  cudaStream_t stream_;
+  cudaEvent_t event_ = nullptr;
+};
+
+class HostMark final : public TimeMark {
+ public:
+  void record() override { at_ = std::chrono::steady_clock::now(); }
+  double secondsSince(const TimeMark& earlier) const override {
+    return std::chrono::duration<double>(at_ - dynamic_cast<const HostMark&>(earlier).at_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point at_;
+};
+
 // CPU work (LibTorch CPU ops, blocking MPI) has finished when the call returns, so a host clock
 // read right after it measures the work itself.
 class HostTimer final : public IntervalTimer {
@@ -120,6 +153,9 @@ class CudaDevice final : public Device {
   std::string label() const override { return "cuda:" + std::to_string(index_); }
   std::string name() const override { return name_; }
   cudaStream_t stream() const override { return stream_; }
+  std::unique_ptr<TimeMark> newMark(cudaStream_t stream) override {
+    return std::make_unique<CudaEventMark>(stream);
+  }
   std::optional<double> freeMemory() const override {
     std::size_t free = 0;
     std::size_t total = 0;
@@ -237,6 +273,7 @@ class CpuDevice final : public Device {
   std::string name() const override { return cpuModelName(); }
   cudaStream_t stream() const override { return nullptr; }
   std::optional<double> freeMemory() const override { return availableHostMemory(); }
+  std::unique_ptr<TimeMark> newMark(cudaStream_t) override { return std::make_unique<HostMark>(); }
   std::unique_ptr<IntervalTimer> newTimer() override { return std::make_unique<HostTimer>(); }
   std::unique_ptr<IntervalTimer> newTimer(cudaStream_t) override {
     return std::make_unique<HostTimer>();

@@ -13,6 +13,18 @@
 
 namespace splitstep {
 
+// A point on the timeline of one stream (a CUDA event), or of the host on the CPU: intervals
+// between marks recorded on different streams of one device (a bucket packed on the working
+// stream, reduced on the communication stream) come from two of them.
+class TimeMark {
+ public:
+  virtual ~TimeMark() = default;
+  virtual void record() = 0;
+  // Seconds from `earlier` to this mark, both recorded by the same device, once it finished
+  // both; negative when this one came first.
+  virtual double secondsSince(const TimeMark& earlier) const = 0;
+};
+
 class Device : public MeasureDevice {
  public:
   virtual bool isCuda() const = 0;
@@ -28,6 +40,8 @@ class Device : public MeasureDevice {
   // ignores the stream and times with the host clock, as newTimer() does.
   virtual std::unique_ptr<IntervalTimer> newTimer(cudaStream_t stream) = 0;
   using MeasureDevice::newTimer;
+  // A mark on `stream` (the CPU ignores it and reads the host clock).
+  virtual std::unique_ptr<TimeMark> newMark(cudaStream_t stream) = 0;
 };
 
 // CUDA devices this process can see; 0 where there is no GPU or no driver.

@@ -150,6 +150,7 @@ void ConsoleReporter::reportContext(const RunContext& context) {
 }
 
 void ConsoleReporter::reportCase(const CaseResult& result) {
+  if (result.detail) return;  // results files hold it; a derived figure sums it up here
   if (!pending_.empty() && pending_.front().suite != result.suite) flushSuite();
   pending_.push_back(result);
 }
@@ -159,17 +160,24 @@ void ConsoleReporter::reportDerived(const DerivedResult& derived) {
   out_ << fmt::format("\n{} {}: {}\n", derived.suite, derived.subject, derived.title);
   std::vector<std::vector<std::string>> rows;
   for (const DerivedFigure& figure : derived.figures) {
+    if (figure.detail) continue;
     std::vector<std::string> details;
     if (figure.per_rank.size() <= kMaxRanksInline) {
       for (const auto& [rank, value] : figure.per_rank) {
         details.push_back(fmt::format("r{} {}", rank, formatFigure(figure.unit, value)));
       }
     }
+    if (figure.interval) {
+      details.insert(details.begin(),
+                     fmt::format("[{}, {}]", formatFigure(figure.unit, figure.interval->first),
+                                 formatFigure(figure.unit, figure.interval->second)));
+    }
     if (!figure.note.empty()) details.push_back(figure.note);
     rows.push_back({figure.name, formatFigure(figure.unit, figure.value),
                     fmt::format("{}", fmt::join(details, "  "))});
   }
   printTable(out_, rows);
+  for (const std::string& note : derived.notes) out_ << "  " << note << '\n';
   if (!derived.findings.empty()) out_ << "  diagnosis:\n";
   for (const std::string& finding : derived.findings) out_ << "    " << finding << '\n';
 }

@@ -55,6 +55,7 @@ void JsonReporter::reportCase(const CaseResult& result) {
       {"case", result.case_name},
       {"series", result.series},
       {"part_of", result.part_of},
+      {"detail", result.detail},
       {"unit", result.unit},
       {"clock", result.clock},
       {"params", result.params},
@@ -84,18 +85,24 @@ void JsonReporter::reportDerived(const DerivedResult& derived) {
     for (const auto& [rank, value] : figure.per_rank) {
       per_rank.push_back({{"rank", rank}, {"value", value}});
     }
-    figures.push_back({{"tag", figure.tag},
-                       {"name", figure.name},
-                       {"unit", figure.unit},
-                       {"value", figure.value},
-                       {"per_rank", per_rank},
-                       {"note", figure.note}});
+    figures.push_back(
+        {{"tag", figure.tag},
+         {"name", figure.name},
+         {"unit", figure.unit},
+         {"value", figure.value},
+         {"per_rank", per_rank},
+         {"note", figure.note},
+         {"detail", figure.detail},
+         {"interval", figure.interval
+                          ? nlohmann::json::array({figure.interval->first, figure.interval->second})
+                          : nlohmann::json()}});
   }
   document_["derived"].push_back({{"suite", derived.suite},
                                   {"subject", derived.subject},
                                   {"title", derived.title},
                                   {"figures", figures},
-                                  {"findings", derived.findings}});
+                                  {"findings", derived.findings},
+                                  {"notes", derived.notes}});
 }
 
 void JsonReporter::finalize() { writeFileAtomically(path_, document_.dump(2) + "\n"); }

@@ -226,7 +226,6 @@ class MlpWorkload final : public ModuleWorkload<MlpNet> {
     const double d = shape_.width;
     return 3 * 2.0 * static_cast<double>(rows) * d * d * shape_.layers;
   }
-  bool shardsAverageExactly() const override { return true; }
 
  private:
   MlpShape shape_;
@@ -256,7 +255,6 @@ class TransformerWorkload final : public ModuleWorkload<TransformerNet> {
     const double forward = static_cast<double>(rows) * (s * per_token + 2 * d * kClasses);
     return 3 * forward;
   }
-  bool shardsAverageExactly() const override { return true; }
 
  private:
   TransformerShape shape_;
@@ -284,7 +282,6 @@ class GptWorkload final : public ModuleWorkload<GptNet> {
     const double per_token = shape_.layers * (24 * d * d + 2 * s * d) + 2 * d * shape_.vocab;
     return 3 * static_cast<double>(rows) * s * per_token;
   }
-  bool shardsAverageExactly() const override { return true; }
 
  private:
   TransformerShape shape_;
@@ -310,7 +307,6 @@ class CnnWorkload final : public ModuleWorkload<CnnNet> {
     const double per_sample = pixels * 18 * c * (3 + 2 * shape_.blocks * c) + 2 * c * kClasses;
     return 3 * static_cast<double>(rows) * per_sample;
   }
-  bool shardsAverageExactly() const override { return false; }
 
  private:
   CnnShape shape_;
