@@ -69,11 +69,15 @@ def splitstep_cases(path, document):
     grouped = {}
     try:
         for case in document["cases"]:
-            if case["suite"] != "step" or case["skipped"]:
+            # Detail series (a bucket's timeline) have no counterpart in the twin.
+            if case["suite"] != "step" or case["skipped"] or case.get("detail", False):
                 continue
             grouped.setdefault(case["case"], []).append(case)
         cases = []
-        for entries in grouped.values():
+        for name, entries in grouped.items():
+            missing = set(ROWS) - {entry["series"] for entry in entries}
+            if missing:
+                raise ValueError(f"case '{name}' lacks the series {', '.join(sorted(missing))}")
             params = entries[0]["params"]
             cases.append(Case(path, params["model"], params["precision"], params["mode"],
                               int(params["world_size"]), params["optimizer"],

@@ -356,9 +356,13 @@ class ParityTest(unittest.TestCase):
                  (("forward", 10), ("backward", 20), ("optimizer", 2), ("step", 33))}
         no_sync = {name: {0: ms(v, v, v), 1: ms(v + 2, v + 2, v + 2)} for name, v in
                    (("forward", 10), ("backward", 20), ("optimizer", 2), ("step", 33))}
-        splitstep = self.write("splitstep.json", splitstep_document(
+        document = splitstep_document(
             [("overlap", 2, overlap, 816), ("single", 2, alone, 816), ("none", 2, no_sync, 816),
-             ("sequential", 2, overlap, 816)]))
+             ("sequential", 2, overlap, 816)])
+        # A detail series of the overlapped case (a bucket's timeline) is no phase: left out.
+        detail = dict(document["cases"][0], series="bucket 0 comm", detail=True)
+        document["cases"].append(detail)
+        splitstep = self.write("splitstep.json", document)
         ddp = self.write("twin-ddp.json", twin_document(
             [constant(forward=10, backward=13, optimizer=2, step=20)] * 2, ddp=True))
         single = self.write("twin-1.json", twin_document(
@@ -422,7 +426,9 @@ class ParityTest(unittest.TestCase):
             f.write("{not json")
         no_case = self.write("nocase.json", {"schema": "splitstep.results/1", "cases": [
             {"suite": "step", "case": "x", "series": "step", "skipped": False, "params": {}}]})
+        no_forward = splitstep_document([("none", 1, {"step": {0: [MS]}}, 816)])
         for files in ((broken, twin), (twin,), (splitstep, twin), (no_case, twin),
+                      (self.write("noforward.json", no_forward), twin),
                       (self.write("other.json", {"schema": "other"}), twin)):
             with self.subTest(files=[os.path.basename(f) for f in files]):
                 status, text, _ = self.parity(*files)
