@@ -22,6 +22,32 @@ TEST(Collectives, BusBandwidthFactorsFollowNcclTests) {
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("broadcast"), 16), 1.0);
 }
 
+TEST(Collectives, TheFirstAlgorithmMovesWhatBusBandwidthAssumes) {
+  // busbw = algbw x the bus factor is the link's bandwidth exactly when the first algorithm's
+  // bandwidth share is the bus factor: the projection derives the link from that algorithm.
+  for (const CollectiveDescriptor* c : collectives()) {
+    ASSERT_FALSE(c->algorithms.empty()) << c->name;
+    for (int ranks : {2, 3, 4, 8, 72, 1024}) {
+      EXPECT_DOUBLE_EQ(c->algorithms.front().bandwidth_share(ranks), c->bus_factor(ranks))
+          << c->name << " at " << ranks;
+      for (const AlgorithmCost& a : c->algorithms) {
+        EXPECT_GE(a.latency_steps(ranks), 1) << c->name << " " << a.name;
+      }
+    }
+  }
+}
+
+TEST(Collectives, AllreduceRunsByRingOrTree) {
+  const auto& algorithms = allReduce().algorithms;
+  ASSERT_EQ(algorithms.size(), 2u);
+  EXPECT_EQ(algorithms[0].name, "ring");
+  EXPECT_DOUBLE_EQ(algorithms[0].latency_steps(8), 14);
+  EXPECT_EQ(algorithms[1].name, "tree");
+  EXPECT_DOUBLE_EQ(algorithms[1].latency_steps(8), 6);
+  EXPECT_DOUBLE_EQ(algorithms[1].latency_steps(9), 8);  // a tree of depth ceil(log2 9) = 4
+  EXPECT_DOUBLE_EQ(algorithms[1].bandwidth_share(1024), 2);
+}
+
 TEST(Collectives, BusBandwidthIsUndefinedForOneRank) {
   EXPECT_FALSE(busBandwidthFactor(allReduce(), 1).has_value());
   EXPECT_THROW(busBandwidthFactor(allReduce(), 0), std::invalid_argument);
