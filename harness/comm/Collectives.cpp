@@ -11,11 +11,12 @@ extern const CollectiveDescriptor kAllReduce;
 extern const CollectiveDescriptor kReduceScatter;
 extern const CollectiveDescriptor kAllGather;
 extern const CollectiveDescriptor kBroadcast;
+extern const CollectiveDescriptor kAllToAll;
 
 namespace {
 
-constexpr std::array<const CollectiveDescriptor*, 4> kCollectives = {&kAllReduce, &kReduceScatter,
-                                                                     &kAllGather, &kBroadcast};
+constexpr std::array kCollectives = {&kAllReduce, &kReduceScatter, &kAllGather, &kBroadcast,
+                                     &kAllToAll};
 
 }  // namespace
 

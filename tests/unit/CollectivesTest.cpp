@@ -20,6 +20,7 @@ TEST(Collectives, BusBandwidthFactorsFollowNcclTests) {
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("reduce_scatter"), 4), 3.0 / 4);
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("allgather"), 4), 3.0 / 4);
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("broadcast"), 16), 1.0);
+  EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("alltoall"), 4), 3.0 / 4);
 }
 
 TEST(Collectives, TheFirstAlgorithmMovesWhatBusBandwidthAssumes) {
@@ -84,6 +85,21 @@ TEST(Collectives, AllgatherSendsOneBlockFromItsRanksOffset) {
   EXPECT_EQ(l.recv, 2048u);
   EXPECT_EQ(l.call_count, 512u);
   EXPECT_EQ(l.send_offset_in_place, 512u);
+}
+
+TEST(Collectives, AlltoallExchangesOneBlockWithEachRank) {
+  // 1000 fp32 elements over 3 ranks: blocks of 333 to and from each rank.
+  const CollectiveLayout l = layoutFor(named("alltoall"), 4000, 4, 3, 1);
+  EXPECT_EQ(l.count, 999u);
+  EXPECT_EQ(l.send, 999u);
+  EXPECT_EQ(l.recv, 999u);
+  EXPECT_EQ(l.call_count, 333u);
+  EXPECT_EQ(l.bytes, 3996u);
+  // Rank 1's block 2 is rank 2's block 1: rank 2's elements 333..665.
+  const kernels::ExpectSpec spec = named("alltoall").expect(l, 1, 3);
+  EXPECT_EQ(kernels::expectedValue(spec, 2 * 333 + 5), kernels::patternValue(333 + 5, 2));
+  EXPECT_EQ(kernels::expectedValue(spec, 0), kernels::patternValue(333, 0));
+  EXPECT_FALSE(named("alltoall").in_place_refusal.empty());
 }
 
 TEST(Collectives, OneAllocationHoldsBothBuffers) {
