@@ -12,11 +12,12 @@ extern const CollectiveDescriptor kReduceScatter;
 extern const CollectiveDescriptor kAllGather;
 extern const CollectiveDescriptor kBroadcast;
 extern const CollectiveDescriptor kAllToAll;
+extern const CollectiveDescriptor kSendRecv;
 
 namespace {
 
-constexpr std::array kCollectives = {&kAllReduce, &kReduceScatter, &kAllGather, &kBroadcast,
-                                     &kAllToAll};
+constexpr std::array kCollectives = {&kAllReduce, &kReduceScatter, &kAllGather,
+                                     &kBroadcast, &kAllToAll,      &kSendRecv};
 
 }  // namespace
 

@@ -21,6 +21,7 @@ TEST(Collectives, BusBandwidthFactorsFollowNcclTests) {
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("allgather"), 4), 3.0 / 4);
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("broadcast"), 16), 1.0);
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("alltoall"), 4), 3.0 / 4);
+  EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("sendrecv"), 4), 1.0);
 }
 
 TEST(Collectives, TheFirstAlgorithmMovesWhatBusBandwidthAssumes) {
@@ -100,6 +101,21 @@ TEST(Collectives, AlltoallExchangesOneBlockWithEachRank) {
   EXPECT_EQ(kernels::expectedValue(spec, 2 * 333 + 5), kernels::patternValue(333 + 5, 2));
   EXPECT_EQ(kernels::expectedValue(spec, 0), kernels::patternValue(333, 0));
   EXPECT_FALSE(named("alltoall").in_place_refusal.empty());
+}
+
+TEST(Collectives, SendrecvReceivesThePreviousRanksBufferAroundTheRing) {
+  const CollectiveLayout l = layoutFor(named("sendrecv"), 4000, 4, 3, 0);
+  EXPECT_EQ(l.count, 1000u);
+  EXPECT_EQ(l.send, 1000u);
+  EXPECT_EQ(l.recv, 1000u);
+  EXPECT_EQ(l.call_count, 1000u);
+  EXPECT_EQ(kernels::expectedValue(named("sendrecv").expect(l, 0, 3), 7),
+            kernels::patternValue(7, 2));
+  EXPECT_EQ(kernels::expectedValue(named("sendrecv").expect(l, 2, 3), 7),
+            kernels::patternValue(7, 1));
+  // On one rank it receives its own buffer.
+  EXPECT_EQ(named("sendrecv").expect(l, 0, 1).source_rank, 0);
+  EXPECT_FALSE(named("sendrecv").in_place_refusal.empty());
 }
 
 TEST(Collectives, OneAllocationHoldsBothBuffers) {
