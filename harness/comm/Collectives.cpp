@@ -13,11 +13,12 @@ extern const CollectiveDescriptor kAllGather;
 extern const CollectiveDescriptor kBroadcast;
 extern const CollectiveDescriptor kAllToAll;
 extern const CollectiveDescriptor kSendRecv;
+extern const CollectiveDescriptor kReduce;
 
 namespace {
 
-constexpr std::array kCollectives = {&kAllReduce, &kReduceScatter, &kAllGather,
-                                     &kBroadcast, &kAllToAll,      &kSendRecv};
+constexpr std::array kCollectives = {&kAllReduce, &kReduceScatter, &kAllGather, &kBroadcast,
+                                     &kAllToAll,  &kSendRecv,      &kReduce};
 
 }  // namespace
 

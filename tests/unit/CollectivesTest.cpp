@@ -22,6 +22,7 @@ TEST(Collectives, BusBandwidthFactorsFollowNcclTests) {
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("broadcast"), 16), 1.0);
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("alltoall"), 4), 3.0 / 4);
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("sendrecv"), 4), 1.0);
+  EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("reduce"), 4), 1.0);
 }
 
 TEST(Collectives, TheFirstAlgorithmMovesWhatBusBandwidthAssumes) {
@@ -116,6 +117,18 @@ TEST(Collectives, SendrecvReceivesThePreviousRanksBufferAroundTheRing) {
   // On one rank it receives its own buffer.
   EXPECT_EQ(named("sendrecv").expect(l, 0, 1).source_rank, 0);
   EXPECT_FALSE(named("sendrecv").in_place_refusal.empty());
+}
+
+TEST(Collectives, ReduceLeavesTheSumOnTheRootOnly) {
+  const CollectiveDescriptor& reduce = named("reduce");
+  const CollectiveLayout l = layoutFor(reduce, 4000, 4, 3, 1);
+  EXPECT_EQ(l.count, 1000u);
+  EXPECT_EQ(l.send, 1000u);
+  EXPECT_EQ(l.recv, 1000u);
+  EXPECT_EQ(l.call_count, 1000u);
+  EXPECT_TRUE(reduce.result_at_root_only);
+  EXPECT_TRUE(reduce.reduction);
+  EXPECT_EQ(kernels::expectedValue(reduce.expect(l, 0, 3), 9), kernels::patternSum(9, 3));
 }
 
 TEST(Collectives, OneAllocationHoldsBothBuffers) {
