@@ -14,11 +14,12 @@ extern const CollectiveDescriptor kBroadcast;
 extern const CollectiveDescriptor kAllToAll;
 extern const CollectiveDescriptor kSendRecv;
 extern const CollectiveDescriptor kReduce;
+extern const CollectiveDescriptor kGather;
 
 namespace {
 
 constexpr std::array kCollectives = {&kAllReduce, &kReduceScatter, &kAllGather, &kBroadcast,
-                                     &kAllToAll,  &kSendRecv,      &kReduce};
+                                     &kAllToAll,  &kSendRecv,      &kReduce,    &kGather};
 
 }  // namespace
 

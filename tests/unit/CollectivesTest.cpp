@@ -23,6 +23,7 @@ TEST(Collectives, BusBandwidthFactorsFollowNcclTests) {
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("alltoall"), 4), 3.0 / 4);
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("sendrecv"), 4), 1.0);
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("reduce"), 4), 1.0);
+  EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("gather"), 4), 3.0 / 4);
 }
 
 TEST(Collectives, TheFirstAlgorithmMovesWhatBusBandwidthAssumes) {
@@ -129,6 +130,20 @@ TEST(Collectives, ReduceLeavesTheSumOnTheRootOnly) {
   EXPECT_TRUE(reduce.result_at_root_only);
   EXPECT_TRUE(reduce.reduction);
   EXPECT_EQ(kernels::expectedValue(reduce.expect(l, 0, 3), 9), kernels::patternSum(9, 3));
+}
+
+TEST(Collectives, GatherCollectsEveryBlockOnTheRoot) {
+  const CollectiveDescriptor& gather = named("gather");
+  // 1000 fp32 elements over 3 ranks: each sends 333, the root receives 999.
+  const CollectiveLayout l = layoutFor(gather, 4000, 4, 3, 2);
+  EXPECT_EQ(l.count, 999u);
+  EXPECT_EQ(l.send, 333u);
+  EXPECT_EQ(l.recv, 999u);
+  EXPECT_EQ(l.call_count, 333u);
+  EXPECT_EQ(l.send_offset_in_place, 666u);
+  EXPECT_TRUE(gather.result_at_root_only);
+  // Block 1 of the root's result is rank 1's input.
+  EXPECT_EQ(kernels::expectedValue(gather.expect(l, 0, 3), 333 + 4), kernels::patternValue(4, 1));
 }
 
 TEST(Collectives, OneAllocationHoldsBothBuffers) {
