@@ -15,11 +15,13 @@ extern const CollectiveDescriptor kAllToAll;
 extern const CollectiveDescriptor kSendRecv;
 extern const CollectiveDescriptor kReduce;
 extern const CollectiveDescriptor kGather;
+extern const CollectiveDescriptor kScatter;
 
 namespace {
 
-constexpr std::array kCollectives = {&kAllReduce, &kReduceScatter, &kAllGather, &kBroadcast,
-                                     &kAllToAll,  &kSendRecv,      &kReduce,    &kGather};
+constexpr std::array kCollectives = {&kAllReduce, &kReduceScatter, &kAllGather,
+                                     &kBroadcast, &kAllToAll,      &kSendRecv,
+                                     &kReduce,    &kGather,        &kScatter};
 
 }  // namespace
 

@@ -24,6 +24,7 @@ TEST(Collectives, BusBandwidthFactorsFollowNcclTests) {
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("sendrecv"), 4), 1.0);
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("reduce"), 4), 1.0);
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("gather"), 4), 3.0 / 4);
+  EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("scatter"), 4), 3.0 / 4);
 }
 
 TEST(Collectives, TheFirstAlgorithmMovesWhatBusBandwidthAssumes) {
@@ -144,6 +145,19 @@ TEST(Collectives, GatherCollectsEveryBlockOnTheRoot) {
   EXPECT_TRUE(gather.result_at_root_only);
   // Block 1 of the root's result is rank 1's input.
   EXPECT_EQ(kernels::expectedValue(gather.expect(l, 0, 3), 333 + 4), kernels::patternValue(4, 1));
+}
+
+TEST(Collectives, ScatterHandsEachRankItsBlockOfTheRoots) {
+  const CollectiveDescriptor& scatter = named("scatter");
+  const CollectiveLayout l = layoutFor(scatter, 4000, 4, 3, 2);
+  EXPECT_EQ(l.count, 999u);
+  EXPECT_EQ(l.send, 999u);
+  EXPECT_EQ(l.recv, 333u);
+  EXPECT_EQ(l.call_count, 333u);
+  EXPECT_EQ(l.recv_offset_in_place, 666u);
+  EXPECT_FALSE(scatter.result_at_root_only);
+  // Rank 2 holds rank 0's elements 666..998.
+  EXPECT_EQ(kernels::expectedValue(scatter.expect(l, 2, 3), 4), kernels::patternValue(670, 0));
 }
 
 TEST(Collectives, OneAllocationHoldsBothBuffers) {

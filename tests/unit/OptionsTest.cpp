@@ -354,7 +354,7 @@ TEST(Options, HelpAndVersionAreActionsNotRuns) {
   EXPECT_EQ(help.action, ParsedCommand::Action::Help);
   EXPECT_NE(help.help.find("--matmul-sizes"), std::string::npos);
   EXPECT_NE(help.help.find("--step-models"), std::string::npos);
-  EXPECT_NE(help.help.find("gather, step"), std::string::npos);
+  EXPECT_NE(help.help.find("scatter, step"), std::string::npos);
   EXPECT_EQ(parseCommandLine({"--version"}).action, ParsedCommand::Action::Version);
 }
 
@@ -390,7 +390,7 @@ TEST(Options, BadInputNamesTheOptionAndTheReason) {
   EXPECT_EQ(errorOf({"--device", "tpu"}), "--device: unknown device 'tpu' (auto, cuda, cpu)");
   EXPECT_EQ(errorOf({"matmull"}),
             "unknown suite 'matmull' (matmul, membw, allreduce, reduce_scatter, allgather, "
-            "broadcast, alltoall, sendrecv, reduce, gather, step)");
+            "broadcast, alltoall, sendrecv, reduce, gather, scatter, step)");
   EXPECT_EQ(errorOf({"matmul", "matmul"}), "suite 'matmul' given twice");
   EXPECT_EQ(errorOf({"--config", "/nonexistent/x.ini"}),
             "--config: cannot read '/nonexistent/x.ini'");
