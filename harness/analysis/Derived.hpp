@@ -28,6 +28,8 @@ struct DerivedResult {
   std::string title;    // "where the step time goes"
   std::vector<DerivedFigure> figures;
   std::vector<std::string> findings;  // the diagnosis, in plain words, one sentence each
+  // What a model behind the figures takes for granted (a projection's premises), one each.
+  std::vector<std::string> assumptions;
 };
 
 }  // namespace splitstep

@@ -95,7 +95,8 @@ void JsonReporter::reportDerived(const DerivedResult& derived) {
                                   {"subject", derived.subject},
                                   {"title", derived.title},
                                   {"figures", figures},
-                                  {"findings", derived.findings}});
+                                  {"findings", derived.findings},
+                                  {"assumptions", derived.assumptions}});
 }
 
 void JsonReporter::finalize() { writeFileAtomically(path_, document_.dump(2) + "\n"); }
