@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <optional>
 #include <set>
@@ -161,6 +162,7 @@ class Figures {
     return figure;
   }
   void assume(std::string assumption) { result_.assumptions.push_back(std::move(assumption)); }
+  void find(std::string finding) { result_.findings.push_back(std::move(finding)); }
   DerivedResult take() { return std::move(result_); }
 
  private:
@@ -209,6 +211,12 @@ void fitFigures(Figures& f, const Sweep& sweep, const LatencyBandwidthModel& m) 
 void projectionFigures(Figures& f, const Sweep& sweep, const LatencyBandwidthModel& m,
                        const ProjectionPlan& plan) {
   const double bytes = m.points.back().bytes;
+  if (const double miss = std::abs(m.residuals.back()); miss > kModelTolerance) {
+    f.find(
+        fmt::format("the model misses the largest size, {}, by {:.0f}%: the projections of it "
+                    "carry that error",
+                    formatBytes(static_cast<std::uint64_t>(bytes)), miss * 100));
+  }
   const AlgorithmCost& measured = sweep.collective->algorithms.front();
   const auto link = linkCostOf(m, bytes, measured, sweep.ranks);
   if (!link) {
@@ -357,10 +365,10 @@ DerivedResult stepProjection(const StepWorkload& w, const Sweep& sweep,
   f.assume(fmt::format("T_c ({}, mode none) is the same at every N: the same batch per rank",
                        formatSeconds(compute)));
   f.assume(fmt::format(
-      "each of the {} buckets is allreduced in the time the model of this run's {} {} {} "
+      "each of the {} bucket{} is allreduced in the time the model of this run's {} {} {} "
       "allreduce gives (fitted at {} rank{}; elsewhere projected as that allreduce is)",
-      w.buckets.size(), sweep.backend, sweep.dtype, sweep.in_place ? "in-place" : "out-of-place",
-      sweep.ranks, sweep.ranks == 1 ? "" : "s"));
+      w.buckets.size(), w.buckets.size() == 1 ? "" : "s", sweep.backend, sweep.dtype,
+      sweep.in_place ? "in-place" : "out-of-place", sweep.ranks, sweep.ranks == 1 ? "" : "s"));
   f.assume(
       "T_seq = T_c + the buckets' allreduces one after another; copying gradients into and out "
       "of the buckets is not counted");

@@ -108,6 +108,18 @@ TEST(CollectiveAnalysis, ProjectsToEachRankCountWithinAndAcrossNodes) {
   EXPECT_NE(d.assumptions[2].find("50.0 GB/s"), std::string::npos);
 }
 
+TEST(CollectiveAnalysis, SaysWhenTheModelMissesTheSizeItProjects) {
+  EXPECT_TRUE(deriveCollectiveFigures(sweep("allreduce", "nccl", "out of place", 2), plan())[0]
+                  .findings.empty());
+  std::vector<CaseResult> cases = sweep("allreduce", "nccl", "out of place", 2);
+  cases.back().across.median *= 2;  // 1 GiB twice as slow as the line through the rest
+  const auto results = deriveCollectiveFigures(cases, plan());
+  ASSERT_EQ(results[0].findings.size(), 1u);
+  EXPECT_EQ(results[0].findings[0],
+            "the model misses the largest size, 1 GiB, by 50%: the projections of it carry that "
+            "error");
+}
+
 TEST(CollectiveAnalysis, OneRankFitsButDoesNotProject) {
   const auto results =
       deriveCollectiveFigures(sweep("allreduce", "nccl", "out of place", 1), plan());
