@@ -1,13 +1,14 @@
 """splitstep's collective sweeps beside nccl-tests' output from the same job: time and busbw
-ratios per collective, placement and size, and whether every busbw ratio from --min-bytes up
-lies within --tolerance of 1.
+ratios per collective, placement and size, whether every busbw ratio from --min-bytes up lies
+within --tolerance of 1, and whether splitstep's checks found every element right.
 
     compare_nccl_tests.py results.json alltoall_perf.txt sendrecv_perf.txt ...
     compare_nccl_tests.py results.json gather=out/gather.txt --min-bytes 64M --tolerance 2
 
 Each nccl-tests file is the standard output of one *_perf binary, named after it
 (`alltoall_perf.txt`, `all_reduce_perf-np2.log`) or given as collective=path. Exit status 0 when
-every compared ratio is within the tolerance, 1 when one is not, 2 when nothing could be compared.
+every compared ratio is within the tolerance and no check failed, 1 otherwise, 2 when nothing
+could be compared.
 """
 import argparse
 import math
@@ -127,10 +128,15 @@ def main():
         print(f"{suite} {placement}: busbw ratio {rows['busbw_ratio'].min():.3f}-"
               f"{rows['busbw_ratio'].max():.3f} over {len(rows)} sizes >= {args.min_bytes} B, "
               f"{verdict} {args.tolerance:g}% (worst at {int(worst['bytes'])} B)")
+    compared = cases[cases["suite"].isin(reference["suite"].unique())]
+    wrong = compared[compared["wrong"] > 0]
+    print(f"splitstep's checks: {len(compared)} cases of these collectives, "
+          f"{len(wrong)} with wrong elements"
+          + "".join(f"\n  {row.suite} {row.case}: {row.wrong} wrong" for row in wrong.itertuples()))
     if judged.empty:
         print(f"no busbw to judge from {args.min_bytes} B up", file=sys.stderr)
         return 2
-    return 1 if not outside.empty else 0
+    return 1 if not outside.empty or not wrong.empty else 0
 
 
 if __name__ == "__main__":

@@ -81,6 +81,7 @@ class CompareNcclTestsTest(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("alltoall out of place: busbw ratio 0.990-0.990 over 2 sizes >= 67108864 B, "
                       "within 2%", done.stdout)
+        self.assertIn("3 cases of these collectives, 0 with wrong elements", done.stdout)
         row = [line for line in done.stdout.splitlines() if " 67108864 " in line][0]
         self.assertIn("1.010", row.split())  # 202 us against 200 us
 
@@ -89,6 +90,14 @@ class CompareNcclTestsTest(unittest.TestCase):
                                  case("alltoall", 134217728, 404e-6, 167.77 * 0.99)])
         self.assertEqual(done.returncode, 1)
         self.assertIn("OUTSIDE 2% (worst at 67108864 B)", done.stdout)
+
+    def test_a_failed_check_fails(self):
+        spoiled = case("alltoall", 67108864, 202e-6, 167.77 * 0.99)
+        spoiled["check"]["wrong"] = 3
+        done = self.run_compare([spoiled, case("alltoall", 134217728, 404e-6, 167.77 * 0.99)])
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("2 cases of these collectives, 1 with wrong elements", done.stdout)
+        self.assertIn("alltoall nccl fp32 67108864: 3 wrong", done.stdout)
 
     def test_nothing_to_compare(self):
         done = self.run_compare([case("allreduce", 67108864, 200e-6, 300.0)])
