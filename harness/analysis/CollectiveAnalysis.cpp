@@ -127,7 +127,8 @@ std::string networkAssumption(const ProjectionPlan& plan) {
       "bounded by the slowest link in its path, the network's {} per rank and {} per message",
       plan.gpus_per_node, gbPerSecond(plan.internode_bandwidth),
       plan.internode_latency ? formatSeconds(*plan.internode_latency)
-                             : "the measured latency (--project-internode-latency)");
+                             : "the measured link's latency (--project-internode-latency "
+                               "sets the network's)");
 }
 
 std::string oneRankAssumption() {
