@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "analysis/CaseResult.hpp"
+#include "analysis/CollectiveAnalysis.hpp"
 #include "analysis/StepAnalysis.hpp"
 #include "cluster/Cluster.hpp"
 #include "cluster/LaunchCheck.hpp"
@@ -102,7 +103,7 @@ std::vector<RankInfo> gatherRankInfo(const Device& device, const Cluster& cluste
 }
 
 void report(const RunContext& context, const std::vector<std::string>& payloads,
-            const OutputPlan& output) {
+            const OutputPlan& output, const ProjectionPlan& projection) {
   std::vector<std::vector<Sample>> by_rank;
   for (const std::string& payload : payloads) by_rank.push_back(decodeSamples(payload));
 
@@ -113,6 +114,12 @@ void report(const RunContext& context, const std::vector<std::string>& payloads,
   const std::vector<CaseResult> results = summarizeCases(by_rank);
   for (const CaseResult& result : results) reporters.reportCase(result);
   for (const DerivedResult& derived : deriveStepFigures(results)) reporters.reportDerived(derived);
+  for (const DerivedResult& derived : deriveStepProjection(results, projection)) {
+    reporters.reportDerived(derived);
+  }
+  for (const DerivedResult& derived : deriveCollectiveFigures(results, projection)) {
+    reporters.reportDerived(derived);
+  }
   reporters.finalize();
   if (!output.json_path.empty()) std::cout << "results written to " << output.json_path << '\n';
 }
@@ -173,7 +180,7 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   context.plan_hash = fmt::format("{:016x}", planHash(plan, buildId()));
   context.plan = plan.entries();
   context.measure = plan.measure;
-  report(context, payloads, plan.output);
+  report(context, payloads, plan.output, plan.projection);
   return 0;
 }
 

@@ -33,6 +33,8 @@ struct DerivedResult {
   std::vector<DerivedFigure> figures;
   std::vector<std::string> findings;  // the diagnosis, in plain words, one sentence each
   std::vector<std::string> notes;     // how the figures were obtained, what they leave out
+  // What a model behind the figures takes for granted (a projection's premises), one each.
+  std::vector<std::string> assumptions;
 };
 
 }  // namespace splitstep

@@ -19,6 +19,8 @@ constexpr int kMaxSeq = 1 << 20;
 constexpr int kMaxImage = 8192;
 constexpr int kMaxVocab = 1 << 20;
 constexpr double kMaxHostWorkMs = 60000;
+constexpr int kMaxProjectedRanks = 1 << 20;
+constexpr int kMaxGpusPerNode = 1 << 16;
 
 using ParseFn = void (*)(const OptionValue&, PlanDraft&);
 using CanonicalFn = std::string (*)(const RunPlan&);
@@ -90,6 +92,14 @@ int integerIn(const OptionValue& value, int min, int max) {
 bool positive(double x) { return x > 0; }
 bool fraction(double x) { return x >= 0 && x < 1; }
 bool hostWorkMs(double x) { return x >= 0 && x <= kMaxHostWorkMs; }
+
+std::vector<int> rankCounts(const OptionValue& value) {
+  std::vector<int> ranks;
+  for (const std::string& item : value.list()) {
+    ranks.push_back(integerIn(OptionValue(value.option(), item), 2, kMaxProjectedRanks));
+  }
+  return ranks;
+}
 
 std::vector<OptionSpec> buildTable() {
   const MeasureSettings m{};
@@ -303,6 +313,30 @@ std::vector<OptionSpec> buildTable() {
       "directory, to compare kernel by kernel with torch.profiler's",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.torch_profile_dir = v.text(); },
       [](const RunPlan& p) { return p.step.torch_profile_dir; }),
+    option("project-ranks", "4,8,16,32,64,128,256,512,1024",
+      "analysis: rank counts to project the collectives and the step to",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.projection.ranks = rankCounts(v); },
+      [](const RunPlan& p) { return joined(p.projection.ranks); }),
+    option("project-gpus-per-node", "8",
+      "analysis: ranks per node in the projection, joined by the measured link; more cross the network",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.projection.gpus_per_node = integerIn(v, 1, kMaxGpusPerNode); },
+      [](const RunPlan& p) { return std::to_string(p.projection.gpus_per_node); }),
+    option("project-internode-bw", "50",
+      "analysis: network bandwidth per rank between nodes in GB/s (a 400 Gb/s NIC per GPU: 50)",
+      [](const OptionValue& v, PlanDraft& d) {
+        d.plan.projection.internode_bandwidth = v.number(positive, "a positive number of GB/s") * 1e9;
+      },
+      [](const RunPlan& p) { return number(p.projection.internode_bandwidth / 1e9); }),
+    option("project-internode-latency", "measured",
+      "analysis: network latency per message between nodes (e.g. 5us); measured: the measured link's",
+      [](const OptionValue& v, PlanDraft& d) {
+        d.plan.projection.internode_latency.reset();
+        if (v.text() != "measured") d.plan.projection.internode_latency = v.seconds(0, 1);
+      },
+      [](const RunPlan& p) {
+        return p.projection.internode_latency ? number(*p.projection.internode_latency)
+                                              : std::string("measured");
+      }),
     option("timeout", "300s", "longest wait on another rank before the job is ended with an error",
       [](const OptionValue& v, PlanDraft& d) { d.plan.launch.timeout = v.seconds(0.1, 7 * 86400); },
       [](const RunPlan& p) { return number(p.launch.timeout); }),

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -226,6 +227,16 @@ struct StepPlan {
   CnnShape cnn;
 };
 
+// Where the analysis projects the collectives and the step to more ranks: nodes of
+// `gpus_per_node` ranks joined by the measured link, and a network between nodes
+// (docs/metrics.md, "Projection").
+struct ProjectionPlan {
+  std::vector<int> ranks;
+  int gpus_per_node = 8;
+  double internode_bandwidth = 50e9;        // bytes/s per rank
+  std::optional<double> internode_latency;  // seconds per message; empty: the measured link's
+};
+
 struct LaunchPlan {
   DeviceKind device = DeviceKind::Auto;
   bool allow_gpu_sharing = false;
@@ -243,6 +254,7 @@ struct RunPlan {
   MembwPlan membw;
   CollectivesPlan collectives;
   StepPlan step;
+  ProjectionPlan projection;
   LaunchPlan launch;
   OutputPlan output;
   std::string config_file;  // empty when none was read

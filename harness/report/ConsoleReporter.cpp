@@ -110,6 +110,7 @@ std::string formatFigure(const std::string& unit, double value) {
   if (unit == "s") return formatSeconds(value);
   if (unit == "%") return fmt::format("{:.1f}%", value);
   if (unit == "rank") return fmt::format("r{}", static_cast<long long>(value));
+  if (unit == "B") return formatBytes(static_cast<std::uint64_t>(value));
   return formatRate(value) + " " + unit;
 }
 
@@ -178,6 +179,8 @@ void ConsoleReporter::reportDerived(const DerivedResult& derived) {
   }
   printTable(out_, rows);
   for (const std::string& note : derived.notes) out_ << "  " << note << '\n';
+  if (!derived.assumptions.empty()) out_ << "  assumes:\n";
+  for (const std::string& assumption : derived.assumptions) out_ << "    " << assumption << '\n';
   if (!derived.findings.empty()) out_ << "  diagnosis:\n";
   for (const std::string& finding : derived.findings) out_ << "    " << finding << '\n';
 }

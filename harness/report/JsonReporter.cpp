@@ -102,7 +102,8 @@ void JsonReporter::reportDerived(const DerivedResult& derived) {
                                   {"title", derived.title},
                                   {"figures", figures},
                                   {"findings", derived.findings},
-                                  {"notes", derived.notes}});
+                                  {"notes", derived.notes},
+                                  {"assumptions", derived.assumptions}});
 }
 
 void JsonReporter::finalize() { writeFileAtomically(path_, document_.dump(2) + "\n"); }

@@ -174,6 +174,23 @@ TEST(ConsoleReporter, DerivedFiguresFollowTheSuiteTablesWithUnitsPerRankValuesAn
   EXPECT_LT(text.find("\nmatmul ["), text.find("\nstep ["));
   EXPECT_LT(text.find("\nstep ["), derived);
   EXPECT_LT(text.find("  mlp bf16 overlap  12.20 ms ±"), derived);
+  EXPECT_EQ(text.find("assumes:"), std::string::npos);  // the step analysis assumes nothing
+}
+
+TEST(ConsoleReporter, DerivedSizesAreBytesAndAssumptionsComeBeforeTheDiagnosis) {
+  DerivedResult d;
+  d.suite = "allreduce";
+  d.subject = "nccl fp32";
+  d.title = "latency-bandwidth model";
+  d.figures = {
+      {"collective/fit/allreduce/nccl/fp32/out/valid_from", "holds from", "B", 1048576, {}, ""}};
+  d.assumptions = {"nodes of 8 ranks"};
+  d.findings = {"a finding"};
+  const std::string text = render({}, {d});
+  EXPECT_TRUE(hasLine(text, "^allreduce nccl fp32: latency-bandwidth model$")) << text;
+  EXPECT_TRUE(hasLine(text, "^  holds from +1 MiB$")) << text;
+  EXPECT_TRUE(hasLine(text, "^    nodes of 8 ranks$")) << text;
+  EXPECT_LT(text.find("  assumes:\n"), text.find("  diagnosis:\n"));
 }
 
 }  // namespace

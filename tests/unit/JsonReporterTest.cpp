@@ -111,6 +111,15 @@ TEST(JsonReporter, DerivedFiguresAndFindingsFormATopLevelArray) {
   EXPECT_EQ(d["findings"], (std::vector<std::string>{"no bottleneck rule fired: the largest "
                                                      "phase is backward at 44.6% of the step "
                                                      "(overlap)"}));
+  EXPECT_EQ(d["assumptions"], nlohmann::json::array());
+}
+
+TEST(JsonReporter, DerivedAssumptionsAreAnArray) {
+  DerivedResult derived = testing::stepDerived();
+  derived.assumptions = {"nodes of 8 ranks", "a 50 GB/s network"};
+  const nlohmann::json doc = writeAndRead({}, {derived});
+  EXPECT_EQ(doc["derived"][0]["assumptions"],
+            (std::vector<std::string>{"nodes of 8 ranks", "a 50 GB/s network"}));
 }
 
 }  // namespace

@@ -349,12 +349,40 @@ TEST(Options, StepOptionsAreConfigKeys) {
   EXPECT_EQ(s.cnn.batch, 6);
 }
 
+TEST(Options, ProjectionDefaultsAreNodesOfEightGpusOnA50GBsNetwork) {
+  const ProjectionPlan p = parse({}).projection;
+  EXPECT_EQ(p.ranks, (std::vector<int>{4, 8, 16, 32, 64, 128, 256, 512, 1024}));
+  EXPECT_EQ(p.gpus_per_node, 8);
+  EXPECT_EQ(p.internode_bandwidth, 50e9);
+  EXPECT_FALSE(p.internode_latency.has_value());
+}
+
+TEST(Options, ProjectionOptionsAreParsed) {
+  const ProjectionPlan p =
+      parse({"--project-ranks", "16,3", "--project-gpus-per-node", "4", "--project-internode-bw",
+             "25.5", "--project-internode-latency", "5us"})
+          .projection;
+  EXPECT_EQ(p.ranks, (std::vector<int>{16, 3}));
+  EXPECT_EQ(p.gpus_per_node, 4);
+  EXPECT_EQ(p.internode_bandwidth, 25.5e9);
+  ASSERT_TRUE(p.internode_latency.has_value());
+  EXPECT_DOUBLE_EQ(*p.internode_latency, 5e-6);
+  EXPECT_EQ(errorOf({"--project-ranks", "1"}), "--project-ranks: 1 is out of range [2, 1048576]");
+  EXPECT_EQ(errorOf({"--project-ranks", "8,8"}), "--project-ranks: '8' given twice");
+  EXPECT_EQ(errorOf({"--project-gpus-per-node", "0"}),
+            "--project-gpus-per-node: 0 is out of range [1, 65536]");
+  EXPECT_EQ(errorOf({"--project-internode-bw", "0"}),
+            "--project-internode-bw: '0' is not a positive number of GB/s");
+  EXPECT_EQ(errorOf({"--project-internode-latency", "soon"}),
+            "--project-internode-latency: 'soon' is not a duration (e.g. 500us, 2ms, 0.5s, 15)");
+}
+
 TEST(Options, HelpAndVersionAreActionsNotRuns) {
   const ParsedCommand help = parseCommandLine({"--help"});
   EXPECT_EQ(help.action, ParsedCommand::Action::Help);
   EXPECT_NE(help.help.find("--matmul-sizes"), std::string::npos);
   EXPECT_NE(help.help.find("--step-models"), std::string::npos);
-  EXPECT_NE(help.help.find("broadcast, step"), std::string::npos);
+  EXPECT_NE(help.help.find("scatter, step"), std::string::npos);
   EXPECT_EQ(parseCommandLine({"--version"}).action, ParsedCommand::Action::Version);
 }
 
@@ -390,7 +418,7 @@ TEST(Options, BadInputNamesTheOptionAndTheReason) {
   EXPECT_EQ(errorOf({"--device", "tpu"}), "--device: unknown device 'tpu' (auto, cuda, cpu)");
   EXPECT_EQ(errorOf({"matmull"}),
             "unknown suite 'matmull' (matmul, membw, allreduce, reduce_scatter, allgather, "
-            "broadcast, step)");
+            "broadcast, alltoall, sendrecv, reduce, gather, scatter, step)");
   EXPECT_EQ(errorOf({"matmul", "matmul"}), "suite 'matmul' given twice");
   EXPECT_EQ(errorOf({"--config", "/nonexistent/x.ini"}),
             "--config: cannot read '/nonexistent/x.ini'");
