@@ -2,11 +2,13 @@
 
 #include "collect/SampleCodec.hpp"
 #include "report/AtomicFile.hpp"
+#include "stats/MedianInterval.hpp"
 
 namespace splitstep {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Summary, n, min, max, mean, stddev, median, p5, p95, iqr, cv)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MedianInterval, low, high, coverage)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MeasureSettings, warmup, warmup_time, loops, min_sample_time,
-                                   samples, min_samples, min_time, max_noise, max_time,
+                                   samples, min_samples, min_time, ci_target, max_noise, max_time,
                                    queued_start, l2_flush, cuda_graph, align_ranks)
 
 void JsonReporter::reportContext(const RunContext& context) {
@@ -43,6 +45,7 @@ void JsonReporter::reportCase(const CaseResult& result) {
     nlohmann::json entry = rank.measurement;  // values, host_values, cold, loops, noise, ...
     entry["rank"] = rank.rank;
     entry["summary"] = rank.summary;
+    entry["median_ci"] = rank.median_ci;
     entry["host_summary"] = rank.host_summary;
     entry["checks"] = rank.checks;
     entry["warnings"] = rank.warnings;

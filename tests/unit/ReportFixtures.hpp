@@ -40,7 +40,9 @@ inline Sample matmulSample(const std::string& dtype, std::vector<double> values)
   m.loops = 2;
   m.noise = 0.001;
   m.noise_target_met = true;
-  m.stop_reason = "noise target met on every rank";
+  m.stop_rule = StopRule::NoiseTarget;
+  m.stop_reason = "noise target met (std/mean 0.10%)";
+  m.wall = {45e-3, 5e-3, 10e-3, 0.5};
   m.clock_at_start = SmClock{1980, 1980, ""};
   m.clock_at_end = SmClock{1980, 1980, ""};
   return s;
@@ -82,7 +84,8 @@ inline Sample stepSample(const std::string& model, const std::string& precision,
   m.loops = 1;
   m.noise = 0.01;
   m.noise_target_met = true;
-  m.stop_reason = kStopReasonNoise;
+  m.stop_rule = StopRule::NoiseTarget;
+  m.stop_reason = "noise target met (std/mean 1.00%)";
   return s;
 }
 
