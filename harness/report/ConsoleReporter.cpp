@@ -159,6 +159,12 @@ void ConsoleReporter::reportContext(const RunContext& context) {
     out_ << fmt::format("  rank {}: {} {} {}\n", r.rank, r.host, r.device, r.device_name);
   }
   for (const std::string& note : context.notes) out_ << "  note: " << note << '\n';
+  std::vector<std::string> parts = {"start-up " + formatSeconds(context.wall.start_up)};
+  for (const auto& [suite, seconds] : context.wall.suites) {
+    parts.push_back(suite + " " + formatSeconds(seconds));
+  }
+  parts.push_back("gather " + formatSeconds(context.wall.gather));
+  out_ << fmt::format("  wall time: {}\n", fmt::join(parts, ", "));
   const std::string samples =
       ms.samples > 0
           ? fmt::format("{} samples", ms.samples)

@@ -15,6 +15,10 @@ void JsonReporter::reportContext(const RunContext& context) {
   const Versions& v = context.versions;
   nlohmann::json plan = nlohmann::json::object();
   for (const auto& [key, value] : context.plan) plan[key] = value;
+  nlohmann::json suites = nlohmann::json::array();
+  for (const auto& [suite, seconds] : context.wall.suites) {
+    suites.push_back({{"suite", suite}, {"seconds", seconds}});
+  }
   document_ = {
       {"schema", kResultsSchema},
       {"metadata",
@@ -31,7 +35,11 @@ void JsonReporter::reportContext(const RunContext& context) {
         {"backend", context.backend},
         {"notes", context.notes},
         {"plan_hash", context.plan_hash},
-        {"measure", context.measure}}},
+        {"measure", context.measure},
+        {"wall",
+         {{"start_up", context.wall.start_up},
+          {"suites", suites},
+          {"gather", context.wall.gather}}}}},
       {"plan", plan},
       {"ranks", context.ranks},
       {"cases", nlohmann::json::array()},

@@ -34,6 +34,9 @@ TEST(ConsoleReporter, HeaderNamesVersionsRanksAndTheTimingPlan) {
       << text;
   EXPECT_TRUE(hasLine(text, "^  rank 1: nodeA cuda:1 NVIDIA H200$")) << text;
   EXPECT_TRUE(
+      hasLine(text, "^  wall time: start-up 2\\.500 s, matmul 12\\.25 s, gather 125\\.0 ms$"))
+      << text;
+  EXPECT_TRUE(
       hasLine(text, "a timed cold start, 1 warm-up run\\(s\\), then 2 samples, 1 loops each"))
       << text;
   EXPECT_TRUE(hasLine(text, "^host: how long the host took to queue one loop")) << text;

@@ -40,6 +40,10 @@ TEST(JsonReporter, MetadataNamesEveryVersionTheCommandAndThePlan) {
   EXPECT_EQ(meta["measure"]["samples"], 2);
   EXPECT_EQ(meta["measure"]["max_noise"], 0.005);
   EXPECT_EQ(meta["measure"]["ci_target"], 0.005);
+  EXPECT_EQ(meta["wall"]["start_up"], 2.5);
+  EXPECT_EQ(meta["wall"]["suites"][0]["suite"], "matmul");
+  EXPECT_EQ(meta["wall"]["suites"][0]["seconds"], 12.25);
+  EXPECT_EQ(meta["wall"]["gather"], 0.125);
   EXPECT_EQ(doc["plan"]["samples"], "2");
   EXPECT_EQ(doc["ranks"][1]["host"], "nodeA");
   EXPECT_EQ(doc["ranks"][1]["device_name"], "NVIDIA H200");

@@ -20,6 +20,7 @@ inline RunContext twoRankContext() {
   context.backend = "nccl";
   context.ranks = {{0, "nodeA", 0, "cuda:0", "NVIDIA H200"},
                    {1, "nodeA", 1, "cuda:1", "NVIDIA H200"}};
+  context.wall = {2.5, {{"matmul", 12.25}}, 0.125};
   return context;
 }
 
