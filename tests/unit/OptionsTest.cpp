@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "TempPath.hpp"
+#include "suites/SuiteCatalog.hpp"
 
 namespace splitstep {
 namespace {
@@ -113,6 +115,14 @@ TEST(Options, StepIsASuiteButNotADefaultOne) {
   EXPECT_EQ(parse({"step"}).suites, (std::vector<std::string>{"step"}));
   EXPECT_EQ(parse({"allreduce", "step"}).suites, (std::vector<std::string>{"allreduce", "step"}));
   EXPECT_EQ(errorOf({"step", "step"}), "suite 'step' given twice");
+}
+
+TEST(Options, AllNamesEverySuiteOfTheCatalogue) {
+  std::vector<std::string> every;
+  for (const SuiteInfo& suite : suiteCatalog()) every.emplace_back(suite.name);
+  EXPECT_EQ(parse({"all"}).suites, every);
+  EXPECT_NE(std::find(every.begin(), every.end(), "step"), every.end());  // not only the defaults
+  EXPECT_EQ(errorOf({"all", "matmul"}), "suite 'all' stands alone: it names every suite");
 }
 
 TEST(Options, StepDefaultsAreTheGpuReferenceCase) {
