@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <utility>
 #include <variant>
 
 #include "analysis/CaseResult.hpp"
@@ -138,6 +140,12 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
     return 0;
   }
   const RunPlan& plan = command.plan;
+  // Wall time of each part of the run, for the report to say where it went.
+  auto mark = std::chrono::steady_clock::now();
+  const auto lap = [&mark] {
+    const auto now = std::chrono::steady_clock::now();
+    return std::chrono::duration<double>(now - std::exchange(mark, now)).count();
+  };
   cluster.requireAllOk(checkLaunchSize(LauncherEnvironment::fromProcess(), cluster.size()));
   requireSamePlan(plan, cluster);
   cluster.requireAllOk(checkOutputs(plan.output, cluster));
@@ -168,11 +176,14 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   // Every suite says before any runs whether it can, so an infeasible plan ends in seconds.
   for (const auto& suite : suites) cluster.requireAllOk(suite->preflight(suite_context));
   std::vector<Sample> samples;
+  context.wall.start_up = lap();
   for (const auto& suite : suites) {
     std::vector<Sample> produced = suite->run(suite_context);
     samples.insert(samples.end(), produced.begin(), produced.end());
+    context.wall.suites.emplace_back(suite->name(), lap());
   }
   const std::vector<std::string> payloads = gatherToRoot(encodeSamples(samples), cluster.comm());
+  context.wall.gather = lap();
   if (cluster.rank() != 0) return 0;
 
   context.versions = collectVersions();

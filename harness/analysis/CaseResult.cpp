@@ -193,6 +193,7 @@ std::vector<CaseResult> summarizeCases(const std::vector<std::vector<Sample>>& b
       rank.rank = static_cast<int>(r);
       rank.measurement = match->measurement;
       rank.summary = summarize(match->measurement.values);
+      rank.median_ci = medianInterval(match->measurement.values, kMedianConfidence);
       rank.host_summary = summarize(match->measurement.host_values);
       rank.checks = match->checks;
       rank.warnings = measurementWarnings(rank.measurement, rank.summary);

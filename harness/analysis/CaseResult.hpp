@@ -7,14 +7,17 @@
 #include <vector>
 
 #include "measure/Sample.hpp"
+#include "stats/MedianInterval.hpp"
 #include "stats/Statistics.hpp"
 
 namespace splitstep {
 
 struct RankResult {
   int rank = 0;
-  Summary summary;       // of measurement.values
+  Summary summary;       // of measurement.values: the spread (cv, IQR) is the workload's
   Summary host_summary;  // of measurement.host_values
+  // The uncertainty of summary.median: its interval at kMedianConfidence.
+  MedianInterval median_ci;
   Measurement measurement;
   std::vector<Check> checks;
   std::vector<std::string> warnings;  // from measurementWarnings()

@@ -1,5 +1,7 @@
 #include "collect/SampleCodec.hpp"
 
+#include <stdexcept>
+
 namespace splitstep {
 namespace {
 
@@ -29,7 +31,9 @@ void to_json(nlohmann::json& json, const Measurement& m) {
           {"timer_overhead", m.timer_overhead},
           {"noise", m.noise},
           {"noise_target_met", m.noise_target_met},
+          {"stop_rule", toString(m.stop_rule)},
           {"stop_reason", m.stop_reason},
+          {"wall", m.wall},
           {"notes", m.notes}};
   putOptional(json, "clock_at_start", m.clock_at_start);
   putOptional(json, "clock_at_end", m.clock_at_end);
@@ -47,7 +51,11 @@ void from_json(const nlohmann::json& json, Measurement& m) {
   json.at("timer_overhead").get_to(m.timer_overhead);
   json.at("noise").get_to(m.noise);
   json.at("noise_target_met").get_to(m.noise_target_met);
+  const auto rule = enumFromString<StopRule>(json.at("stop_rule").get<std::string>());
+  if (!rule) throw std::invalid_argument("unknown stop_rule in a sample");
+  m.stop_rule = *rule;
   json.at("stop_reason").get_to(m.stop_reason);
+  json.at("wall").get_to(m.wall);
   json.at("notes").get_to(m.notes);
   getOptional(json, "clock_at_start", m.clock_at_start);
   getOptional(json, "clock_at_end", m.clock_at_end);

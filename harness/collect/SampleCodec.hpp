@@ -16,6 +16,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Check, name, checked, wrong)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankInfo, rank, host, local_rank, device, device_name)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Comparison, group, baseline, is_baseline)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SmClock, current_mhz, max_mhz, limited_by)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PhaseWallTimes, cold_start, warm_up, prepare, sampling)
 void to_json(nlohmann::json& json, const Measurement& m);
 void from_json(const nlohmann::json& json, Measurement& m);
 void to_json(nlohmann::json& json, const Sample& sample);

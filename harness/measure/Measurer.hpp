@@ -12,6 +12,7 @@
 #include "measure/MeasureSettings.hpp"
 #include "measure/Measurement.hpp"
 #include "measure/RankAgreement.hpp"
+#include "measure/WallClock.hpp"
 
 namespace splitstep {
 
@@ -22,7 +23,10 @@ class Measurer {
   static constexpr int kMaxQueuedLoops = 256;
   static constexpr int kMaxLoops = 1 << 20;
 
+  // `wall_clock` reads host time (a steady clock unless a test gives its own).
   Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings);
+  Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings,
+           WallClock& wall_clock);
 
   // `after_sample`, if given, runs after each timed sample once the device has finished it:
   // a body that times its own parts (a training step's phases) reads its timers there.
@@ -57,6 +61,8 @@ class Measurer {
   MeasureDevice& device_;
   RankAgreement& agreement_;
   MeasureSettings settings_;
+  SteadyWallClock steady_clock_;
+  WallClock& wall_clock_;
   std::unique_ptr<IntervalTimer> timer_;
   bool flush_ = false;
 };

@@ -82,6 +82,7 @@ Measurement partOf(const Measurement& step, std::vector<double> values, double m
   m.arrival_waits.clear();
   m.cold = 0;
   m.cold_host = 0;
+  m.wall = {};  // the step's time, counted once in the step's own Sample
   m.notes.clear();
   m.noise = relativeNoise(m.values);
   m.noise_target_met = m.noise <= max_noise;

@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "TempPath.hpp"
+#include "suites/SuiteCatalog.hpp"
 
 namespace splitstep {
 namespace {
@@ -55,6 +57,7 @@ TEST(Options, DefaultsRunEverySuiteWithGpuSizedCases) {
   EXPECT_EQ(plan.measure.loops, 0);    // autorange
   EXPECT_EQ(plan.measure.samples, 0);  // stopping rule
   EXPECT_DOUBLE_EQ(plan.measure.max_noise, 0.005);
+  EXPECT_DOUBLE_EQ(plan.measure.ci_target, 0.005);
   EXPECT_DOUBLE_EQ(plan.measure.min_sample_time, 2e-3);
   EXPECT_DOUBLE_EQ(plan.measure.max_time, 15);
   EXPECT_FALSE(plan.measure.queued_start || plan.measure.l2_flush || plan.measure.cuda_graph);
@@ -78,9 +81,10 @@ TEST(Options, ListsAndByteSuffixesAreParsed) {
 
 TEST(Options, MeasurementOptionsTakeDurationsAndPercentages) {
   const RunPlan plan =
-      parse({"--warmup", "0", "--warmup-time", "250ms", "--loops", "7", "--min-sample-time",
-             "500us", "--min-samples", "4", "--min-time", "2", "--max-noise", "1.5%", "--max-time",
-             "1min", "--queued-start", "--l2-flush", "--cuda-graph"});
+      parse({"--warmup",          "0",          "--warmup-time", "250ms", "--loops",     "7",
+             "--min-sample-time", "500us",      "--min-samples", "4",     "--min-time",  "2",
+             "--max-noise",       "1.5%",       "--max-time",    "1min",  "--ci-target", "2%",
+             "--queued-start",    "--l2-flush", "--cuda-graph"});
   const MeasureSettings& m = plan.measure;
   EXPECT_EQ(m.warmup, 0);
   EXPECT_DOUBLE_EQ(m.warmup_time, 0.25);
@@ -89,6 +93,7 @@ TEST(Options, MeasurementOptionsTakeDurationsAndPercentages) {
   EXPECT_EQ(m.min_samples, 4);
   EXPECT_DOUBLE_EQ(m.min_time, 2);
   EXPECT_DOUBLE_EQ(m.max_noise, 0.015);
+  EXPECT_DOUBLE_EQ(m.ci_target, 0.02);
   EXPECT_DOUBLE_EQ(m.max_time, 60);
   EXPECT_TRUE(m.queued_start && m.l2_flush && m.cuda_graph);
 }
@@ -113,6 +118,14 @@ TEST(Options, StepIsASuiteButNotADefaultOne) {
   EXPECT_EQ(parse({"step"}).suites, (std::vector<std::string>{"step"}));
   EXPECT_EQ(parse({"allreduce", "step"}).suites, (std::vector<std::string>{"allreduce", "step"}));
   EXPECT_EQ(errorOf({"step", "step"}), "suite 'step' given twice");
+}
+
+TEST(Options, AllNamesEverySuiteOfTheCatalogue) {
+  std::vector<std::string> every;
+  for (const SuiteInfo& suite : suiteCatalog()) every.emplace_back(suite.name);
+  EXPECT_EQ(parse({"all"}).suites, every);
+  EXPECT_NE(std::find(every.begin(), every.end(), "step"), every.end());  // not only the defaults
+  EXPECT_EQ(errorOf({"all", "matmul"}), "suite 'all' stands alone: it names every suite");
 }
 
 TEST(Options, StepDefaultsAreTheGpuReferenceCase) {
@@ -395,6 +408,7 @@ TEST(Options, BadInputNamesTheOptionAndTheReason) {
             "--max-time: 'soon' is not a duration (e.g. 500us, 2ms, 0.5s, 15)");
   EXPECT_EQ(errorOf({"--max-time", "0"}), "--max-time: '0' is out of range [0.001s, 86400s]");
   EXPECT_EQ(errorOf({"--max-noise", "0%"}), "--max-noise: '0%' is not a percentage in (0, 100]");
+  EXPECT_EQ(errorOf({"--ci-target", "0"}), "--ci-target: '0' is not a percentage in (0, 100]");
   EXPECT_EQ(errorOf({"--matmul-sizes", "0"}),
             "--matmul-sizes: '0' is not N or MxNxK with each in [1, 65536]");
   EXPECT_EQ(errorOf({"--matmul-sizes", "8x8"}), "--matmul-sizes: '8x8' is not N or MxNxK");
