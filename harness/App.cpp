@@ -14,6 +14,7 @@
 #include "cluster/LaunchCheck.hpp"
 #include "cluster/MpiAgreement.hpp"
 #include "cluster/PlanAgreement.hpp"
+#include "cluster/RankGroups.hpp"
 #include "collect/Collector.hpp"
 #include "collect/SampleCodec.hpp"
 #include "comm/MpiCommunicator.hpp"
@@ -91,6 +92,15 @@ std::vector<std::unique_ptr<Communicator>> openCommunicators(const CollectivesPl
   return comms;
 }
 
+// --groups against this launch: every rank resolves the same groups from the same plan and
+// host names, or refuses the same way.
+RankGroups formGroups(const CollectivesPlan& plan, const Cluster& cluster) {
+  auto groups = resolveGroups(plan.groups, plan.group_mode, cluster.hosts());
+  const auto* error = std::get_if<std::string>(&groups);
+  cluster.requireAllOk(error ? std::optional<std::string>(*error) : std::nullopt);
+  return std::get<RankGroups>(std::move(groups));
+}
+
 std::vector<RankInfo> gatherRankInfo(const Device& device, const Cluster& cluster) {
   const RankInfo mine{cluster.rank(), cluster.host(), cluster.localRank(), device.label(),
                       device.name()};
@@ -134,6 +144,7 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   cluster.requireAllOk(checkLaunchSize(LauncherEnvironment::fromProcess(), cluster.size()));
   requireSamePlan(plan, cluster);
   cluster.requireAllOk(checkOutputs(plan.output, cluster));
+  RankGroups groups = formGroups(plan.collectives, cluster);
 
   RunContext context;
   context.started_utc = utcNow();
@@ -147,8 +158,9 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   context.ranks = gatherRankInfo(*device, cluster);
 
   MpiAgreement agreement(cluster.comm(), watchdog);
-  SuiteContext suite_context{*device,       {}, agreement, watchdog, plan.measure, cluster.rank(),
-                             cluster.size()};
+  SuiteContext suite_context{
+      *device,          {}, agreement, watchdog, plan.measure, cluster.rank(), cluster.size(),
+      std::move(groups)};
   for (const auto& comm : comms) {
     suite_context.communicators.push_back(comm.get());
     if (!context.backend.empty()) context.backend += ',';

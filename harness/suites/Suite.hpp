@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/RankGroups.hpp"
 #include "comm/Communicator.hpp"
 #include "common/Watchdog.hpp"
 #include "device/Device.hpp"
@@ -24,6 +25,8 @@ struct SuiteContext {
   MeasureSettings measure;
   int rank = 0;
   int world_size = 1;
+  // The groups the collective suites run within (--groups); none: every rank together.
+  RankGroups groups{};
 };
 
 class Suite {
