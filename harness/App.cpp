@@ -21,7 +21,10 @@
 #include "comm/NcclCommunicator.hpp"
 #include "device/Device.hpp"
 #include "device/DeviceAssignment.hpp"
+#include "device/GpuTopology.hpp"
 #include "meta/BuildInfo.hpp"
+#include "meta/Environment.hpp"
+#include "meta/RankLinks.hpp"
 #include "meta/RunContext.hpp"
 #include "report/ConsoleReporter.hpp"
 #include "report/JsonReporter.hpp"
@@ -102,13 +105,27 @@ RankGroups formGroups(const CollectivesPlan& plan, const Cluster& cluster) {
 }
 
 std::vector<RankInfo> gatherRankInfo(const Device& device, const Cluster& cluster) {
-  const RankInfo mine{cluster.rank(), cluster.host(), cluster.localRank(), device.label(),
-                      device.name()};
+  RankInfo mine{cluster.rank(), cluster.host(), cluster.localRank(), device.label(), device.name()};
+  mine.node_index = nodeIndices(cluster.hosts()).at(static_cast<std::size_t>(cluster.rank()));
+  mine.pci_bus_id = device.pciBusId();
+  mine.uuid = device.uuid();
+  if (!mine.pci_bus_id.empty()) mine.gpu_links = gpuLinksFrom(mine.pci_bus_id);
   std::vector<RankInfo> all;
   for (const std::string& payload : gatherToRoot(encodeRankInfo(mine), cluster.comm())) {
     all.push_back(decodeRankInfo(payload));
   }
   return all;
+}
+
+// Collective: rank 0's launch environment, and the ranks whose own differs from it.
+void describeEnvironment(const Cluster& cluster, RunContext& context) {
+  const EnvironmentList all = processEnvironment();
+  context.job = jobInfo(all);
+  context.environment = launchEnvironment(all);
+  const std::vector<std::uint64_t> hashes = cluster.allgather(environmentHash(context.environment));
+  for (std::size_t r = 1; r < hashes.size(); ++r) {
+    if (hashes[r] != hashes.front()) context.environment_differs.push_back(static_cast<int>(r));
+  }
 }
 
 void report(const RunContext& context, const std::vector<std::string>& payloads,
@@ -156,6 +173,8 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
     comms = openCommunicators(plan.collectives, *device, cluster, watchdog, context.notes);
   }
   context.ranks = gatherRankInfo(*device, cluster);
+  context.gpu_links = linksBetweenRanks(context.ranks);
+  describeEnvironment(cluster, context);
 
   MpiAgreement agreement(cluster.comm(), watchdog);
   SuiteContext suite_context{
