@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "analysis/CaseResult.hpp"
+#include "analysis/GroupAnalysis.hpp"
 #include "analysis/StepAnalysis.hpp"
 #include "cluster/Cluster.hpp"
 #include "cluster/LaunchCheck.hpp"
@@ -140,6 +141,9 @@ void report(const RunContext& context, const std::vector<std::string>& payloads,
   const std::vector<CaseResult> results = summarizeCases(by_rank);
   for (const CaseResult& result : results) reporters.reportCase(result);
   for (const DerivedResult& derived : deriveStepFigures(results)) reporters.reportDerived(derived);
+  for (const DerivedResult& derived : deriveGroupFigures(results, context.ranks)) {
+    reporters.reportDerived(derived);
+  }
   reporters.finalize();
   if (!output.json_path.empty()) std::cout << "results written to " << output.json_path << '\n';
 }
