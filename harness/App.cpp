@@ -29,6 +29,7 @@
 #include "meta/RunContext.hpp"
 #include "report/ConsoleReporter.hpp"
 #include "report/JsonReporter.hpp"
+#include "report/TerminalProgress.hpp"
 #include "suites/Suite.hpp"
 
 namespace splitstep {
@@ -189,11 +190,23 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
     if (!context.backend.empty()) context.backend += ',';
     context.backend += comm->backend();
   }
+  std::vector<std::unique_ptr<Suite>> suites;
+  for (const std::string& name : plan.suites) suites.push_back(makeSuite(name, plan));
+  // Rank 0 shows where the run stands, on a terminal only: a log file keeps the report alone.
+  std::unique_ptr<Progress> progress;
+  if (cluster.rank() == 0 && !plan.output.quiet && TerminalProgress::stderrReachesTerminal()) {
+    progress = std::make_unique<TerminalProgress>(std::cerr);
+    std::size_t cases = 0;
+    for (const auto& suite : suites) cases += suite->caseCount(suite_context);
+    progress->start(cases);
+    suite_context.progress = progress.get();
+  }
   std::vector<Sample> samples;
-  for (const std::string& name : plan.suites) {
-    std::vector<Sample> produced = makeSuite(name, plan)->run(suite_context);
+  for (const auto& suite : suites) {
+    std::vector<Sample> produced = suite->run(suite_context);
     samples.insert(samples.end(), produced.begin(), produced.end());
   }
+  if (progress) progress->finish();
   const std::vector<std::string> payloads = gatherToRoot(encodeSamples(samples), cluster.comm());
   if (cluster.rank() != 0) return 0;
 

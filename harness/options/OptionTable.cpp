@@ -354,6 +354,9 @@ std::vector<OptionSpec> buildTable() {
     option("json", "", "write the full results to this JSON file",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.json_path = v.text(); },
       [](const RunPlan& p) { return p.output.json_path; }),
+    flagOption("quiet", "no progress line on stderr (rank 0 prints one where stderr is a terminal)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.output.quiet = v.onOff(); },
+      [](const RunPlan& p) { return trueFalse(p.output.quiet); }),
   };
   // clang-format on
 }

@@ -222,6 +222,7 @@ struct LaunchPlan {
 
 struct OutputPlan {
   std::string json_path;  // empty: no JSON file
+  bool quiet = false;     // no progress line on a terminal's stderr
 };
 
 struct RunPlan {

@@ -43,8 +43,12 @@ class CaseRunner {
   std::vector<Sample> take();
 
  private:
+  // Tells the context's progress when a case other than the last one begins.
+  void begin(const std::string& case_name);
+
   const SuiteContext& context_;
   std::string suite_;
+  std::string current_case_;
   std::vector<Sample> samples_;
 };
 

@@ -340,6 +340,12 @@ std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
   return runner.take();
 }
 
+std::size_t CollectiveSuite::caseCount(const SuiteContext& context) const {
+  const std::size_t groups = std::max<std::size_t>(context.groups.groups.size(), 1);
+  return plan_.dtypes.size() * plan_.placements.size() * plan_.bytes.size() *
+         context.communicators.size() * groups;
+}
+
 namespace {
 
 // Every collective of comm/Collectives.cpp is a suite of this kind.

@@ -12,6 +12,10 @@ class StepSuite final : public Suite {
   explicit StepSuite(StepPlan plan) : plan_(std::move(plan)) {}
   std::string name() const override { return std::string(step_keys::kSuite); }
   std::vector<Sample> run(const SuiteContext& context) override;
+  // One case per model, precision and sync mode; its phases are parts of it.
+  std::size_t caseCount(const SuiteContext&) const override {
+    return plan_.models.size() * plan_.precisions.size() * plan_.modes.size();
+  }
 
  private:
   StepPlan plan_;

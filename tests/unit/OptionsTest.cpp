@@ -150,6 +150,11 @@ TEST(Options, ASlowRankForTestsNeedsADelayAndADelayARank) {
             "--test-slow-rank: goes with a --test-slow-ms above 0");
 }
 
+TEST(Options, QuietIsASwitch) {
+  EXPECT_FALSE(parse({}).output.quiet);
+  EXPECT_TRUE(parse({"--quiet"}).output.quiet);
+}
+
 TEST(Options, StepIsASuiteButNotADefaultOne) {
   EXPECT_EQ(parse({"step"}).suites, (std::vector<std::string>{"step"}));
   EXPECT_EQ(parse({"allreduce", "step"}).suites, (std::vector<std::string>{"allreduce", "step"}));
