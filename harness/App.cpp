@@ -12,21 +12,27 @@
 
 #include "analysis/CaseResult.hpp"
 #include "analysis/CollectiveAnalysis.hpp"
+#include "analysis/GroupAnalysis.hpp"
 #include "analysis/StepAnalysis.hpp"
 #include "cluster/Cluster.hpp"
 #include "cluster/LaunchCheck.hpp"
 #include "cluster/MpiAgreement.hpp"
 #include "cluster/PlanAgreement.hpp"
+#include "cluster/RankGroups.hpp"
 #include "collect/Collector.hpp"
 #include "collect/SampleCodec.hpp"
 #include "comm/MpiCommunicator.hpp"
 #include "comm/NcclCommunicator.hpp"
 #include "device/Device.hpp"
 #include "device/DeviceAssignment.hpp"
+#include "device/GpuTopology.hpp"
 #include "meta/BuildInfo.hpp"
+#include "meta/Environment.hpp"
+#include "meta/RankLinks.hpp"
 #include "meta/RunContext.hpp"
 #include "report/ConsoleReporter.hpp"
 #include "report/JsonReporter.hpp"
+#include "report/TerminalProgress.hpp"
 #include "suites/Suite.hpp"
 
 namespace splitstep {
@@ -94,14 +100,37 @@ std::vector<std::unique_ptr<Communicator>> openCommunicators(const CollectivesPl
   return comms;
 }
 
+// --groups against this launch: every rank resolves the same groups from the same plan and
+// host names, or refuses the same way.
+RankGroups formGroups(const CollectivesPlan& plan, const Cluster& cluster) {
+  auto groups = resolveGroups(plan.groups, plan.group_mode, cluster.hosts());
+  const auto* error = std::get_if<std::string>(&groups);
+  cluster.requireAllOk(error ? std::optional<std::string>(*error) : std::nullopt);
+  return std::get<RankGroups>(std::move(groups));
+}
+
 std::vector<RankInfo> gatherRankInfo(const Device& device, const Cluster& cluster) {
-  const RankInfo mine{cluster.rank(), cluster.host(), cluster.localRank(), device.label(),
-                      device.name()};
+  RankInfo mine{cluster.rank(), cluster.host(), cluster.localRank(), device.label(), device.name()};
+  mine.node_index = nodeIndices(cluster.hosts()).at(static_cast<std::size_t>(cluster.rank()));
+  mine.pci_bus_id = device.pciBusId();
+  mine.uuid = device.uuid();
+  if (!mine.pci_bus_id.empty()) mine.gpu_links = gpuLinksFrom(mine.pci_bus_id);
   std::vector<RankInfo> all;
   for (const std::string& payload : gatherToRoot(encodeRankInfo(mine), cluster.comm())) {
     all.push_back(decodeRankInfo(payload));
   }
   return all;
+}
+
+// Collective: rank 0's launch environment, and the ranks whose own differs from it.
+void describeEnvironment(const Cluster& cluster, RunContext& context) {
+  const EnvironmentList all = processEnvironment();
+  context.job = jobInfo(all);
+  context.environment = launchEnvironment(all);
+  const std::vector<std::uint64_t> hashes = cluster.allgather(environmentHash(context.environment));
+  for (std::size_t r = 1; r < hashes.size(); ++r) {
+    if (hashes[r] != hashes.front()) context.environment_differs.push_back(static_cast<int>(r));
+  }
 }
 
 void report(const RunContext& context, const std::vector<std::string>& payloads,
@@ -117,6 +146,9 @@ void report(const RunContext& context, const std::vector<std::string>& payloads,
   for (const CaseResult& result : results) reporters.reportCase(result);
   for (const DerivedResult& derived : deriveStepFigures(results)) reporters.reportDerived(derived);
   for (const DerivedResult& derived : deriveStepProjection(results, projection)) {
+    reporters.reportDerived(derived);
+  }
+  for (const DerivedResult& derived : deriveGroupFigures(results, context.ranks)) {
     reporters.reportDerived(derived);
   }
   for (const DerivedResult& derived : deriveCollectiveFigures(results, projection)) {
@@ -149,6 +181,7 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   cluster.requireAllOk(checkLaunchSize(LauncherEnvironment::fromProcess(), cluster.size()));
   requireSamePlan(plan, cluster);
   cluster.requireAllOk(checkOutputs(plan.output, cluster));
+  RankGroups groups = formGroups(plan.collectives, cluster);
 
   RunContext context;
   context.started_utc = utcNow();
@@ -160,12 +193,15 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
     comms = openCommunicators(plan.collectives, *device, cluster, watchdog, context.notes);
   }
   context.ranks = gatherRankInfo(*device, cluster);
+  context.gpu_links = linksBetweenRanks(context.ranks);
+  describeEnvironment(cluster, context);
 
   MpiAgreement agreement(cluster.comm(), watchdog);
   SuiteContext suite_context{*device,        {},
                              agreement,      watchdog,
                              plan.measure,   cluster.rank(),
-                             cluster.size(), cluster.localSize()};
+                             cluster.size(), cluster.localSize(),
+                             std::move(groups)};
   for (const auto& comm : comms) {
     suite_context.communicators.push_back(comm.get());
     if (!context.backend.empty()) context.backend += ',';
@@ -175,6 +211,15 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   for (const std::string& name : plan.suites) suites.push_back(makeSuite(name, plan));
   // Every suite says before any runs whether it can, so an infeasible plan ends in seconds.
   for (const auto& suite : suites) cluster.requireAllOk(suite->preflight(suite_context));
+  // Rank 0 shows where the run stands, on a terminal only: a log file keeps the report alone.
+  std::unique_ptr<Progress> progress;
+  if (cluster.rank() == 0 && !plan.output.quiet && TerminalProgress::stderrReachesTerminal()) {
+    progress = std::make_unique<TerminalProgress>(std::cerr);
+    std::size_t cases = 0;
+    for (const auto& suite : suites) cases += suite->caseCount(suite_context);
+    progress->start(cases);
+    suite_context.progress = progress.get();
+  }
   std::vector<Sample> samples;
   context.wall.start_up = lap();
   for (const auto& suite : suites) {
@@ -182,6 +227,7 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
     samples.insert(samples.end(), produced.begin(), produced.end());
     context.wall.suites.emplace_back(suite->name(), lap());
   }
+  if (progress) progress->finish();
   const std::vector<std::string> payloads = gatherToRoot(encodeSamples(samples), cluster.comm());
   context.wall.gather = lap();
   if (cluster.rank() != 0) return 0;

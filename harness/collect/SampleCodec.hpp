@@ -13,7 +13,8 @@ namespace splitstep {
 // JSON keys are the field names, except Sample's case_name, written as "case".
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Rate, name, amount_per_loop, scale)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Check, name, checked, wrong)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankInfo, rank, host, local_rank, device, device_name)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankInfo, rank, host, local_rank, device, device_name,
+                                   node_index, pci_bus_id, uuid, gpu_links)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Comparison, group, baseline, is_baseline)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SmClock, current_mhz, max_mhz, limited_by)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PhaseWallTimes, cold_start, warm_up, prepare, sampling)

@@ -5,6 +5,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "comm/Collective.hpp"
@@ -19,6 +21,13 @@ class Communicator {
  public:
   virtual ~Communicator() = default;
   virtual std::string backend() const = 0;  // "nccl", "mpi"
+  // This rank's number among the communicator's ranks, and how many ranks it holds.
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Collective over every rank of this communicator: a communicator of the ranks that pass the
+  // same `color`, numbered in the order of their ranks here; nullptr on a rank that passes none.
+  // A rank that never arrives ends the wait with a TimeoutError.
+  virtual std::unique_ptr<Communicator> split(std::optional<int> color) = 0;
   // Whether buffers live on the GPU (NCCL, CUDA-aware MPI) or on the host.
   virtual bool usesDeviceBuffers() const = 0;
   // Whether this backend can run `collective` on `type` (in place or not); if not, `why_not`

@@ -41,6 +41,22 @@ MpiCommunicator::~MpiCommunicator() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
+std::unique_ptr<Communicator> MpiCommunicator::split(std::optional<int> color) {
+  // MPI_Comm_split has no non-blocking form: the ranks first meet at a barrier that is waited
+  // for under the watchdog, so that the split starts only once every rank has arrived.
+  MPI_Request arrived = MPI_REQUEST_NULL;
+  MPI_Ibarrier(comm_, &arrived);
+  waitForRequest(watchdog_, arrived, "the other ranks before MPI_Comm_split");
+  MPI_Comm part = MPI_COMM_NULL;
+  if (MPI_Comm_split(comm_, color.value_or(MPI_UNDEFINED), rank_, &part) != MPI_SUCCESS) {
+    throw std::runtime_error("MPI_Comm_split failed");
+  }
+  if (part == MPI_COMM_NULL) return nullptr;
+  auto split = std::make_unique<MpiCommunicator>(part, watchdog_, device_buffers_);
+  MPI_Comm_free(&part);  // the new communicator holds a duplicate
+  return split;
+}
+
 bool MpiCommunicator::supports(const CollectiveDescriptor& collective, DataType type, bool in_place,
                                std::string& why_not) const {
   if (collective.reduction && type != DataType::Float32) {

@@ -21,6 +21,9 @@ class MpiCommunicator final : public Communicator {
   MpiCommunicator& operator=(const MpiCommunicator&) = delete;
 
   std::string backend() const override { return "mpi"; }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::unique_ptr<Communicator> split(std::optional<int> color) override;
   bool usesDeviceBuffers() const override { return device_buffers_; }
   bool supports(const CollectiveDescriptor& collective, DataType type, bool in_place,
                 std::string& why_not) const override;

@@ -29,6 +29,25 @@ NcclCommunicator::NcclCommunicator(MPI_Comm mpi, Watchdog& watchdog) : watchdog_
   ncclUniqueId id{};
   if (rank == 0) check(ncclGetUniqueId(&id), "ncclGetUniqueId");
   MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, mpi);
+  watchHealth();
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  check(ncclCommInitRankConfig(&parent_, size, id, rank, &config), "ncclCommInitRankConfig");
+  waitReady(parent_, "ncclCommInitRankConfig");
+  ncclConfig_t child = NCCL_CONFIG_INITIALIZER;
+  child.blocking = 1;
+  check(ncclCommSplit(parent_, 0, rank, &comm_, &child), "ncclCommSplit");
+  waitReady(comm_, "ncclCommSplit");
+}
+
+NcclCommunicator::NcclCommunicator(ncclComm_t comm, Watchdog& watchdog)
+    : comm_(comm), watchdog_(watchdog) {
+  check(ncclCommUserRank(comm_, &rank_), "ncclCommUserRank");
+  check(ncclCommCount(comm_, &size_), "ncclCommCount");
+  watchHealth();
+}
+
+void NcclCommunicator::watchHealth() {
   registration_.emplace(watchdog_.watch(
       [this] {
         for (ncclComm_t comm : {parent_, comm_}) {
@@ -43,14 +62,21 @@ NcclCommunicator::NcclCommunicator(MPI_Comm mpi, Watchdog& watchdog) : watchdog_
         }
       },
       [this] { abort(); }));
+}
+
+std::unique_ptr<Communicator> NcclCommunicator::split(std::optional<int> color) {
+  if (parent_ == nullptr) throw std::logic_error("a split NCCL communicator does not split again");
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = 0;
-  check(ncclCommInitRankConfig(&parent_, size, id, rank, &config), "ncclCommInitRankConfig");
-  waitReady(parent_, "ncclCommInitRankConfig");
-  ncclConfig_t child = NCCL_CONFIG_INITIALIZER;
-  child.blocking = 1;
-  check(ncclCommSplit(parent_, 0, rank, &comm_, &child), "ncclCommSplit");
-  waitReady(comm_, "ncclCommSplit");
+  config.blocking = 1;  // as the world's child: a blocking launch per call
+  ncclComm_t part = nullptr;
+  check(ncclCommSplit(parent_, color.value_or(NCCL_SPLIT_NOCOLOR), rank_, &part, &config),
+        "ncclCommSplit");
+  // The split runs in the background of the non-blocking parent, which reports ncclInProgress
+  // until it is done on this rank; only then is `part` set (or left null without a color).
+  waitReady(parent_, "ncclCommSplit");
+  if (!color) return nullptr;
+  waitReady(part, "ncclCommSplit");
+  return std::unique_ptr<Communicator>(new NcclCommunicator(part, watchdog_));
 }
 
 NcclCommunicator::~NcclCommunicator() {

@@ -4,7 +4,8 @@
 // under the watchdog. The collectives run on a blocking child split from it: a non-blocking
 // communicator launches each call from a new host thread, which cost about 3.9 ms per call on
 // an H200 node (NCCL 2.28) and would swamp every timing. Waits for the GPU still poll the
-// child's asynchronous error under the watchdog, which aborts both on expiry.
+// child's asynchronous error under the watchdog, which aborts both on expiry. Groups of ranks
+// (split()) are split from the same non-blocking parent, each a blocking communicator of its own.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -28,6 +29,11 @@ class NcclCommunicator final : public Communicator {
   NcclCommunicator& operator=(const NcclCommunicator&) = delete;
 
   std::string backend() const override { return "nccl"; }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  // Collective over every rank of the parent (ncclCommSplit): needs the communicator made from
+  // an MPI communicator, not one split from it.
+  std::unique_ptr<Communicator> split(std::optional<int> color) override;
   bool usesDeviceBuffers() const override { return true; }
   bool supports(const CollectiveDescriptor&, DataType, bool, std::string&) const override {
     return true;
@@ -36,13 +42,17 @@ class NcclCommunicator final : public Communicator {
            DataType type, cudaStream_t stream) override;
 
  private:
+  // A communicator split from another's parent: `comm` is ready, this one owns it.
+  NcclCommunicator(ncclComm_t comm, Watchdog& watchdog);
+  // Polls `parent_` and `comm_` for asynchronous errors in every wait, aborts both on expiry.
+  void watchHealth();
   void check(ncclResult_t result, const char* call);
   // Waits while `comm` reports ncclInProgress (a communicator being created).
   void waitReady(ncclComm_t& comm, const char* call);
   void abort();
 
-  ncclComm_t parent_ = nullptr;  // non-blocking
-  ncclComm_t comm_ = nullptr;    // blocking, split from parent_
+  ncclComm_t parent_ = nullptr;  // non-blocking; null in a communicator made by split()
+  ncclComm_t comm_ = nullptr;    // blocking, split from parent_ (or from another's)
   Watchdog& watchdog_;
   int rank_ = 0;
   int size_ = 1;

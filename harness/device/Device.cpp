@@ -1,5 +1,7 @@
 #include "device/Device.hpp"
 
+#include <fmt/format.h>
+
 #include <atomic>
 #include <chrono>
 #include <fstream>
@@ -126,6 +128,16 @@ class CudaGraphReplay final : public GraphReplay {
   cudaStream_t stream_;
 };
 
+// nvidia-smi's form of a GPU's UUID: "GPU-" and the 16 bytes as 8-4-4-4-12 hex digits.
+std::string formatUuid(const cudaUUID_t& uuid) {
+  std::string text = "GPU-";
+  for (std::size_t i = 0; i < sizeof(uuid.bytes); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+    text += fmt::format("{:02x}", static_cast<unsigned char>(uuid.bytes[i]));
+  }
+  return text;
+}
+
 class CudaDevice final : public Device {
  public:
   CudaDevice(int index, Watchdog& watchdog) : index_(index), watchdog_(watchdog) {
@@ -135,8 +147,10 @@ class CudaDevice final : public Device {
     name_ = properties.name;
     l2_bytes_ = static_cast<std::size_t>(properties.l2CacheSize);
     SPLITSTEP_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    uuid_ = formatUuid(properties.uuid);
     char pci_bus_id[32] = {};
     if (cudaDeviceGetPCIBusId(pci_bus_id, sizeof(pci_bus_id), index) == cudaSuccess) {
+      pci_bus_id_ = pci_bus_id;
       nvml_ = NvmlClock::open(pci_bus_id);
     }
   }
@@ -152,6 +166,8 @@ class CudaDevice final : public Device {
   int index() const override { return index_; }
   std::string label() const override { return "cuda:" + std::to_string(index_); }
   std::string name() const override { return name_; }
+  std::string pciBusId() const override { return pci_bus_id_; }
+  std::string uuid() const override { return uuid_; }
   cudaStream_t stream() const override { return stream_; }
   std::unique_ptr<TimeMark> newMark(cudaStream_t stream) override {
     return std::make_unique<CudaEventMark>(stream);
@@ -233,6 +249,8 @@ class CudaDevice final : public Device {
   int index_;
   Watchdog& watchdog_;
   std::string name_;
+  std::string pci_bus_id_;
+  std::string uuid_;
   std::size_t l2_bytes_ = 0;
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<NvmlClock> nvml_;
@@ -271,6 +289,8 @@ class CpuDevice final : public Device {
   int index() const override { return 0; }
   std::string label() const override { return "cpu"; }
   std::string name() const override { return cpuModelName(); }
+  std::string pciBusId() const override { return {}; }
+  std::string uuid() const override { return {}; }
   cudaStream_t stream() const override { return nullptr; }
   std::optional<double> freeMemory() const override { return availableHostMemory(); }
   std::unique_ptr<TimeMark> newMark(cudaStream_t) override { return std::make_unique<HostMark>(); }

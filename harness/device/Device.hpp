@@ -31,6 +31,10 @@ class Device : public MeasureDevice {
   virtual int index() const = 0;
   virtual std::string label() const = 0;  // "cuda:0" or "cpu"
   virtual std::string name() const = 0;   // "NVIDIA H200", or the CPU model
+  // The physical GPU: its PCI bus id ("0000:19:00.0") and UUID ("GPU-…", nvidia-smi's form),
+  // whatever number CUDA_VISIBLE_DEVICES gave it; empty on the CPU.
+  virtual std::string pciBusId() const = 0;
+  virtual std::string uuid() const = 0;
   // The stream all timed work of this rank is queued on; nullptr on the CPU.
   virtual cudaStream_t stream() const = 0;
   // Bytes this rank could still allocate on the device: free GPU memory, or the host's available

@@ -1,6 +1,7 @@
 // Where one rank ran: what reports need to name a rank.
 #pragma once
 
+#include <map>
 #include <string>
 
 namespace splitstep {
@@ -11,6 +12,15 @@ struct RankInfo {
   int local_rank = 0;
   std::string device;       // "cuda:0" or "cpu"
   std::string device_name;  // "NVIDIA H200"
+  // Ranks on the same host share a node; nodes are numbered in the order of their lowest rank.
+  int node_index = 0;
+  // The physical GPU, whatever CUDA_VISIBLE_DEVICES made of its number: its PCI bus id
+  // ("0000:19:00.0") and UUID ("GPU-…", as nvidia-smi names it); empty on the CPU.
+  std::string pci_bus_id{};
+  std::string uuid{};
+  // How this rank's GPU reaches each other GPU of its node (by UUID): "NVLink", or the PCIe
+  // path as nvidia-smi topo names it ("PIX", "PXB", "PHB", "NODE", "SYS"); empty without NVML.
+  std::map<std::string, std::string> gpu_links{};
 };
 
 }  // namespace splitstep

@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "measure/MeasureSettings.hpp"
+#include "meta/Environment.hpp"
 #include "meta/RankInfo.hpp"
+#include "meta/RankLinks.hpp"
 
 namespace splitstep {
 
@@ -40,6 +42,12 @@ struct RunContext {
   std::vector<std::string> notes;  // about the whole run (a backend that could not run, ...)
   std::vector<RankInfo> ranks;
   RunWallTimes wall;
+  JobInfo job;
+  // Rank 0's NCCL_*, UCX_*, OMPI_* and CUDA_* variables (launchEnvironment), and the ranks whose
+  // own differ from them.
+  EnvironmentList environment;
+  std::vector<int> environment_differs;
+  std::vector<RankLink> gpu_links;  // between the ranks of each node (linksBetweenRanks)
 };
 
 // Versions of splitstep and of every library it runs on, read from the libraries at run time

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace splitstep {
 namespace {
@@ -21,6 +23,8 @@ constexpr int kMaxVocab = 1 << 20;
 constexpr double kMaxHostWorkMs = 60000;
 constexpr int kMaxProjectedRanks = 1 << 20;
 constexpr int kMaxGpusPerNode = 1 << 16;
+constexpr int kMaxRank = 1 << 20;
+constexpr double kMaxSlowMs = 60000;
 
 using ParseFn = void (*)(const OptionValue&, PlanDraft&);
 using CanonicalFn = std::string (*)(const RunPlan&);
@@ -89,9 +93,48 @@ int integerIn(const OptionValue& value, int min, int max) {
   return static_cast<int>(value.integer(min, max));
 }
 
+// --groups: all, pairs, nodes, size:N, or groups of ranks "0,1;2,3". A group needs two ranks
+// (the two ends of a link); whether the ranks exist is known only at start-up.
+GroupSpec groupSpec(const OptionValue& value) {
+  const std::string& text = value.text();
+  if (text == "all") return {GroupKind::All, 0, {}};
+  if (text == "pairs") return {GroupKind::Pairs, 0, {}};
+  if (text == "nodes") return {GroupKind::Nodes, 0, {}};
+  const auto malformed = [&value, &text] {
+    value.fail(fmt::format("'{}' is not all, pairs, nodes, size:N or groups such as 0,1;2,3",
+                           printable(text)));
+  };
+  if (text.starts_with("size:")) {
+    return {
+        GroupKind::Size, integerIn(OptionValue(value.option(), text.substr(5)), 2, kMaxRank), {}};
+  }
+  GroupSpec spec{GroupKind::List, 0, {}};
+  std::set<std::vector<int>> seen;
+  std::string_view rest = text;
+  for (;;) {
+    const std::size_t semicolon = rest.find(';');
+    const std::string item(rest.substr(0, semicolon));
+    if (item.empty() || item.find_first_not_of("0123456789,") != std::string::npos) malformed();
+    std::vector<int> group;
+    for (const std::string& rank : OptionValue(value.option(), item).list()) {
+      group.push_back(integerIn(OptionValue(value.option(), rank), 0, kMaxRank));
+    }
+    if (group.size() < 2) {
+      value.fail(fmt::format("group '{}' has one rank; a group needs two or more", item));
+    }
+    std::sort(group.begin(), group.end());
+    if (!seen.insert(group).second) value.fail(fmt::format("group '{}' given twice", item));
+    spec.list.push_back(std::move(group));
+    if (semicolon == std::string_view::npos) break;
+    rest.remove_prefix(semicolon + 1);
+  }
+  return spec;
+}
+
 bool positive(double x) { return x > 0; }
 bool fraction(double x) { return x >= 0 && x < 1; }
 bool hostWorkMs(double x) { return x >= 0 && x <= kMaxHostWorkMs; }
+bool slowMs(double x) { return x >= 0 && x <= kMaxSlowMs; }
 
 std::vector<int> rankCounts(const OptionValue& value) {
   std::vector<int> ranks;
@@ -209,6 +252,26 @@ std::vector<OptionSpec> buildTable() {
     option("test-stall-rank", "-1", "for tests of --timeout only: this rank stalls before its first collective",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.stall_rank = integerIn(v, -1, 1 << 30); },
       [](const RunPlan& p) { return std::to_string(p.collectives.stall_rank); }),
+    option("groups", "all",
+      "collectives: run each within groups of ranks: all (every rank together), pairs (every "
+      "pair), nodes (the ranks of each node), size:N (consecutive ranks, N at a time) or a list "
+      "such as 0,1;2,3",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.groups = groupSpec(v); },
+      [](const RunPlan& p) { return toString(p.collectives.groups); }),
+    option("group-mode", "sequential",
+      "collectives: sequential (one group at a time, alone on its links) or concurrent (every "
+      "group at once; groups that share ranks take turns)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.group_mode = v.choice<GroupMode>(); },
+      [](const RunPlan& p) { return std::string(toString(p.collectives.group_mode)); }),
+    option("test-slow-rank", "-1",
+      "for tests of --groups only: this rank waits --test-slow-ms on the host in every timed collective",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.slow_rank = integerIn(v, -1, kMaxRank); },
+      [](const RunPlan& p) { return std::to_string(p.collectives.slow_rank); }),
+    option("test-slow-ms", "0", "for tests of --groups only: see --test-slow-rank, in [0, 60000]",
+      [](const OptionValue& v, PlanDraft& d) {
+        d.plan.collectives.slow_seconds = v.number(slowMs, "a number of milliseconds in [0, 60000]") / 1000;
+      },
+      [](const RunPlan& p) { return number(p.collectives.slow_seconds * 1000); }),
     option("step-models", "mlp", "step: models to train: " + enumChoices<StepModel>(),
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.models = v.choices<StepModel>(); },
       [](const RunPlan& p) { return names(p.step.models); }),
@@ -349,6 +412,9 @@ std::vector<OptionSpec> buildTable() {
     option("json", "", "write the full results to this JSON file",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.json_path = v.text(); },
       [](const RunPlan& p) { return p.output.json_path; }),
+    flagOption("quiet", "no progress line on stderr (rank 0 prints one where stderr is a terminal)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.output.quiet = v.onOff(); },
+      [](const RunPlan& p) { return trueFalse(p.output.quiet); }),
   };
   // clang-format on
 }
@@ -397,6 +463,10 @@ void applyPlanRules(PlanDraft& draft, const std::map<std::string, OptionSource>&
   const StepPlan& s = draft.plan.step;
   if (s.momentum != 0 && s.optimizer != StepOptimizer::Sgd) {
     throw UsageError("--momentum: applies to sgd only");
+  }
+  const CollectivesPlan& c = draft.plan.collectives;
+  if ((c.slow_rank >= 0) != (c.slow_seconds > 0)) {
+    throw UsageError("--test-slow-rank: goes with a --test-slow-ms above 0");
   }
   if (s.transformer.width % s.transformer.heads != 0) {
     throw UsageError(fmt::format("--transformer-heads: {} does not divide --transformer-width {}",

@@ -12,6 +12,25 @@ std::string toString(const MatmulShape& shape) {
   return fmt::format("{}x{}x{}", shape.m, shape.n, shape.k);
 }
 
+std::string toString(const GroupSpec& spec) {
+  switch (spec.kind) {
+    case GroupKind::All:
+      return "all";
+    case GroupKind::Pairs:
+      return "pairs";
+    case GroupKind::Nodes:
+      return "nodes";
+    case GroupKind::Size:
+      return fmt::format("size:{}", spec.size);
+    case GroupKind::List:
+      break;
+  }
+  std::vector<std::string> groups;
+  for (const std::vector<int>& group : spec.list)
+    groups.push_back(fmt::format("{}", fmt::join(group, ",")));
+  return fmt::format("{}", fmt::join(groups, ";"));
+}
+
 std::vector<std::pair<std::string, std::string>> RunPlan::entries() const {
   std::vector<std::pair<std::string, std::string>> entries = {
       {"suites", fmt::format("{}", fmt::join(suites, ","))}, {"config", config_file}};

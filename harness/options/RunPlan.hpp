@@ -48,6 +48,9 @@ enum class DelayPhase { Data, Forward, Backward, Optimizer };
 // Where each step's batch comes from: pinned or pageable host memory (copied every step), or
 // already on the device (no copy: the data phase is empty).
 enum class InputSource { Pinned, Pageable, Device };
+// How the groups of --groups take turns: one group at a time, alone on its links, or every
+// group at once (a round of disjoint groups at a time, where groups share ranks).
+enum class GroupMode { Sequential, Concurrent };
 
 // The names users type and reports print (common/EnumNames.hpp).
 template <>
@@ -139,6 +142,13 @@ struct EnumNames<InputSource> {
       std::pair{InputSource::Device, std::string_view("device")}};
 };
 
+template <>
+struct EnumNames<GroupMode> {
+  static constexpr std::array values = {
+      std::pair{GroupMode::Sequential, std::string_view("sequential")},
+      std::pair{GroupMode::Concurrent, std::string_view("concurrent")}};
+};
+
 // C (m x n) = A (m x k) B (k x n).
 struct MatmulShape {
   std::int64_t m = 0;
@@ -159,6 +169,19 @@ struct MembwPlan {
   std::vector<std::uint64_t> bytes;  // size of each array
 };
 
+// --groups: which ranks run each collective together. all: every rank (no groups); pairs: every
+// pair of ranks; nodes: the ranks of each node; size: consecutive ranks, `size` at a time; list:
+// the groups as given. Resolved against the launch (world size, nodes) by cluster/RankGroups.
+enum class GroupKind { All, Pairs, Nodes, Size, List };
+struct GroupSpec {
+  GroupKind kind = GroupKind::All;
+  int size = 0;                        // kind Size
+  std::vector<std::vector<int>> list;  // kind List: each group's ranks, ascending
+  bool operator==(const GroupSpec&) const = default;
+};
+
+std::string toString(const GroupSpec& spec);  // "all", "pairs", "nodes", "size:4", "0,1;2,3"
+
 struct CollectivesPlan {
   std::vector<std::uint64_t> bytes;  // message sizes (nccl-tests' "size"), multiples of 4
   std::vector<CollectiveDtype> dtypes;
@@ -166,6 +189,12 @@ struct CollectivesPlan {
   std::vector<Backend> backends;  // empty: NCCL on GPUs, MPI on CPUs
   bool check = true;              // verify every element after the timed samples
   int stall_rank = -1;            // test only: this rank stalls before its first collective
+  GroupSpec groups;
+  GroupMode group_mode = GroupMode::Sequential;
+  // Test only: this rank sleeps `slow_seconds` on the host before each timed collective call, a
+  // slow GPU or link that the group analysis must flag.
+  int slow_rank = -1;
+  double slow_seconds = 0;
 };
 
 // N x (Linear(width, width) + GELU), MSE loss against a target of the output's shape.
@@ -245,6 +274,7 @@ struct LaunchPlan {
 
 struct OutputPlan {
   std::string json_path;  // empty: no JSON file
+  bool quiet = false;     // no progress line on a terminal's stderr
 };
 
 struct RunPlan {

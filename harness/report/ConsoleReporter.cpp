@@ -4,9 +4,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string_view>
+#include <utility>
 
+#include "analysis/NodeSpread.hpp"
 #include "common/Units.hpp"
 #include "stats/MedianInterval.hpp"
 
@@ -15,10 +18,67 @@ namespace {
 
 std::string formatRate(double value) { return fmt::format("{:.{}f}", value, value >= 10 ? 1 : 2); }
 
-std::size_t nodeCount(const std::vector<RankInfo>& ranks) {
-  std::set<std::string> hosts;
-  for (const RankInfo& r : ranks) hosts.insert(r.host);
-  return hosts.size();
+// "0-3,6": ascending ranks, runs of consecutive ones as ranges.
+std::string rankRanges(const std::vector<int>& ranks) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    parts.push_back(j == i ? std::to_string(ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]));
+    i = j + 1;
+  }
+  return fmt::format("{}", fmt::join(parts, ","));
+}
+
+// Rank 0's launch environment: NCCL_*, UCX_* and CUDA_* in full, OMPI_* counted (Open MPI's
+// launcher sets dozens; the JSON holds them all).
+std::string environmentLine(const EnvironmentList& environment) {
+  std::vector<std::string> shown;
+  std::size_t ompi = 0;
+  for (const auto& [name, value] : environment) {
+    if (name.starts_with("OMPI_")) {
+      ++ompi;
+    } else {
+      shown.push_back(name + "=" + value);
+    }
+  }
+  if (shown.empty() && ompi == 0) return "no NCCL_*, UCX_*, OMPI_* or CUDA_* variables";
+  if (ompi > 0) shown.push_back(fmt::format("and {} OMPI_* (in the JSON)", ompi));
+  return fmt::format("{}", fmt::join(shown, " "));
+}
+
+// One line per node: how its ranks' GPUs connect.
+std::vector<std::string> gpuLinkLines(const std::vector<RankLink>& links,
+                                      const std::vector<RankInfo>& ranks) {
+  std::map<int, std::vector<const RankLink*>> by_node;
+  for (const RankLink& link : links) by_node[link.node].push_back(&link);
+  std::vector<std::string> lines;
+  for (const auto& [node, node_links] : by_node) {
+    const auto info = std::find_if(ranks.begin(), ranks.end(), [node = node](const RankInfo& r) {
+      return r.node_index == node;
+    });
+    const std::string host = info == ranks.end() ? std::to_string(node) : info->host;
+    std::map<std::string, std::vector<std::string>> pairs;  // by link
+    for (const RankLink* link : node_links) {
+      pairs[link->link].push_back(fmt::format("r{}-r{}", link->first, link->second));
+    }
+    if (pairs.size() == 1 && node_links.size() == 1) {
+      lines.push_back(fmt::format("{}: {} between ranks {} and {}", host, pairs.begin()->first,
+                                  node_links.front()->first, node_links.front()->second));
+      continue;
+    }
+    if (pairs.size() == 1) {
+      lines.push_back(fmt::format("{}: {} between every pair of its ranks ({} pairs)", host,
+                                  pairs.begin()->first, node_links.size()));
+      continue;
+    }
+    std::vector<std::string> kinds;
+    for (const auto& [link, list] : pairs) {
+      kinds.push_back(fmt::format("{} {}", link, fmt::join(list, " ")));
+    }
+    lines.push_back(fmt::format("{}: {}", host, fmt::join(kinds, "; ")));
+  }
+  return lines;
 }
 
 // Left-aligned first and last columns, right-aligned numbers, two spaces between columns.
@@ -137,6 +197,24 @@ std::string rowLabel(const TableEntry& entry) {
                           : std::string(2 * entry.depth, ' ') + entry.result->series;
 }
 
+// Each whole case's per-rank medians by node, for a run on more than one node.
+void printByNode(std::ostream& out, const std::vector<CaseResult>& cases,
+                 const std::vector<RankInfo>& ranks) {
+  std::vector<std::vector<std::string>> rows = {
+      {"case", "node", "ranks", "min", "median", "max", ""}};
+  for (const CaseResult& c : cases) {
+    if (c.skipped() || !c.part_of.empty()) continue;
+    std::string label = c.case_name;
+    for (const NodeSpread& node : spreadByNode(c, ranks)) {
+      rows.push_back({std::exchange(label, ""), node.host, rankRanges(node.ranks),
+                      formatSeconds(node.across.min), formatSeconds(node.across.median),
+                      formatSeconds(node.across.max), node.slowest ? "slowest node" : ""});
+    }
+  }
+  out << "  by node: min / median / max of the medians of each node's ranks\n";
+  printTable(out, rows);
+}
+
 std::string formatFigure(const std::string& unit, double value) {
   if (unit == "s") return formatSeconds(value);
   if (unit == "%") return fmt::format("{:.1f}%", value);
@@ -157,7 +235,23 @@ void ConsoleReporter::reportContext(const RunContext& context) {
                       v.libtorch, v.cuda_runtime, v.cuda_driver, v.nccl, v.mpi,
                       context.backend.empty() ? "none" : context.backend);
   for (const RankInfo& r : ranks_) {
-    out_ << fmt::format("  rank {}: {} {} {}\n", r.rank, r.host, r.device, r.device_name);
+    out_ << fmt::format(
+        "  rank {}: {} {} {}{}\n", r.rank, r.host, r.device, r.device_name,
+        r.pci_bus_id.empty() ? std::string() : fmt::format(" (PCI {}, {})", r.pci_bus_id, r.uuid));
+  }
+  if (!context.job.scheduler.empty()) {
+    out_ << fmt::format("  job: {} {} on {}\n", context.job.scheduler, context.job.id,
+                        context.job.node_list);
+  }
+  for (const std::string& line : gpuLinkLines(context.gpu_links, ranks_)) {
+    out_ << "  GPU links on " << line << '\n';
+  }
+  out_ << "  environment (rank 0): " << environmentLine(context.environment) << '\n';
+  if (!context.environment_differs.empty()) {
+    out_ << fmt::format(
+        "  note: the NCCL_*, UCX_*, OMPI_* or CUDA_* variables of rank(s) {} differ from rank "
+        "0's\n",
+        fmt::join(context.environment_differs, ", "));
   }
   for (const std::string& note : context.notes) out_ << "  note: " << note << '\n';
   std::vector<std::string> parts = {"start-up " + formatSeconds(context.wall.start_up)};
@@ -331,6 +425,7 @@ void ConsoleReporter::flushSuite() {
       printTimeit(out_, c.case_name, label_width, *slow);
     }
   }
+  if (nodeCount(ranks_) > 1) printByNode(out_, pending_, ranks_);
   for (const auto& [note, cases] : notes) {
     out_ << fmt::format("  note ({}): {}\n", fmt::join(cases, ", "), note);
   }

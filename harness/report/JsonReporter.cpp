@@ -1,5 +1,6 @@
 #include "report/JsonReporter.hpp"
 
+#include "analysis/NodeSpread.hpp"
 #include "collect/SampleCodec.hpp"
 #include "report/AtomicFile.hpp"
 #include "stats/MedianInterval.hpp"
@@ -12,12 +13,26 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MeasureSettings, warmup, warmup_time, loops, 
                                    queued_start, l2_flush, cuda_graph, align_ranks)
 
 void JsonReporter::reportContext(const RunContext& context) {
+  ranks_ = context.ranks;
   const Versions& v = context.versions;
   nlohmann::json plan = nlohmann::json::object();
   for (const auto& [key, value] : context.plan) plan[key] = value;
   nlohmann::json suites = nlohmann::json::array();
   for (const auto& [suite, seconds] : context.wall.suites) {
     suites.push_back({{"suite", suite}, {"seconds", seconds}});
+  }
+  nlohmann::json job = nullptr;
+  if (!context.job.scheduler.empty()) {
+    job = {{"scheduler", context.job.scheduler},
+           {"id", context.job.id},
+           {"node_list", context.job.node_list}};
+  }
+  nlohmann::json environment = nlohmann::json::object();
+  for (const auto& [name, value] : context.environment) environment[name] = value;
+  nlohmann::json links = nlohmann::json::array();
+  for (const RankLink& link : context.gpu_links) {
+    links.push_back(
+        {{"node", link.node}, {"ranks", {link.first, link.second}}, {"link", link.link}});
   }
   document_ = {
       {"schema", kResultsSchema},
@@ -39,7 +54,11 @@ void JsonReporter::reportContext(const RunContext& context) {
         {"wall",
          {{"start_up", context.wall.start_up},
           {"suites", suites},
-          {"gather", context.wall.gather}}}}},
+          {"gather", context.wall.gather}}},
+        {"job", job},
+        {"environment", environment},
+        {"environment_differs_on_ranks", context.environment_differs},
+        {"gpu_links", links}}},
       {"plan", plan},
       {"ranks", context.ranks},
       {"cases", nlohmann::json::array()},
@@ -80,6 +99,17 @@ void JsonReporter::reportCase(const CaseResult& result) {
   if (!result.skipped()) {
     entry["across_ranks"] = result.across;
     entry["slowest_rank"] = result.slowest_rank;
+  }
+  if (nodeCount(ranks_) > 1 && !result.skipped()) {
+    nlohmann::json by_node = nlohmann::json::array();
+    for (const NodeSpread& node : spreadByNode(result, ranks_)) {
+      by_node.push_back({{"node", node.node},
+                         {"host", node.host},
+                         {"ranks", node.ranks},
+                         {"summary", node.across},
+                         {"slowest", node.slowest}});
+    }
+    entry["by_node"] = std::move(by_node);
   }
   if (result.arrival_skew) entry["arrival_skew"] = *result.arrival_skew;
   if (result.share) entry["share"] = *result.share;

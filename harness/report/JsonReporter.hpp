@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "report/Reporter.hpp"
 
@@ -23,6 +24,7 @@ class JsonReporter final : public Reporter {
  private:
   std::string path_;
   nlohmann::json document_;
+  std::vector<RankInfo> ranks_;  // to group each case's ranks by node
 };
 
 }  // namespace splitstep

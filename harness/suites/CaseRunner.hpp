@@ -37,12 +37,18 @@ class CaseRunner {
   const SuiteContext& context() const { return context_; }
   // Cases added since the last take().
   std::size_t size() const { return samples_.size(); }
+  // The case added `index`-th since the last take(); valid until the next add().
+  Sample& at(std::size_t index) { return samples_.at(index); }
   // Every case added so far, in order; the runner is empty afterwards.
   std::vector<Sample> take();
 
  private:
+  // Tells the context's progress when a case other than the last one begins.
+  void begin(const std::string& case_name);
+
   const SuiteContext& context_;
   std::string suite_;
+  std::string current_case_;
   std::vector<Sample> samples_;
 };
 

@@ -2,10 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
+#include <numeric>
+#include <optional>
 #include <thread>
 
+#include "cluster/RankGroups.hpp"
 #include "comm/CollectiveLayout.hpp"
 #include "common/Units.hpp"
 #include "device/CudaCheck.hpp"
@@ -85,10 +90,10 @@ class CollectiveCase {
   void fill() {
     const auto pattern = toPattern(type_);
     if (comm_.usesDeviceBuffers()) {
-      SPLITSTEP_CUDA_CHECK(kernels::fillPattern(send_, layout_.send, pattern, context_.rank,
+      SPLITSTEP_CUDA_CHECK(kernels::fillPattern(send_, layout_.send, pattern, comm_.rank(),
                                                 context_.device.stream()));
     } else {
-      kernels::fillPatternOnHost(send_, layout_.send, pattern, context_.rank);
+      kernels::fillPatternOnHost(send_, layout_.send, pattern, comm_.rank());
     }
   }
 
@@ -101,8 +106,8 @@ class CollectiveCase {
     fill();
     runOnce();
     context_.device.synchronize();
-    if (collective_.result_at_root_only && context_.rank != 0) return {"pattern", 0, 0};
-    const auto spec = collective_.expect(layout_, context_.rank, context_.world_size);
+    if (collective_.result_at_root_only && comm_.rank() != 0) return {"pattern", 0, 0};
+    const auto spec = collective_.expect(layout_, comm_.rank(), comm_.size());
     const auto pattern = toPattern(type_);
     std::uint64_t wrong = 0;
     if (comm_.usesDeviceBuffers()) {
@@ -148,77 +153,198 @@ bool fitsEverywhere(const SuiteContext& context, bool on_device, std::size_t byt
   return context.agreement.maxOverRanks(fits ? 0 : 1) == 0;
 }
 
-}  // namespace
+// The groups that run at the same time, and this rank's part in them.
+struct Round {
+  std::vector<std::vector<int>> groups;  // each group's ranks
+  std::vector<std::size_t> indices;      // each group's place in --groups; empty: no groups
+  std::optional<std::size_t> mine;       // this rank's group, a position in `groups`
+  // Per backend (SuiteContext::communicators), this rank's communicator in its group: the
+  // world's without groups, one split for the round otherwise, nullptr outside every group.
+  std::vector<Communicator*> comms;
+  std::vector<std::unique_ptr<Communicator>> owned;
+};
 
-std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
-  MeasureSettings settings = context.measure;
-  settings.align_ranks = true;
-  const std::optional<double> bus_factor = busBandwidthFactor(collective_, context.world_size);
-  // Host buffers are timed with the host clock: the call is complete when it returns.
-  const std::unique_ptr<Device> host_clock = openDevice({false, 0}, context.watchdog);
-  CaseRunner runner(context, name());
-  bool stalled = false;
-  for (CollectiveDtype dtype : plan_.dtypes) {
-    const DataType type = toDataType(dtype);
-    for (Placement placement : plan_.placements) {
-      const bool in_place = placement == Placement::InPlace;
-      for (std::uint64_t size : plan_.bytes) {
-        const CollectiveLayout layout =
-            layoutFor(collective_, size, elementBytes(type), context.world_size, context.rank);
-        const std::size_t bytes_needed = layout.allocation(in_place) * elementBytes(type);
-        for (Communicator* comm : context.communicators) {
-          Device& timer = comm->usesDeviceBuffers() ? context.device : *host_clock;
-          Sample& sample = runner.add(fmt::format("{} {} {}{}", comm->backend(), toString(dtype),
-                                                  formatBytes(size), in_place ? " in place" : ""),
-                                      name(),
-                                      {{"backend", comm->backend()},
-                                       {"dtype", std::string(toString(dtype))},
-                                       {"size", std::to_string(size)},
-                                       {"bytes", std::to_string(layout.bytes)},
-                                       {"count", std::to_string(layout.count)},
-                                       {"placement", in_place ? "in place" : "out of place"},
-                                       {"buffers", comm->usesDeviceBuffers() ? "device" : "host"}},
-                                      &timer);
-          std::string why_not;
-          if (layout.count == 0) {
-            CaseRunner::skip(sample, "too small for one element per rank");
-            continue;
-          }
-          if (in_place && !collective_.in_place_refusal.empty()) {
-            CaseRunner::skip(sample, std::string(collective_.in_place_refusal));
-            continue;
-          }
-          if (!comm->supports(collective_, type, in_place, why_not)) {
-            CaseRunner::skip(sample, why_not);
-            continue;
-          }
-          if (!fitsEverywhere(context, comm->usesDeviceBuffers(), bytes_needed)) {
-            sample.notes.push_back(fmt::format(
-                "clipped: {} of buffers do not fit in the free device memory of every rank",
-                formatBytes(bytes_needed)));
-            continue;
-          }
-          CollectiveCase body(context, collective_, *comm, type, in_place, layout);
-          body.fill();
-          if (plan_.stall_rank == context.rank && !stalled) {
-            stalled = true;  // --test-stall-rank: never arrive, as a hung rank would not
-            std::this_thread::sleep_for(std::chrono::hours(24));
-          }
-          runner.measure(
-              sample, settings, [&body] { body.runOnce(); }, nullptr, &timer);
-          if (plan_.check) sample.checks.push_back(body.check());
-          sample.rates.push_back({"algbw GB/s", static_cast<double>(layout.bytes), 1e9});
-          if (bus_factor) {
-            sample.rates.push_back(
-                {"busbw GB/s", static_cast<double>(layout.bytes) * *bus_factor, 1e9});
-          } else {
-            sample.notes.push_back("busbw is not defined for a single rank");
+Round everyRank(const SuiteContext& context) {
+  Round round;
+  round.groups.emplace_back(static_cast<std::size_t>(context.world_size));
+  std::iota(round.groups.front().begin(), round.groups.front().end(), 0);
+  round.mine = 0;
+  round.comms = context.communicators;
+  return round;
+}
+
+// Collective: splits every backend's communicator into the groups of one round.
+Round openRound(const SuiteContext& context, const std::string& suite,
+                const std::vector<std::size_t>& indices) {
+  Round round;
+  round.indices = indices;
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    const std::vector<int>& ranks = context.groups.groups.at(indices[i]);
+    round.groups.push_back(ranks);
+    if (std::find(ranks.begin(), ranks.end(), context.rank) != ranks.end()) round.mine = i;
+  }
+  context.watchdog.setOperation(suite + ": splitting the communicators into groups of ranks");
+  for (Communicator* world : context.communicators) {
+    round.owned.push_back(
+        world->split(round.mine ? std::optional(static_cast<int>(*round.mine)) : std::nullopt));
+    round.comms.push_back(round.owned.back().get());
+  }
+  return round;
+}
+
+// The cases of one round: each group's case of every dtype, placement, size and backend, the
+// round's groups timed together. Ranks outside the group that runs (or outside every group of a
+// round) take part in each decision of its Measurer, deferring to it, so that every rank makes
+// the same agreement calls.
+class RoundRunner {
+ public:
+  RoundRunner(const SuiteContext& context, const CollectiveDescriptor& collective,
+              const CollectivesPlan& plan, CaseRunner& runner)
+      : context_(context),
+        collective_(collective),
+        plan_(plan),
+        runner_(runner),
+        // Host buffers are timed with the host clock: the call is complete when it returns.
+        host_clock_(openDevice({false, 0}, context.watchdog)),
+        settings_(context.measure) {
+    settings_.align_ranks = true;
+  }
+
+  void run(const Round& round) {
+    for (CollectiveDtype dtype : plan_.dtypes) {
+      for (Placement placement : plan_.placements) {
+        for (std::uint64_t size : plan_.bytes) {
+          for (std::size_t b = 0; b < context_.communicators.size(); ++b) {
+            runCases(round, dtype, placement == Placement::InPlace, size, b);
           }
         }
       }
     }
   }
+
+ private:
+  void runCases(const Round& round, CollectiveDtype dtype, bool in_place, std::uint64_t size,
+                std::size_t backend) {
+    // Whether buffers live on the device, and what the backend supports, is the same for the
+    // world's communicator as for its groups'; ranks outside every group have only the world's.
+    Communicator& world = *context_.communicators[backend];
+    const DataType type = toDataType(dtype);
+    Device& timer = world.usesDeviceBuffers() ? context_.device : *host_clock_;
+    const std::size_t first = runner_.size();
+    std::vector<CollectiveLayout> layouts;
+    std::vector<bool> runs;
+    for (std::size_t g = 0; g < round.groups.size(); ++g) {
+      const std::vector<int>& ranks = round.groups[g];
+      const auto position = std::find(ranks.begin(), ranks.end(), context_.rank) - ranks.begin();
+      const int group_rank = round.mine == g ? static_cast<int>(position) : 0;
+      const int group_size = static_cast<int>(ranks.size());
+      const CollectiveLayout layout =
+          layoutFor(collective_, size, elementBytes(type), group_size, group_rank);
+      std::map<std::string, std::string> params = {
+          {"backend", world.backend()},
+          {"dtype", std::string(toString(dtype))},
+          {"size", std::to_string(size)},
+          {"bytes", std::to_string(layout.bytes)},
+          {"count", std::to_string(layout.count)},
+          {"placement", in_place ? "in place" : "out of place"},
+          {"buffers", world.usesDeviceBuffers() ? "device" : "host"}};
+      std::string name = fmt::format("{} {} {}{}", world.backend(), toString(dtype),
+                                     formatBytes(size), in_place ? " in place" : "");
+      if (!round.indices.empty()) {
+        params["group"] = groupName(ranks);
+        params["group_index"] = std::to_string(round.indices[g]);
+        params["group_mode"] = std::string(toString(context_.groups.mode));
+        name += " group " + groupName(ranks);
+      }
+      Sample& sample = runner_.add(name, std::string(collective_.name), std::move(params), &timer);
+      std::string why_not;
+      if (in_place && !collective_.in_place_refusal.empty()) why_not = collective_.in_place_refusal;
+      if (layout.count == 0) {
+        CaseRunner::skip(sample, "too small for one element per rank");
+      } else if (!why_not.empty() || !world.supports(collective_, type, in_place, why_not)) {
+        CaseRunner::skip(sample, why_not);
+      } else {
+        sample.rates.push_back({"algbw GB/s", static_cast<double>(layout.bytes), 1e9});
+        if (const auto bus_factor = busBandwidthFactor(collective_, group_size)) {
+          sample.rates.push_back(
+              {"busbw GB/s", static_cast<double>(layout.bytes) * *bus_factor, 1e9});
+        } else {
+          sample.notes.push_back("busbw is not defined for a single rank");
+        }
+      }
+      layouts.push_back(layout);
+      runs.push_back(layout.count != 0 && why_not.empty());
+    }
+    if (std::none_of(runs.begin(), runs.end(), [](bool r) { return r; })) return;
+    const bool mine_runs = round.mine && runs[*round.mine];
+    const std::size_t bytes_needed =
+        mine_runs ? layouts[*round.mine].allocation(in_place) * elementBytes(type) : 0;
+    if (!fitsEverywhere(context_, world.usesDeviceBuffers(), bytes_needed)) {
+      for (std::size_t g = 0; g < runs.size(); ++g) {
+        if (!runs[g]) continue;
+        Sample& sample = runner_.at(first + g);
+        sample.rates.clear();
+        sample.notes.push_back(
+            fmt::format("clipped: {} of buffers do not fit in the free device memory of every rank",
+                        formatBytes(layouts[g].allocation(in_place) * elementBytes(type))));
+      }
+      return;
+    }
+    if (!mine_runs) {
+      DeferringAgreement deferring(context_.agreement);
+      Sample idle = runner_.at(first);
+      runner_.measure(
+          idle, settings_, [] {}, nullptr, &timer, &deferring);
+      return;
+    }
+    Sample& sample = runner_.at(first + *round.mine);
+    CollectiveCase body(context_, collective_, *round.comms[backend], type, in_place,
+                        layouts[*round.mine]);
+    body.fill();
+    if (plan_.stall_rank == context_.rank && !stalled_) {
+      stalled_ = true;  // --test-stall-rank: never arrive, as a hung rank would not
+      std::this_thread::sleep_for(std::chrono::hours(24));
+    }
+    const bool slow = plan_.slow_rank == context_.rank;
+    const auto delay = std::chrono::duration<double>(plan_.slow_seconds);
+    runner_.measure(
+        sample, settings_,
+        [&body, slow, delay] {
+          if (slow) std::this_thread::sleep_for(delay);  // --test-slow-rank
+          body.runOnce();
+        },
+        nullptr, &timer);
+    if (plan_.check) sample.checks.push_back(body.check());
+  }
+
+  const SuiteContext& context_;
+  const CollectiveDescriptor& collective_;
+  const CollectivesPlan& plan_;
+  CaseRunner& runner_;
+  std::unique_ptr<Device> host_clock_;
+  MeasureSettings settings_;
+  bool stalled_ = false;
+};
+
+}  // namespace
+
+std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
+  CaseRunner runner(context, name());
+  RoundRunner rounds(context, collective_, plan_, runner);
+  if (context.groups.groups.empty()) {
+    rounds.run(everyRank(context));
+    return runner.take();
+  }
+  for (const std::vector<std::size_t>& indices : context.groups.rounds) {
+    rounds.run(openRound(context, name(), indices));
+  }
   return runner.take();
+}
+
+std::size_t CollectiveSuite::caseCount(const SuiteContext& context) const {
+  const std::size_t groups = std::max<std::size_t>(context.groups.groups.size(), 1);
+  return plan_.dtypes.size() * plan_.placements.size() * plan_.bytes.size() *
+         context.communicators.size() * groups;
 }
 
 namespace {

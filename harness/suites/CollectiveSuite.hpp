@@ -14,6 +14,7 @@ class CollectiveSuite final : public Suite {
       : collective_(collective), plan_(std::move(plan)) {}
   std::string name() const override { return std::string(collective_.name); }
   std::vector<Sample> run(const SuiteContext& context) override;
+  std::size_t caseCount(const SuiteContext& context) const override;
 
  private:
   const CollectiveDescriptor& collective_;

@@ -11,6 +11,9 @@ class MatmulSuite final : public Suite {
   explicit MatmulSuite(MatmulPlan plan) : plan_(std::move(plan)) {}
   std::string name() const override { return "matmul"; }
   std::vector<Sample> run(const SuiteContext& context) override;
+  std::size_t caseCount(const SuiteContext&) const override {
+    return plan_.dtypes.size() * plan_.shapes.size();
+  }
 
  private:
   MatmulPlan plan_;

@@ -124,4 +124,10 @@ const SuiteRegistration kMembwRegistration("membw", [](const SuiteInfo&, const R
   return std::unique_ptr<Suite>(std::make_unique<MembwSuite>(plan.membw));
 });
 
+std::size_t MembwSuite::caseCount(const SuiteContext& context) const {
+  // Per size: copy, triad, memcpy d2d and the four host<->device copies on a GPU (runOnGpu);
+  // copy, triad and the four copies, skipped, on the CPU (runOnCpu).
+  return plan_.bytes.size() * (context.device.isCuda() ? 7 : 6);
+}
+
 }  // namespace splitstep

@@ -11,6 +11,7 @@ class MembwSuite final : public Suite {
   explicit MembwSuite(MembwPlan plan) : plan_(std::move(plan)) {}
   std::string name() const override { return "membw"; }
   std::vector<Sample> run(const SuiteContext& context) override;
+  std::size_t caseCount(const SuiteContext& context) const override;
 
  private:
   MembwPlan plan_;

@@ -250,6 +250,7 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
           TrainingStep step(*workload, recipe, context.device, host_batch);
           GradientSync* used = syncs ? sync.get() : nullptr;
           Sample whole;
+          whole.case_name = case_name;  // names the case to the watchdog and the progress line
           whole.measurement.clock = context.device.clockName();
           const PhaseTimes times = timeMode(step, used, mode, runner, whole, settings);
           if (!plan_.torch_profile_dir.empty() && (mode != SyncMode::Single || context.rank == 0)) {

@@ -13,6 +13,10 @@ class StepSuite final : public Suite {
   std::string name() const override { return std::string(step_keys::kSuite); }
   std::optional<std::string> preflight(const SuiteContext& context) const override;
   std::vector<Sample> run(const SuiteContext& context) override;
+  // One case per model, precision and sync mode; its phases are parts of it.
+  std::size_t caseCount(const SuiteContext&) const override {
+    return plan_.models.size() * plan_.precisions.size() * plan_.modes.size();
+  }
 
  private:
   StepPlan plan_;

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "cluster/RankGroups.hpp"
 #include "comm/Communicator.hpp"
+#include "common/Progress.hpp"
 #include "common/Watchdog.hpp"
 #include "device/Device.hpp"
 #include "measure/MeasureSettings.hpp"
@@ -26,6 +28,9 @@ struct SuiteContext {
   int rank = 0;
   int world_size = 1;
   int ranks_on_node = 1;  // ranks sharing this rank's host memory
+  // The groups the collective suites run within (--groups); none: every rank together.
+  RankGroups groups{};
+  Progress* progress = nullptr;  // told of each case as it begins; none: nothing is shown
 };
 
 class Suite {
@@ -38,6 +43,9 @@ class Suite {
   virtual std::optional<std::string> preflight(const SuiteContext&) const { return std::nullopt; }
   // Every rank calls this with the same plan, so every rank makes the same collective calls.
   virtual std::vector<Sample> run(const SuiteContext& context) = 0;
+  // How many cases run() will report (each named once, measured or skipped), for the progress
+  // line.
+  virtual std::size_t caseCount(const SuiteContext& context) const = 0;
 };
 
 // Makes the suite `info` names, configured from its part of the plan.

@@ -42,10 +42,37 @@ struct OneRank {
   std::unique_ptr<NcclCommunicator> nccl;
 };
 
+// The cases a run reached, as the progress line hears of them.
+struct RecordedProgress final : Progress {
+  void start(std::size_t) override {}
+  void caseStarted(const std::string& suite, const std::string& name) override {
+    cases.push_back(suite + " " + name);
+  }
+  void finish() override {}
+  std::vector<std::string> cases;
+};
+
+// caseCount() announces as many cases as run() reports, and the progress hears of each once,
+// in the order they appear.
+void expectCasesAnnounced(const Suite& suite, const SuiteContext& context,
+                          const std::vector<Sample>& samples, const RecordedProgress& progress) {
+  std::vector<std::string> names;
+  for (const Sample& s : samples) {
+    const std::string name = s.suite + " " + s.case_name;
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  EXPECT_EQ(suite.caseCount(context), names.size()) << suite.name();
+  EXPECT_EQ(progress.cases, names) << suite.name();
+}
+
 void expectMatmulSamples(OneRank& rank) {
   MatmulSuite suite(
       {{{64, 64, 64}, {128, 64, 32}}, {MatmulDtype::Fp32, MatmulDtype::Bf16, MatmulDtype::Tf32}});
-  const auto samples = suite.run(rank.context());
+  RecordedProgress progress;
+  SuiteContext context = rank.context();
+  context.progress = &progress;
+  const auto samples = suite.run(context);
+  expectCasesAnnounced(suite, context, samples, progress);
   ASSERT_EQ(samples.size(), 6u);
   EXPECT_EQ(samples[0].case_name, "fp32 n=64");
   EXPECT_EQ(samples[5].case_name, "tf32 128x64x32");
@@ -72,7 +99,11 @@ void expectMatmulSamples(OneRank& rank) {
 
 void expectMembwSamples(OneRank& rank) {
   MembwSuite suite({{1 << 20}});
-  const auto samples = suite.run(rank.context());
+  RecordedProgress progress;
+  SuiteContext context = rank.context();
+  context.progress = &progress;
+  const auto samples = suite.run(context);
+  expectCasesAnnounced(suite, context, samples, progress);
   std::size_t timed = 0;
   for (const Sample& s : samples) {
     SCOPED_TRACE(s.case_name);
@@ -104,7 +135,11 @@ void expectCollectiveSamples(OneRank& rank) {
   plan.placements = {Placement::OutOfPlace, Placement::InPlace};
   for (const CollectiveDescriptor* c : collectives()) {
     CollectiveSuite suite(*c, plan);
-    const auto samples = suite.run(rank.context());
+    RecordedProgress progress;
+    SuiteContext context = rank.context();
+    context.progress = &progress;
+    const auto samples = suite.run(context);
+    expectCasesAnnounced(suite, context, samples, progress);
     const std::size_t backends = rank.nccl ? 2 : 1;
     ASSERT_EQ(samples.size(), 3 * 2 * 3 * backends);
     for (const Sample& s : samples) {
@@ -142,7 +177,12 @@ void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
   plan.mlp = {2, 256, 64};
   plan.transformer = {1, 64, 4, 16, 8, 128};
   plan.cnn = {1, 8, 16, 4};
-  const auto samples = StepSuite(plan).run(rank.context());
+  StepSuite suite(plan);
+  RecordedProgress progress;
+  SuiteContext context = rank.context();
+  context.progress = &progress;
+  const auto samples = suite.run(context);
+  expectCasesAnnounced(suite, context, samples, progress);
   std::size_t wholes = 0;
   for (const Sample& s : samples) {
     SCOPED_TRACE(s.case_name + " " + s.series);

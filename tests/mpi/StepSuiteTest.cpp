@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "analysis/CaseResult.hpp"
 #include "analysis/StepAnalysis.hpp"
@@ -141,6 +142,11 @@ class SilentCommunicator final : public Communicator {
  public:
   explicit SilentCommunicator(Communicator& real) : real_(real) {}
   std::string backend() const override { return "silent"; }
+  int rank() const override { return real_.rank(); }
+  int size() const override { return real_.size(); }
+  std::unique_ptr<Communicator> split(std::optional<int>) override {
+    throw std::logic_error("the step check does not split communicators");
+  }
   bool usesDeviceBuffers() const override { return false; }
   bool supports(const CollectiveDescriptor&, DataType, bool, std::string&) const override {
     return true;

@@ -150,6 +150,11 @@ if nodes > 1:
     assert len(placed) == tasks, placed
     if len(hosts) == nodes:
         print(f"ranks ran on {len(hosts)} hosts: {sorted(hosts)}")
+        # The report groups each case's ranks by node.
+        assert sorted(r["node_index"] for r in doc["ranks"]) == list(range(nodes)), doc["ranks"]
+        assert all(len(c["by_node"]) == nodes for c in cases if c["ranks"]), "a case without by_node"
+        report = open(os.path.join(dir, "report.txt")).read()
+        assert "  by node: min / median / max of the medians of each node's ranks" in report, report
     else:
         # Simulated nodes share this machine's hostname: Slurm's placement shows the two nodes.
         assert len(slurm_nodes) == nodes, f"tasks ran on Slurm nodes {sorted(slurm_nodes)}"

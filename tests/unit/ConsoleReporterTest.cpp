@@ -11,10 +11,11 @@ namespace splitstep {
 namespace {
 
 std::string render(const std::vector<CaseResult>& cases,
-                   const std::vector<DerivedResult>& derived = {}) {
+                   const std::vector<DerivedResult>& derived = {},
+                   const RunContext& context = testing::twoRankContext()) {
   std::ostringstream out;
   ConsoleReporter reporter(out);
-  reporter.reportContext(testing::twoRankContext());
+  reporter.reportContext(context);
   for (const CaseResult& c : cases) reporter.reportCase(c);
   for (const DerivedResult& d : derived) reporter.reportDerived(d);
   reporter.finalize();
@@ -32,7 +33,10 @@ TEST(ConsoleReporter, HeaderNamesVersionsRanksAndTheTimingPlan) {
   EXPECT_TRUE(
       hasLine(text, "LibTorch 2\\.11\\.0 \\| CUDA 13\\.0 \\(driver 13\\.0\\) \\| NCCL 2\\.28\\.3"))
       << text;
-  EXPECT_TRUE(hasLine(text, "^  rank 1: nodeA cuda:1 NVIDIA H200$")) << text;
+  EXPECT_TRUE(hasLine(text,
+                      "^  rank 1: nodeA cuda:1 NVIDIA H200 \\(PCI 0000:19:00\\.0, "
+                      "GPU-11111111-1111-1111-1111-111111111111\\)$"))
+      << text;
   EXPECT_TRUE(
       hasLine(text, "^  wall time: start-up 2\\.500 s, matmul 12\\.25 s, gather 125\\.0 ms$"))
       << text;
@@ -58,6 +62,50 @@ TEST(ConsoleReporter, HeaderStatesTheStoppingRule) {
                       "std/mean <= 0\\.5% or the noise is stable \\(at least 10 samples and "
                       "500\\.0 ms of them; at most 15\\.00 s per case\\)"))
       << out.str();
+}
+
+TEST(ConsoleReporter, HeaderNamesTheJobTheGpuLinksAndTheLaunchEnvironment) {
+  RunContext context = testing::twoRankContext();
+  const std::string plain = render(testing::matmulCases(), {}, context);
+  EXPECT_FALSE(hasLine(plain, "^  job: ")) << plain;
+  EXPECT_TRUE(hasLine(plain, "^  GPU links on nodeA: NVLink between ranks 0 and 1$")) << plain;
+  EXPECT_TRUE(hasLine(plain,
+                      "^  environment \\(rank 0\\): CUDA_VISIBLE_DEVICES=1,0 NCCL_DEBUG=WARN and 1 "
+                      "OMPI_\\* \\(in the JSON\\)$"))
+      << plain;
+  EXPECT_FALSE(hasLine(plain, "differ from rank 0's")) << plain;
+
+  context.job = {"slurm", "4242", "node[1-2]"};
+  context.environment_differs = {1};
+  context.environment.clear();
+  const std::string text = render(testing::matmulCases(), {}, context);
+  EXPECT_TRUE(hasLine(text, "^  job: slurm 4242 on node\\[1-2\\]$")) << text;
+  EXPECT_TRUE(hasLine(text,
+                      "^  environment \\(rank 0\\): no NCCL_\\*, UCX_\\*, OMPI_\\* or CUDA_\\* "
+                      "variables$"))
+      << text;
+  EXPECT_TRUE(
+      hasLine(text,
+              "^  note: the NCCL_\\*, UCX_\\*, OMPI_\\* or CUDA_\\* variables of rank\\(s\\) 1 "
+              "differ from rank 0's$"))
+      << text;
+}
+
+TEST(ConsoleReporter, RanksOnSeveralNodesAreSummarisedByNode) {
+  const std::string one_node = render(testing::matmulCases());
+  EXPECT_FALSE(hasLine(one_node, "by node")) << one_node;
+
+  const std::string text = render(testing::matmulCases(), {}, testing::twoNodeContext());
+  EXPECT_TRUE(hasLine(text, "^splitstep .* \\| 2 rank\\(s\\) on 2 node\\(s\\)")) << text;
+  EXPECT_FALSE(hasLine(text, "^  GPU links")) << text;  // no two ranks share a node
+  EXPECT_TRUE(hasLine(text, "^  by node: min / median / max of the medians of each node's ranks$"))
+      << text;
+  // bf16: rank 0 (nodeA) 1.369 ms, rank 1 (nodeB) 1.381 ms; the skipped tf32 case has no rows.
+  EXPECT_TRUE(hasLine(text, "^  bf16 n=8192 +nodeA +0 +1\\.369 ms +1\\.369 ms +1\\.369 ms$"))
+      << text;
+  EXPECT_TRUE(hasLine(text, "^ +nodeB +1 +1\\.381 ms +1\\.381 ms +1\\.381 ms +slowest node$"))
+      << text;
+  EXPECT_FALSE(hasLine(text, "^  tf32 n=8192 +node")) << text;
 }
 
 TEST(ConsoleReporter, CaseRowShowsSpreadSlowestRankRateSpeedupNoiseAndPerRankMedians) {

@@ -12,10 +12,11 @@ namespace splitstep {
 namespace {
 
 nlohmann::json writeAndRead(const std::vector<CaseResult>& cases = testing::matmulCases(),
-                            const std::vector<DerivedResult>& derived = {}) {
+                            const std::vector<DerivedResult>& derived = {},
+                            const RunContext& context = testing::twoRankContext()) {
   const auto path = testing::tempPathForThisTest(".json");
   JsonReporter reporter(path.string());
-  reporter.reportContext(testing::twoRankContext());
+  reporter.reportContext(context);
   for (const CaseResult& c : cases) reporter.reportCase(c);
   for (const DerivedResult& d : derived) reporter.reportDerived(d);
   reporter.finalize();
@@ -47,6 +48,51 @@ TEST(JsonReporter, MetadataNamesEveryVersionTheCommandAndThePlan) {
   EXPECT_EQ(doc["plan"]["samples"], "2");
   EXPECT_EQ(doc["ranks"][1]["host"], "nodeA");
   EXPECT_EQ(doc["ranks"][1]["device_name"], "NVIDIA H200");
+}
+
+TEST(JsonReporter, RanksNameTheirPhysicalGpuNodeAndLinks) {
+  const nlohmann::json doc = writeAndRead();
+  const auto& rank = doc["ranks"][0];
+  EXPECT_EQ(rank["node_index"], 0);
+  EXPECT_EQ(rank["pci_bus_id"], "0000:3b:00.0");
+  EXPECT_EQ(rank["uuid"], "GPU-22222222-2222-2222-2222-222222222222");
+  EXPECT_EQ(rank["gpu_links"]["GPU-11111111-1111-1111-1111-111111111111"], "NVLink");
+  const auto& links = doc["metadata"]["gpu_links"];
+  ASSERT_EQ(links.size(), 1u);
+  EXPECT_EQ(links[0]["node"], 0);
+  EXPECT_EQ(links[0]["ranks"], (std::vector<int>{0, 1}));
+  EXPECT_EQ(links[0]["link"], "NVLink");
+}
+
+TEST(JsonReporter, MetadataHoldsTheJobAndTheLaunchEnvironment) {
+  const nlohmann::json plain = writeAndRead();
+  EXPECT_TRUE(plain["metadata"]["job"].is_null());
+  EXPECT_EQ(plain["metadata"]["environment"]["NCCL_DEBUG"], "WARN");
+  EXPECT_EQ(plain["metadata"]["environment"].size(), 3u);
+  EXPECT_TRUE(plain["metadata"]["environment_differs_on_ranks"].empty());
+
+  RunContext context = testing::twoRankContext();
+  context.job = {"slurm", "4242", "node[1-2]"};
+  context.environment_differs = {1};
+  const nlohmann::json doc = writeAndRead(testing::matmulCases(), {}, context);
+  EXPECT_EQ(doc["metadata"]["job"]["scheduler"], "slurm");
+  EXPECT_EQ(doc["metadata"]["job"]["id"], "4242");
+  EXPECT_EQ(doc["metadata"]["job"]["node_list"], "node[1-2]");
+  EXPECT_EQ(doc["metadata"]["environment_differs_on_ranks"], (std::vector<int>{1}));
+}
+
+TEST(JsonReporter, CasesOnSeveralNodesCarryTheirSpreadByNode) {
+  EXPECT_FALSE(writeAndRead()["cases"][1].contains("by_node"));
+  const nlohmann::json doc = writeAndRead(testing::matmulCases(), {}, testing::twoNodeContext());
+  const auto& by_node = doc["cases"][1]["by_node"];
+  ASSERT_EQ(by_node.size(), 2u);
+  EXPECT_EQ(by_node[1]["node"], 1);
+  EXPECT_EQ(by_node[1]["host"], "nodeB");
+  EXPECT_EQ(by_node[1]["ranks"], (std::vector<int>{1}));
+  EXPECT_DOUBLE_EQ(by_node[1]["summary"]["median"].get<double>(), 1.381e-3);
+  EXPECT_EQ(by_node[1]["slowest"], true);
+  EXPECT_EQ(by_node[0]["slowest"], false);
+  EXPECT_FALSE(doc["cases"][2].contains("by_node"));  // skipped
 }
 
 TEST(JsonReporter, CasesCarryEveryRanksSamplesAndTheAcrossRankSummary) {

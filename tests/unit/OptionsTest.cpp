@@ -114,6 +114,52 @@ TEST(Options, CollectiveOptionsSweepLikeNcclTests) {
   EXPECT_DOUBLE_EQ(plan.launch.timeout, 30);
 }
 
+TEST(Options, GroupsOfRanksAreParsedIntoTheirCanonicalForm) {
+  const RunPlan defaults = parse({});
+  EXPECT_EQ(defaults.collectives.groups.kind, GroupKind::All);
+  EXPECT_EQ(defaults.collectives.group_mode, GroupMode::Sequential);
+  EXPECT_EQ(toString(parse({"--groups", "pairs"}).collectives.groups), "pairs");
+  EXPECT_EQ(toString(parse({"--groups", "nodes"}).collectives.groups), "nodes");
+  const RunPlan sized = parse({"--groups", "size:4", "--group-mode", "concurrent"});
+  EXPECT_EQ(sized.collectives.groups.kind, GroupKind::Size);
+  EXPECT_EQ(sized.collectives.groups.size, 4);
+  EXPECT_EQ(sized.collectives.group_mode, GroupMode::Concurrent);
+  // Each group's ranks ascending; the groups in the order given.
+  const RunPlan listed = parse({"--groups", "2,3;1,0,4"});
+  EXPECT_EQ(listed.collectives.groups.kind, GroupKind::List);
+  EXPECT_EQ(listed.collectives.groups.list, (std::vector<std::vector<int>>{{2, 3}, {0, 1, 4}}));
+  EXPECT_EQ(toString(listed.collectives.groups), "2,3;0,1,4");
+}
+
+TEST(Options, BadGroupsNameTheOptionAndTheReason) {
+  EXPECT_EQ(errorOf({"--groups", "pears"}),
+            "--groups: 'pears' is not all, pairs, nodes, size:N or groups such as 0,1;2,3");
+  EXPECT_EQ(errorOf({"--groups", "0;1"}),
+            "--groups: group '0' has one rank; a group needs two or more");
+  EXPECT_EQ(errorOf({"--groups", "0,1;;2,3"}),
+            "--groups: '0,1;;2,3' is not all, pairs, nodes, size:N or groups such as 0,1;2,3");
+  EXPECT_EQ(errorOf({"--groups", "0,1,1"}), "--groups: '1' given twice");
+  EXPECT_EQ(errorOf({"--groups", "0,1;1,0"}), "--groups: group '1,0' given twice");
+  EXPECT_EQ(errorOf({"--groups", "size:1"}), "--groups: 1 is out of range [2, 1048576]");
+  EXPECT_EQ(errorOf({"--group-mode", "parallel"}),
+            "--group-mode: unknown value 'parallel' (sequential, concurrent)");
+}
+
+TEST(Options, ASlowRankForTestsNeedsADelayAndADelayARank) {
+  const RunPlan plan = parse({"--test-slow-rank", "3", "--test-slow-ms", "0.5"});
+  EXPECT_EQ(plan.collectives.slow_rank, 3);
+  EXPECT_DOUBLE_EQ(plan.collectives.slow_seconds, 0.5e-3);
+  EXPECT_EQ(errorOf({"--test-slow-rank", "3"}),
+            "--test-slow-rank: goes with a --test-slow-ms above 0");
+  EXPECT_EQ(errorOf({"--test-slow-ms", "2"}),
+            "--test-slow-rank: goes with a --test-slow-ms above 0");
+}
+
+TEST(Options, QuietIsASwitch) {
+  EXPECT_FALSE(parse({}).output.quiet);
+  EXPECT_TRUE(parse({"--quiet"}).output.quiet);
+}
+
 TEST(Options, StepIsASuiteButNotADefaultOne) {
   EXPECT_EQ(parse({"step"}).suites, (std::vector<std::string>{"step"}));
   EXPECT_EQ(parse({"allreduce", "step"}).suites, (std::vector<std::string>{"allreduce", "step"}));

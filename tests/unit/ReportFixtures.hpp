@@ -3,6 +3,7 @@
 
 #include "analysis/CaseResult.hpp"
 #include "analysis/Derived.hpp"
+#include "meta/RankLinks.hpp"
 #include "meta/RunContext.hpp"
 
 namespace splitstep::testing {
@@ -21,6 +22,26 @@ inline RunContext twoRankContext() {
   context.ranks = {{0, "nodeA", 0, "cuda:0", "NVIDIA H200"},
                    {1, "nodeA", 1, "cuda:1", "NVIDIA H200"}};
   context.wall = {2.5, {{"matmul", 12.25}}, 0.125};
+  // CUDA_VISIBLE_DEVICES=1,0: cuda:0 is the GPU at 3b:00.0.
+  context.ranks[0].pci_bus_id = "0000:3b:00.0";
+  context.ranks[0].uuid = "GPU-22222222-2222-2222-2222-222222222222";
+  context.ranks[1].pci_bus_id = "0000:19:00.0";
+  context.ranks[1].uuid = "GPU-11111111-1111-1111-1111-111111111111";
+  context.ranks[0].gpu_links = {{context.ranks[1].uuid, "NVLink"}};
+  context.ranks[1].gpu_links = {{context.ranks[0].uuid, "NVLink"}};
+  context.gpu_links = linksBetweenRanks(context.ranks);
+  context.environment = {
+      {"CUDA_VISIBLE_DEVICES", "1,0"}, {"NCCL_DEBUG", "WARN"}, {"OMPI_MCA_btl", "^openib"}};
+  return context;
+}
+
+// The same two ranks on two nodes, nodeA and nodeB.
+inline RunContext twoNodeContext() {
+  RunContext context = twoRankContext();
+  context.ranks[1].host = "nodeB";
+  context.ranks[1].local_rank = 0;
+  context.ranks[1].node_index = 1;
+  context.gpu_links = linksBetweenRanks(context.ranks);
   return context;
 }
 
