@@ -197,10 +197,10 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   describeEnvironment(cluster, context);
 
   MpiAgreement agreement(cluster.comm(), watchdog);
-  SuiteContext suite_context{*device,        {},
-                             agreement,      watchdog,
-                             plan.measure,   cluster.rank(),
-                             cluster.size(), cluster.localSize(),
+  SuiteContext suite_context{*device,          {},
+                             agreement,        watchdog,
+                             plan.measure,     cluster.rank(),
+                             cluster.size(),   cluster.localSize(),
                              std::move(groups)};
   for (const auto& comm : comms) {
     suite_context.communicators.push_back(comm.get());

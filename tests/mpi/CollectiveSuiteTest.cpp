@@ -4,7 +4,9 @@
 #include "suites/CollectiveSuite.hpp"
 
 #include <gtest/gtest.h>
+
 #include <mpi.h>
+#include <stdexcept>
 
 #include <memory>
 #include <string>
@@ -106,6 +108,8 @@ class SpoilingCommunicator final : public Communicator {
  public:
   explicit SpoilingCommunicator(Communicator& real) : real_(real) {}
   std::string backend() const override { return real_.backend(); }
+  int rank() const override { return real_.rank(); }
+  int size() const override { return real_.size(); }
   bool usesDeviceBuffers() const override { return false; }
   bool supports(const CollectiveDescriptor& collective, DataType type, bool in_place,
                 std::string& why_not) const override {
@@ -115,6 +119,9 @@ class SpoilingCommunicator final : public Communicator {
            DataType type, cudaStream_t stream) override {
     real_.run(collective, send, recv, count, type, stream);
     static_cast<float*>(recv)[0] = -1.0f;
+  }
+  std::unique_ptr<Communicator> split(std::optional<int>) override {
+    throw std::logic_error("the spoiled suite runs without groups");
   }
 
  private:
