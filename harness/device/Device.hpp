@@ -5,10 +5,12 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/Watchdog.hpp"
 #include "device/DeviceAssignment.hpp"
 #include "measure/MeasureDevice.hpp"
+#include "telemetry/TelemetrySampler.hpp"
 
 namespace splitstep {
 
@@ -24,6 +26,10 @@ class Device : public MeasureDevice {
   // ignores the stream and times with the host clock, as newTimer() does.
   virtual std::unique_ptr<IntervalTimer> newTimer(cudaStream_t stream) = 0;
   using MeasureDevice::newTimer;
+  // What a TelemetrySampler reads on this device; empty, with the reason in `why_not`, where
+  // there is nothing to read (a CPU, a GPU NVML does not know).
+  virtual std::vector<std::unique_ptr<TelemetrySource>> telemetrySources(
+      std::string& why_not) const = 0;
 };
 
 // CUDA devices this process can see; 0 where there is no GPU or no driver.
