@@ -12,6 +12,7 @@
 #include "measure/MeasureSettings.hpp"
 #include "measure/Measurement.hpp"
 #include "measure/RankAgreement.hpp"
+#include "measure/Timeline.hpp"
 
 namespace splitstep {
 
@@ -22,7 +23,11 @@ class Measurer {
   static constexpr int kMaxQueuedLoops = 256;
   static constexpr int kMaxLoops = 1 << 20;
 
-  Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings);
+  // With an enabled `timeline`, the Measurer records its phases on the host track and each
+  // timed execution on the working stream's, anchoring the device's clock (outside the timed
+  // intervals) before each, so that every interval is placed on the host's clock afresh.
+  Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings,
+           Timeline* timeline = nullptr);
 
   // `after_sample`, if given, runs after each timed sample once the device has finished it:
   // a body that times its own parts (a training step's phases) reads its timers there.
@@ -49,7 +54,11 @@ class Measurer {
   void takeSamples(const Timing& timing, const std::function<void()>& after_sample, Measurement& m);
   void summarize(const Timing& timing, Measurement& m) const;
 
-  Timed timeOnce(const std::function<void()>& run, int loops, bool queued, Measurement& m);
+  // `kind` and `name`: how the timeline shows the interval (span_kind::kSample, kUntimed).
+  Timed timeOnce(const std::function<void()>& run, int loops, bool queued, Measurement& m,
+                 std::string_view kind, const std::string& name);
+  // Before an interval that the timeline should place: anchors the device's clock.
+  void anchor();
   double timerOverhead();
   int autorange(const std::function<void()>& run, double target_seconds, Measurement& m);
   void note(Measurement& m, const std::string& text);
@@ -58,6 +67,7 @@ class Measurer {
   RankAgreement& agreement_;
   MeasureSettings settings_;
   std::unique_ptr<IntervalTimer> timer_;
+  Timeline* timeline_;  // nullptr or disabled: nothing recorded
   bool flush_ = false;
 };
 

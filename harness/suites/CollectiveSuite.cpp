@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "comm/CollectiveLayout.hpp"
@@ -202,7 +203,13 @@ std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
           }
           runner.measure(
               sample, settings, [&body] { body.runOnce(); }, nullptr, &timer);
-          if (plan_.check) sample.checks.push_back(body.check());
+          if (plan_.check) {
+            std::optional<Timeline::HostScope> scope;
+            if (Timeline* timeline = runner.timeline()) {
+              scope.emplace(*timeline, span_kind::kCheck, "check");
+            }
+            sample.checks.push_back(body.check());
+          }
           sample.rates.push_back({"algbw GB/s", static_cast<double>(layout.bytes), 1e9});
           if (bus_factor) {
             sample.rates.push_back(

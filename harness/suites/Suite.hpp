@@ -11,8 +11,10 @@
 #include "measure/MeasureSettings.hpp"
 #include "measure/RankAgreement.hpp"
 #include "measure/Sample.hpp"
+#include "measure/Timeline.hpp"
 #include "options/RunPlan.hpp"
 #include "suites/SuiteCatalog.hpp"
+#include "telemetry/TelemetrySampler.hpp"
 
 namespace splitstep {
 
@@ -24,6 +26,10 @@ struct SuiteContext {
   MeasureSettings measure;
   int rank = 0;
   int world_size = 1;
+  // Where spans are recorded (--trace, and to attribute telemetry); nullptr: nowhere.
+  Timeline* timeline = nullptr;
+  // The GPU's telemetry (--telemetry); nullptr where there is none.
+  const TelemetrySampler* telemetry = nullptr;
 };
 
 class Suite {

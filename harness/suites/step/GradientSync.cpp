@@ -5,6 +5,7 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
+#include <optional>
 #include <stdexcept>
 
 #include "comm/GradientBuckets.hpp"
@@ -155,6 +156,16 @@ double GradientSync::commSeconds() const {
   double seconds = 0;
   for (std::size_t b = 0; b < next_; ++b) seconds += buckets_[b].timer->seconds();
   return seconds;
+}
+
+std::vector<HostSpan> GradientSync::bucketSpans() const {
+  std::vector<HostSpan> spans;
+  for (std::size_t b = 0; b < next_; ++b) {
+    const std::optional<HostSpan> span = buckets_[b].timer->hostSpan();
+    if (!span) return {};
+    spans.push_back(*span);
+  }
+  return spans;
 }
 
 void GradientSync::broadcastParameters() {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "comm/Communicator.hpp"
+#include "common/HostClock.hpp"
 #include "device/Device.hpp"
 
 namespace splitstep {
@@ -39,6 +40,9 @@ class GradientSync {
   void finish(bool overlapped);
   // Seconds of this step's collectives on the communication stream; once the device finished.
   double commSeconds() const;
+  // Where each of this step's bucket collectives lay on the host's clock, in bucket order; once
+  // the device finished (empty where the device cannot place them: IntervalTimer::hostSpan).
+  std::vector<HostSpan> bucketSpans() const;
   // DDP's start: every rank takes rank 0's parameters.
   void broadcastParameters();
 

@@ -6,8 +6,10 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string_view>
 
+#include "common/HostClock.hpp"
 #include "common/StepKeys.hpp"
 #include "device/Device.hpp"
 #include "options/RunPlan.hpp"
@@ -46,6 +48,9 @@ class TrainingStep {
   void runAccumulated(const std::vector<Batch>& host_batches);
   // After the device has finished the step: the seconds of `phase` (0 for one not run).
   double seconds(Phase phase) const;
+  // After the device has finished the step: where `phase` lay on the host's clock (empty for a
+  // phase not run, or where the device cannot place it: IntervalTimer::hostSpan).
+  std::optional<HostSpan> span(Phase phase) const;
 
  private:
   class LossScaler;
