@@ -4,12 +4,15 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <utility>
 #include <variant>
 
 #include "analysis/CaseResult.hpp"
+#include "analysis/CollectiveAnalysis.hpp"
 #include "analysis/StepAnalysis.hpp"
 #include "analysis/TelemetryAnalysis.hpp"
 #include "cluster/ClockSync.hpp"
@@ -162,7 +165,7 @@ std::vector<RankInfo> gatherRankInfo(const Device& device, const Cluster& cluste
 }
 
 void report(const RunContext& context, const std::vector<std::string>& payloads,
-            const OutputPlan& output) {
+            const OutputPlan& output, const ProjectionPlan& projection) {
   std::vector<std::vector<Sample>> by_rank;
   for (const std::string& payload : payloads) by_rank.push_back(decodeSamples(payload));
 
@@ -174,6 +177,12 @@ void report(const RunContext& context, const std::vector<std::string>& payloads,
   const std::vector<CaseResult> results = summarizeCases(by_rank);
   for (const CaseResult& result : results) reporters.reportCase(result);
   for (const DerivedResult& derived : deriveStepFigures(results)) reporters.reportDerived(derived);
+  for (const DerivedResult& derived : deriveStepProjection(results, projection)) {
+    reporters.reportDerived(derived);
+  }
+  for (const DerivedResult& derived : deriveCollectiveFigures(results, projection)) {
+    reporters.reportDerived(derived);
+  }
   for (const DerivedResult& derived : deriveStepTelemetry(results)) {
     reporters.reportDerived(derived);
   }
@@ -210,6 +219,12 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
     return 0;
   }
   const RunPlan& plan = command.plan;
+  // Wall time of each part of the run, for the report to say where it went.
+  auto mark = std::chrono::steady_clock::now();
+  const auto lap = [&mark] {
+    const auto now = std::chrono::steady_clock::now();
+    return std::chrono::duration<double>(now - std::exchange(mark, now)).count();
+  };
   cluster.requireAllOk(checkLaunchSize(LauncherEnvironment::fromProcess(), cluster.size()));
   requireSamePlan(plan, cluster);
   cluster.requireAllOk(checkOutputs(plan.output, cluster));
@@ -233,18 +248,26 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   if (tracing) clock_at_start = measureClockOffset(cluster.comm(), watchdog);
 
   MpiAgreement agreement(cluster.comm(), watchdog);
-  SuiteContext suite_context{*device,        {},           agreement,
-                             watchdog,       plan.measure, cluster.rank(),
-                             cluster.size(), &timeline,    sampler.get()};
+  SuiteContext suite_context{*device,        {},
+                             agreement,      watchdog,
+                             plan.measure,   cluster.rank(),
+                             cluster.size(), cluster.localSize(),
+                             &timeline,      sampler.get()};
   for (const auto& comm : comms) {
     suite_context.communicators.push_back(comm.get());
     if (!context.backend.empty()) context.backend += ',';
     context.backend += comm->backend();
   }
+  std::vector<std::unique_ptr<Suite>> suites;
+  for (const std::string& name : plan.suites) suites.push_back(makeSuite(name, plan));
+  // Every suite says before any runs whether it can, so an infeasible plan ends in seconds.
+  for (const auto& suite : suites) cluster.requireAllOk(suite->preflight(suite_context));
   std::vector<Sample> samples;
-  for (const std::string& name : plan.suites) {
-    std::vector<Sample> produced = makeSuite(name, plan)->run(suite_context);
+  context.wall.start_up = lap();
+  for (const auto& suite : suites) {
+    std::vector<Sample> produced = suite->run(suite_context);
     samples.insert(samples.end(), produced.begin(), produced.end());
+    context.wall.suites.emplace_back(suite->name(), lap());
   }
   std::vector<TelemetryReading> readings;
   if (sampler && tracing) readings = sampler->all();
@@ -259,6 +282,7 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
         encodeTimeline(rankTimeline(timeline, std::move(readings), clock_at_start, clock_at_end)),
         cluster.comm());
   }
+  context.wall.gather = lap();
   if (cluster.rank() != 0) return 0;
 
   context.versions = collectVersions();
@@ -266,7 +290,7 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   context.plan_hash = fmt::format("{:016x}", planHash(plan, buildId()));
   context.plan = plan.entries();
   context.measure = plan.measure;
-  report(context, payloads, plan.output);
+  report(context, payloads, plan.output, plan.projection);
   if (tracing) writeTrace(context, timelines, plan.output.trace_path);
   return 0;
 }

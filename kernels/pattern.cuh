@@ -27,10 +27,21 @@ struct ExpectSpec {
   std::uint64_t offset = 0;  // added to the source index
 };
 
+// 7 x (i + i/16 + i/256 + ...) mod 16. Moving the index by 2^m changes the term i/16^(m/4) by
+// 1, 2, 4 or 8 and the terms below it by multiples of 16, so nearly every element of a block
+// copied from the wrong offset differs (the terms above change only where a carry reaches them).
+// 7i alone repeats every 16 elements: a block of 16k elements from the wrong place would pass.
+SPLITSTEP_HOST_DEVICE inline std::uint64_t patternIndexHash(std::uint64_t index) {
+  std::uint64_t sum = 0;
+  for (; index != 0; index >>= 4) sum += index;
+  return sum * 7u;
+}
+
 // Small integers (0..15) keep every partial sum exact in fp32 for up to 2^20 ranks, in bf16 for
 // up to 17 ranks and in fp16 for up to 136, whatever order the reduction adds them in.
 SPLITSTEP_HOST_DEVICE inline float patternValue(std::uint64_t index, int rank) {
-  return static_cast<float>((index * 7u + static_cast<std::uint64_t>(rank) * 3u) % 16u);
+  return static_cast<float>((patternIndexHash(index) + static_cast<std::uint64_t>(rank) * 3u) %
+                            16u);
 }
 
 // The sum of patternValue(index, r) over r = 0..world_size-1. Three is coprime to sixteen, so

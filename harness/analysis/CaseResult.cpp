@@ -31,6 +31,7 @@ CaseResult startCase(const Sample& sample) {
   result.case_name = sample.case_name;
   result.series = sample.series;
   result.part_of = sample.part_of;
+  result.detail = sample.detail;
   result.unit = sample.unit;
   result.clock = sample.measurement.clock;
   result.params = sample.params;
@@ -133,12 +134,12 @@ std::string powerClause(const std::optional<TelemetryRange>& power,
 }
 
 std::optional<TelemetryRange> powerOf(const TelemetrySummary& t) {
-  const TelemetryRange* power = t.range(Quantity::Power);
-  if (power == nullptr) power = t.range(Quantity::PowerAverage);
+  const TelemetryRange* power = t.range(TelemetryQuantity::Power);
+  if (power == nullptr) power = t.range(TelemetryQuantity::PowerAverage);
   return power ? std::optional<TelemetryRange>(*power) : std::nullopt;
 }
 
-std::optional<TelemetryRange> optionalRange(const TelemetrySummary& t, Quantity q) {
+std::optional<TelemetryRange> optionalRange(const TelemetrySummary& t, TelemetryQuantity q) {
   const TelemetryRange* range = t.range(q);
   return range ? std::optional<TelemetryRange>(*range) : std::nullopt;
 }
@@ -157,11 +158,11 @@ std::string limitedRanks(const std::vector<RankResult>& ranks) {
     for (const auto& [name, share] : r.telemetry->clock_limits) {
       largest[name] = std::max(largest[name], share);
     }
-    const auto mine = optionalRange(*r.telemetry, Quantity::SmClock);
+    const auto mine = optionalRange(*r.telemetry, TelemetryQuantity::SmClock);
     if (mine && (!clock || mine->mean < clock->mean)) clock = mine;
     const auto watts = powerOf(*r.telemetry);
     if (watts && (!power || watts->mean > power->mean)) power = watts;
-    if (!limit) limit = optionalRange(*r.telemetry, Quantity::PowerLimit);
+    if (!limit) limit = optionalRange(*r.telemetry, TelemetryQuantity::PowerLimit);
   }
   if (limited.empty()) return "";
   return fmt::format(
@@ -215,14 +216,14 @@ std::vector<std::string> measurementWarnings(const Measurement& m, const Summary
 std::vector<std::string> telemetryWarnings(const TelemetrySummary& telemetry) {
   const auto held = slowingLimits(telemetry.clock_limits);
   if (held.empty()) return {};
-  const TelemetryRange* clock = telemetry.range(Quantity::SmClock);
+  const TelemetryRange* clock = telemetry.range(TelemetryQuantity::SmClock);
   return {fmt::format(
       "GPU clock held down: {}{}{}",
       describeLimits(held, "", fmt::format("of {} telemetry readings", telemetry.limit_readings)),
       clock ? fmt::format("; SM clock {:.0f} MHz mean, {:.0f}-{:.0f}", clock->mean, clock->min,
                           clock->max)
             : std::string(),
-      powerClause(powerOf(telemetry), optionalRange(telemetry, Quantity::PowerLimit)))};
+      powerClause(powerOf(telemetry), optionalRange(telemetry, TelemetryQuantity::PowerLimit)))};
 }
 
 std::vector<std::string> caseWarnings(const std::vector<RankResult>& ranks) {
@@ -284,6 +285,7 @@ std::vector<CaseResult> summarizeCases(const std::vector<std::vector<Sample>>& b
       rank.rank = static_cast<int>(r);
       rank.measurement = match->measurement;
       rank.summary = summarize(match->measurement.values);
+      rank.median_ci = medianInterval(match->measurement.values, kMedianConfidence);
       rank.host_summary = summarize(match->measurement.host_values);
       rank.checks = match->checks;
       rank.warnings = measurementWarnings(rank.measurement, rank.summary);

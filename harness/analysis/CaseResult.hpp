@@ -7,14 +7,17 @@
 #include <vector>
 
 #include "measure/Sample.hpp"
+#include "stats/MedianInterval.hpp"
 #include "stats/Statistics.hpp"
 
 namespace splitstep {
 
 struct RankResult {
   int rank = 0;
-  Summary summary;       // of measurement.values
+  Summary summary;       // of measurement.values: the spread (cv, IQR) is the workload's
   Summary host_summary;  // of measurement.host_values
+  // The uncertainty of summary.median: its interval at kMedianConfidence.
+  MedianInterval median_ci;
   Measurement measurement;
   std::vector<Check> checks;
   std::vector<std::string> warnings;          // from measurementWarnings() and telemetryWarnings()
@@ -31,6 +34,7 @@ struct CaseResult {
   std::string case_name;
   std::string series;
   std::string part_of;  // the series this one is a part of (Sample::part_of); empty for a whole
+  bool detail = false;  // Sample::detail: in results files, not in the console's tables
   std::string unit;
   std::string clock;
   std::map<std::string, std::string> params;

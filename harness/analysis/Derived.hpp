@@ -3,6 +3,7 @@
 // without knowing the suite that produced the cases (docs/metrics.md defines each figure).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,9 @@ struct DerivedFigure {
   double value = 0;
   std::vector<std::pair<int, double>> per_rank;  // (rank, value), where the figure has one per rank
   std::string note;                              // how to read it, or what is missing; may be empty
+  bool detail = false;  // in results files only: the console prints the figures that sum it up
+  // A 95% interval of `value` (a bootstrap over the samples), where the figure has one.
+  std::optional<std::pair<double, double>> interval = std::nullopt;
 };
 
 struct DerivedResult {
@@ -28,6 +32,9 @@ struct DerivedResult {
   std::string title;    // "where the step time goes"
   std::vector<DerivedFigure> figures;
   std::vector<std::string> findings;  // the diagnosis, in plain words, one sentence each
+  std::vector<std::string> notes;     // how the figures were obtained, what they leave out
+  // What a model behind the figures takes for granted (a projection's premises), one each.
+  std::vector<std::string> assumptions;
 };
 
 }  // namespace splitstep

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "analysis/StepBreakdown.hpp"
 #include "common/StepKeys.hpp"
 #include "common/Units.hpp"
 #include "options/RunPlan.hpp"
@@ -134,6 +135,8 @@ class StepFigures {
       exposed(mode);
       overlap(mode);
       wait(mode);
+      breakdown(mode);
+      ledger(mode);
     }
     for (std::string_view mode : {kSequential, kOverlap}) efficiency(mode);
     throughput();
@@ -198,7 +201,9 @@ class StepFigures {
     }
   }
 
+  // Only a mode that overlaps has an overlap; sequential's would measure noise and slowdown.
   void overlap(std::string_view mode) {
+    if (mode != kOverlap) return;
     const auto exposed = exposedTime(mode);
     const CaseResult* comm = w_.find(mode, key::kComm);
     // Alone, a rank's collectives are copies of a few microseconds: there is nothing to hide.
@@ -245,8 +250,147 @@ class StepFigures {
                            fmt::format("wait for later ranks, the most waiting rank ({})", mode),
                            "s", longest->second);
     f.per_rank = waits;
-    f.note = fmt::format("rank {} waits longest: the others reach the collectives later",
-                         longest->first);
+    // The rank whose collectives wait least in most steps arrives last: the others wait for it.
+    std::map<int, int> last_in;
+    for (std::size_t i = 0; i < steps; ++i) {
+      const auto last = std::min_element(comm->ranks.begin(), comm->ranks.end(),
+                                         [i](const RankResult& a, const RankResult& b) {
+                                           return a.measurement.values[i] < b.measurement.values[i];
+                                         });
+      ++last_in[last->rank];
+    }
+    const int late =
+        std::max_element(last_in.begin(), last_in.end(), [](const auto& a, const auto& b) {
+          return a.second < b.second;
+        })->first;
+    f.note = fmt::format(
+        "rank {} waits longest; rank {} reaches the collectives last in {} of {} "
+        "steps",
+        longest->first, late, last_in[late], steps);
+    const double step = w_.step(mode) ? w_.step(mode)->across.median : 0;
+    if (step > 0 && longest->second / step > kLateRankWait) {
+      result_.findings.push_back(fmt::format(
+          "late rank: rank {} reaches the gradient collectives last ({}): the others wait up to "
+          "{} per step for it, {} of the step; {}",
+          late, mode, formatSeconds(longest->second), percent(longest->second / step),
+          onCpu() ? "check its host work, other processes on its cores and its NUMA binding"
+                  : "check its input pipeline, its SM clock and temperature, other processes "
+                    "on its GPU and its CPU/NUMA binding"));
+    }
+    if (const auto delayed = numberParam(*comm, key::kDelayRank)) {
+      const auto delay = numberParam(*comm, key::kDelay);
+      result_.notes.push_back(
+          fmt::format("rank {} was made late by {} in every step on purpose "
+                      "(--delay-rank, --delay-ms)",
+                      *delayed, formatSeconds(delay ? *delay : 0)));
+    }
+  }
+
+  bool onCpu() const {
+    for (std::string_view mode : {kNone, kSequential, kOverlap, kSingle}) {
+      if (const CaseResult* c = w_.step(mode)) return param(*c, key::kDevice) == "cpu";
+    }
+    return false;
+  }
+
+  // The values of `c` on `rank`, one per step; empty when it did not measure the case.
+  static std::vector<double> valuesOn(const CaseResult* c, int rank) {
+    if (c == nullptr) return {};
+    for (const RankResult& r : c->ranks) {
+      if (r.rank == rank) return r.measurement.values;
+    }
+    return {};
+  }
+
+  // T_mode - T_c in parts that add up, per rank (analysis/StepBreakdown).
+  void breakdown(std::string_view mode) {
+    const CaseResult* step = w_.step(mode);
+    const CaseResult* none = w_.step(kNone);
+    if (!step || !none) return;
+    std::vector<RankSteps> ranks;
+    for (const RankResult& r : step->ranks) {
+      ranks.push_back({r.rank, r.measurement.values,
+                       valuesOn(w_.find(mode, kPhaseBackward), r.rank),
+                       valuesOn(w_.find(mode, toString(Phase::Sync)), r.rank),
+                       valuesOn(w_.find(mode, key::kPacking), r.rank),
+                       valuesOn(w_.find(mode, key::kComm), r.rank), valuesOn(none, r.rank),
+                       valuesOn(w_.find(kNone, kPhaseBackward), r.rank)});
+    }
+    const StepBreakdown b = breakDownStep(ranks);
+    if (b.ranks.empty()) return;
+    struct Part {
+      const char* tag;
+      const char* name;
+      Estimate StepParts::*field;
+    };
+    const Part parts[] = {
+        {"delta", "", &StepParts::delta},
+        {"backward_slowdown", "  backward slowdown", &StepParts::backward_slowdown},
+        {"packing", "  packing outside backward", &StepParts::packing},
+        {"tail_comm", "  tail communication, not waiting", &StepParts::tail},
+        {"wait", "  waiting for later ranks", &StepParts::wait},
+        {"residual", "  residual", &StepParts::residual}};
+    for (const Part& part : parts) {
+      const Estimate& mean = b.mean.*part.field;
+      const std::string name =
+          part.name[0] == '\0'
+              ? fmt::format("{} - T_c in parts, mean over ranks ({})", symbolOf(mode), mode)
+              : fmt::format("{} ({})", part.name, mode);
+      DerivedFigure& f =
+          add(fmt::format("step/breakdown/{}/{}", mode, part.tag), name, "s", mean.value);
+      f.interval = std::pair{mean.low, mean.high};
+      for (const StepParts& r : b.ranks) f.per_rank.emplace_back(r.rank, (r.*part.field).value);
+    }
+    result_.notes.push_back(fmt::format(
+        "{0} - T_c = backward slowdown + packing + tail communication + wait + residual, on "
+        "each rank from the medians of its steps ({1}); [intervals]: 95%, bootstrap over steps",
+        symbolOf(mode), mode));
+  }
+
+  // Each gradient bucket's timeline (detail figures) and the bucket that ends last.
+  void ledger(std::string_view mode) {
+    struct Row {
+      std::size_t bucket;
+      double bytes, ready, delay, comm, finish;
+      const CaseResult* finish_case;
+    };
+    std::vector<Row> rows;
+    for (std::size_t b = 0;; ++b) {
+      auto series = [&](std::string_view quantity) {
+        return w_.find(mode, fmt::format("bucket {} {}", b, quantity));
+      };
+      const CaseResult* ready = series(key::kBucketReady);
+      const CaseResult* delay = series(key::kBucketLaunchDelay);
+      const CaseResult* comm = series(key::kBucketComm);
+      const CaseResult* finish = series(key::kBucketFinish);
+      if (!ready || !delay || !comm || !finish) break;
+      rows.push_back({b, numberParam(*ready, key::kBucketBytes).value_or(0), ready->across.median,
+                      delay->across.median, comm->across.median, finish->across.median, finish});
+    }
+    if (rows.empty()) return;
+    for (const Row& r : rows) {
+      DerivedFigure& f =
+          add(fmt::format("step/ledger/{}/bucket{}", mode, r.bucket),
+              fmt::format("bucket {} ends after backward ({})", r.bucket, mode), "s", r.finish);
+      f.detail = true;
+      f.note = fmt::format("{}: ready {} into backward, launch delay {}, comm {}",
+                           formatBytesApprox(r.bytes), formatSeconds(r.ready),
+                           formatSeconds(r.delay), formatSeconds(r.comm));
+    }
+    const auto last = std::max_element(
+        rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.finish < b.finish; });
+    const auto after =
+        std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.finish > 0; });
+    DerivedFigure& f = add(fmt::format("step/ledger/{}/last", mode),
+                           fmt::format("last bucket's end after backward, bucket {} of {} ({})",
+                                       last->bucket, rows.size(), mode),
+                           "s", last->finish);
+    f.per_rank = perRank(rankMedians(*last->finish_case));
+    f.note = fmt::format(
+        "{}, ready {} into backward, launch delay {}, comm {}; {} of {} buckets end after "
+        "backward; every bucket's timeline is in the results file",
+        formatBytesApprox(last->bytes), formatSeconds(last->ready), formatSeconds(last->delay),
+        formatSeconds(last->comm), after, rows.size());
   }
 
   int worldSize(const CaseResult& c) const {
@@ -382,11 +526,14 @@ class StepFigures {
         synced->across.median / alone->across.median - 1 > kSyncSlowsBackward) {
       findings.push_back(fmt::format(
           "gradient sync slows the backward pass by {} ({} with overlap, {} without sync): it "
-          "packs every gradient into its bucket, and the collectives' kernels compete with the "
-          "backward kernels for SMs, memory bandwidth and power; fewer NCCL channels "
-          "(NCCL_MAX_NCHANNELS) or fewer, larger buckets leave more to compute",
+          "packs every gradient into its bucket, and {}",
           percent(synced->across.median / alone->across.median - 1),
-          formatSeconds(synced->across.median), formatSeconds(alone->across.median)));
+          formatSeconds(synced->across.median), formatSeconds(alone->across.median),
+          onCpu() ? "the collectives run on the host inside backward's gradient hooks, on the "
+                    "cores backward uses; fewer, larger buckets cost fewer calls"
+                  : "the collectives' kernels compete with the backward kernels for SMs, memory "
+                    "bandwidth and power; fewer NCCL channels (NCCL_MAX_NCHANNELS) or fewer, "
+                    "larger buckets leave more to compute"));
     }
 
     if (findings.empty()) findings.push_back(nothingFired(mode));
@@ -418,9 +565,11 @@ class StepFigures {
       if (time / median - 1 > kStragglerExcess) {
         result_.findings.push_back(fmt::format(
             "straggler: rank {} computes {} slower than the median rank (T_c {} against {}): "
-            "every synchronised step waits for it; check its SM clock and temperature, other "
-            "processes on its GPU, and its CPU/NUMA binding",
-            rank, percent(time / median - 1), formatSeconds(time), formatSeconds(median)));
+            "every synchronised step waits for it; {}",
+            rank, percent(time / median - 1), formatSeconds(time), formatSeconds(median),
+            onCpu() ? "check its CPU frequency, other processes on its cores and its NUMA binding"
+                    : "check its SM clock and temperature, other processes on its GPU, and its "
+                      "CPU/NUMA binding"));
       }
     }
   }

@@ -23,6 +23,8 @@ inline constexpr double kOptimizerHeavyShare = 0.25;
 inline constexpr double kBackwardOverForward = 2.5;
 // The backward phase with overlapped sync over the one without (mode none), minus 1.
 inline constexpr double kSyncSlowsBackward = 0.10;
+// The longest wait for a later rank in the collectives, over the synchronised step.
+inline constexpr double kLateRankWait = 0.10;
 
 // One DerivedResult per workload (params model + precision) of suite "step", in the order the
 // workloads first appear; figures only where their inputs were measured. Matmul cases of the

@@ -42,15 +42,16 @@ std::optional<CaseTelemetry> telemetryOf(const CaseResult& c) {
   double power_sum = 0;
   std::size_t power_ranks = 0;
   for (const RankResult& r : c.ranks) {
-    const TelemetryRange* clock = r.telemetry ? r.telemetry->range(Quantity::SmClock) : nullptr;
+    const TelemetryRange* clock =
+        r.telemetry ? r.telemetry->range(TelemetryQuantity::SmClock) : nullptr;
     if (clock == nullptr) return std::nullopt;  // every rank, or the figure would be one-sided
     t.clock_per_rank.emplace_back(r.rank, clock->mean);
     t.clock += clock->mean / static_cast<double>(c.ranks.size());
     t.readings = std::min(t.readings, clock->n);
     t.power_cap += r.telemetry->limitShare(kPowerCap) / static_cast<double>(c.ranks.size());
-    const TelemetryRange* power = r.telemetry->range(Quantity::Power);
+    const TelemetryRange* power = r.telemetry->range(TelemetryQuantity::Power);
     if (power == nullptr) {
-      power = r.telemetry->range(Quantity::PowerAverage);
+      power = r.telemetry->range(TelemetryQuantity::PowerAverage);
       t.power_averaged = t.power_averaged || power != nullptr;
     }
     if (power != nullptr) {

@@ -1,5 +1,7 @@
 #include "collect/SampleCodec.hpp"
 
+#include <stdexcept>
+
 namespace splitstep {
 namespace {
 
@@ -29,7 +31,7 @@ void from_json(const nlohmann::json& json, TelemetrySummary& summary) {
   json.at("limit_readings").get_to(summary.limit_readings);
   json.at("clock_limits").get_to(summary.clock_limits);
   summary.ranges.clear();
-  for (const auto& [quantity, name] : EnumNames<Quantity>::values) {
+  for (const auto& [quantity, name] : EnumNames<TelemetryQuantity>::values) {
     if (json.contains(std::string(name)))
       json.at(std::string(name)).get_to(summary.ranges[std::string(name)]);
   }
@@ -47,7 +49,9 @@ void to_json(nlohmann::json& json, const Measurement& m) {
           {"timer_overhead", m.timer_overhead},
           {"noise", m.noise},
           {"noise_target_met", m.noise_target_met},
+          {"stop_rule", toString(m.stop_rule)},
           {"stop_reason", m.stop_reason},
+          {"wall", m.wall},
           {"notes", m.notes}};
   putOptional(json, "clock_at_start", m.clock_at_start);
   putOptional(json, "clock_at_end", m.clock_at_end);
@@ -65,24 +69,23 @@ void from_json(const nlohmann::json& json, Measurement& m) {
   json.at("timer_overhead").get_to(m.timer_overhead);
   json.at("noise").get_to(m.noise);
   json.at("noise_target_met").get_to(m.noise_target_met);
+  const auto rule = enumFromString<StopRule>(json.at("stop_rule").get<std::string>());
+  if (!rule) throw std::invalid_argument("unknown stop_rule in a sample");
+  m.stop_rule = *rule;
   json.at("stop_reason").get_to(m.stop_reason);
+  json.at("wall").get_to(m.wall);
   json.at("notes").get_to(m.notes);
   getOptional(json, "clock_at_start", m.clock_at_start);
   getOptional(json, "clock_at_end", m.clock_at_end);
 }
 
 void to_json(nlohmann::json& json, const Sample& sample) {
-  json = {{"suite", sample.suite},
-          {"case", sample.case_name},
-          {"series", sample.series},
-          {"part_of", sample.part_of},
-          {"unit", sample.unit},
-          {"params", sample.params},
-          {"rates", sample.rates},
-          {"checks", sample.checks},
-          {"notes", sample.notes},
-          {"comparison", sample.comparison},
-          {"measurement", sample.measurement}};
+  json = {{"suite", sample.suite},           {"case", sample.case_name},
+          {"series", sample.series},         {"part_of", sample.part_of},
+          {"detail", sample.detail},         {"unit", sample.unit},
+          {"params", sample.params},         {"rates", sample.rates},
+          {"checks", sample.checks},         {"notes", sample.notes},
+          {"comparison", sample.comparison}, {"measurement", sample.measurement}};
   putOptional(json, "telemetry", sample.telemetry);
 }
 void from_json(const nlohmann::json& json, Sample& sample) {
@@ -90,6 +93,7 @@ void from_json(const nlohmann::json& json, Sample& sample) {
   json.at("case").get_to(sample.case_name);
   json.at("series").get_to(sample.series);
   json.at("part_of").get_to(sample.part_of);
+  json.at("detail").get_to(sample.detail);
   json.at("unit").get_to(sample.unit);
   json.at("params").get_to(sample.params);
   json.at("rates").get_to(sample.rates);

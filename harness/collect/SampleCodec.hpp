@@ -21,6 +21,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TelemetryRange, n, min, mean, max)
 //  "clock_limits": {"power cap": 0.85}}: one key per quantity read.
 void to_json(nlohmann::json& json, const TelemetrySummary& summary);
 void from_json(const nlohmann::json& json, TelemetrySummary& summary);
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PhaseWallTimes, cold_start, warm_up, prepare, sampling)
 void to_json(nlohmann::json& json, const Measurement& m);
 void from_json(const nlohmann::json& json, Measurement& m);
 void to_json(nlohmann::json& json, const Sample& sample);

@@ -44,7 +44,7 @@ TelemetryReading readingFrom(const nlohmann::json& row) {
   TelemetryReading r;
   row.at(0).get_to(r.time);
   if (!row.at(1).is_null()) r.clock_limits = row.at(1).get<std::uint64_t>();
-  for (std::size_t q = 0; q < kQuantities; ++q) {
+  for (std::size_t q = 0; q < kTelemetryQuantities; ++q) {
     const nlohmann::json& value = row.at(2 + q);
     r.values[q] = value.is_null() ? std::numeric_limits<double>::quiet_NaN() : value.get<double>();
   }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "comm/CollectiveLayout.hpp"
+#include "common/AlgorithmCost.hpp"
 #include "pattern.cuh"
 
 namespace splitstep {
@@ -55,6 +56,10 @@ struct CollectiveDescriptor {
   // busbw = algbw x factor for `ranks` > 1 (nccl-tests' doc/PERFORMANCE.md): the share of the
   // data each rank's link carries, so that busbw compares with the link's peak.
   double (*bus_factor)(double ranks);
+  // Its algorithms in the latency-bandwidth model (common/AlgorithmCost.hpp), which project its
+  // time to other rank counts. The first is the one busbw assumes (its bandwidth share is the
+  // bus factor): the link's latency and bandwidth are derived from a measurement with it.
+  std::span<const AlgorithmCost> algorithms;
   // The buffers of a call whose larger buffer holds `count` elements (nccl-tests' size).
   CollectiveLayout (*layout)(std::size_t count, std::size_t ranks, std::size_t rank);
   // What this rank must find in its receive buffer after one call on the check pattern.
@@ -63,6 +68,9 @@ struct CollectiveDescriptor {
   bool result_at_root_only;
   ncclResult_t (*nccl)(const NcclCall& call);
   int (*mpi)(const MpiCall& call);  // an MPI error code
+  // Where no backend runs it in place (nccl-tests defines no in-place all-to-all): why (empty:
+  // they can).
+  std::string_view in_place_refusal;
   // Where MPI cannot run it in place as NCCL does: why (empty: it can).
   std::string_view mpi_in_place_refusal;
 };

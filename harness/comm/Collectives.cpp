@@ -11,11 +11,17 @@ extern const CollectiveDescriptor kAllReduce;
 extern const CollectiveDescriptor kReduceScatter;
 extern const CollectiveDescriptor kAllGather;
 extern const CollectiveDescriptor kBroadcast;
+extern const CollectiveDescriptor kAllToAll;
+extern const CollectiveDescriptor kSendRecv;
+extern const CollectiveDescriptor kReduce;
+extern const CollectiveDescriptor kGather;
+extern const CollectiveDescriptor kScatter;
 
 namespace {
 
-constexpr std::array<const CollectiveDescriptor*, 4> kCollectives = {&kAllReduce, &kReduceScatter,
-                                                                     &kAllGather, &kBroadcast};
+constexpr std::array kCollectives = {&kAllReduce, &kReduceScatter, &kAllGather,
+                                     &kBroadcast, &kAllToAll,      &kSendRecv,
+                                     &kReduce,    &kGather,        &kScatter};
 
 }  // namespace
 

@@ -16,6 +16,17 @@ std::string formatBytes(std::uint64_t bytes) {
   return fmt::format("{} {}", bytes, kUnits[unit]);
 }
 
+std::string formatBytesApprox(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  std::size_t unit = 0;
+  while (unit + 1 < std::size(kUnits) && std::fabs(bytes) >= 1024) {
+    bytes /= 1024;
+    ++unit;
+  }
+  const int decimals = unit == 0 || std::fabs(bytes) >= 100 ? 0 : (std::fabs(bytes) >= 10 ? 1 : 2);
+  return fmt::format("{:.{}f} {}", bytes, decimals, kUnits[unit]);
+}
+
 std::string formatSeconds(double seconds) {
   struct Scale {
     double factor;

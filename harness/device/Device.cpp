@@ -55,6 +55,50 @@ class CudaEventTimer final : public IntervalTimer {
   cudaEvent_t stop_ = nullptr;
 };
 
+class CudaEventMark final : public TimeMark {
+ public:
+  CudaEventMark(cudaStream_t stream, const CudaClockAnchor& anchor)
+      : stream_(stream), anchor_(anchor) {
+    SPLITSTEP_CUDA_CHECK(cudaEventCreate(&event_));
+  }
+  ~CudaEventMark() override { cudaEventDestroy(event_); }
+  CudaEventMark(const CudaEventMark&) = delete;
+  CudaEventMark& operator=(const CudaEventMark&) = delete;
+
+  void record() override { SPLITSTEP_CUDA_CHECK(cudaEventRecord(event_, stream_)); }
+  double secondsSince(const TimeMark& earlier) const override {
+    float ms = 0;
+    SPLITSTEP_CUDA_CHECK(
+        cudaEventElapsedTime(&ms, dynamic_cast<const CudaEventMark&>(earlier).event_, event_));
+    return ms / 1e3;
+  }
+  std::optional<double> hostTime() const override {
+    if (!anchor_.set) return std::nullopt;
+    float ms = 0;
+    SPLITSTEP_CUDA_CHECK(cudaEventElapsedTime(&ms, anchor_.event, event_));
+    return anchor_.host + ms / 1e3;
+  }
+
+ private:
+  cudaStream_t stream_;
+  const CudaClockAnchor& anchor_;
+  cudaEvent_t event_ = nullptr;
+};
+
+class HostMark final : public TimeMark {
+ public:
+  void record() override { at_ = std::chrono::steady_clock::now(); }
+  double secondsSince(const TimeMark& earlier) const override {
+    return std::chrono::duration<double>(at_ - dynamic_cast<const HostMark&>(earlier).at_).count();
+  }
+  std::optional<double> hostTime() const override {
+    return std::chrono::duration<double>(at_.time_since_epoch()).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point at_;
+};
+
 // CPU work (LibTorch CPU ops, blocking MPI) has finished when the call returns, so a host clock
 // read right after it measures the work itself.
 class HostTimer final : public IntervalTimer {
@@ -144,6 +188,15 @@ class CudaDevice final : public Device {
   std::string label() const override { return "cuda:" + std::to_string(index_); }
   std::string name() const override { return name_; }
   cudaStream_t stream() const override { return stream_; }
+  std::unique_ptr<TimeMark> newMark(cudaStream_t stream) override {
+    return std::make_unique<CudaEventMark>(stream, anchor_);
+  }
+  std::optional<double> freeMemory() const override {
+    std::size_t free = 0;
+    std::size_t total = 0;
+    if (cudaMemGetInfo(&free, &total) != cudaSuccess) return std::nullopt;
+    return static_cast<double>(free);
+  }
   std::unique_ptr<IntervalTimer> newTimer() override {
     return std::make_unique<CudaEventTimer>(stream_, anchor_);
   }
@@ -242,6 +295,18 @@ class CudaDevice final : public Device {
   void* flush_buffer_ = nullptr;
 };
 
+// The kernel's estimate of memory available to new allocations without swapping.
+std::optional<double> availableHostMemory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return std::nullopt;
+}
+
 std::string cpuModelName() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
@@ -261,6 +326,8 @@ class CpuDevice final : public Device {
   std::string label() const override { return "cpu"; }
   std::string name() const override { return cpuModelName(); }
   cudaStream_t stream() const override { return nullptr; }
+  std::optional<double> freeMemory() const override { return availableHostMemory(); }
+  std::unique_ptr<TimeMark> newMark(cudaStream_t) override { return std::make_unique<HostMark>(); }
   std::unique_ptr<IntervalTimer> newTimer() override { return std::make_unique<HostTimer>(); }
   std::unique_ptr<IntervalTimer> newTimer(cudaStream_t) override {
     return std::make_unique<HostTimer>();

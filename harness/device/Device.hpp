@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,22 @@
 
 namespace splitstep {
 
+// A point on the timeline of one stream (a CUDA event), or of the host on the CPU: intervals
+// between marks recorded on different streams of one device (a bucket packed on the working
+// stream, reduced on the communication stream) come from two of them.
+class TimeMark {
+ public:
+  virtual ~TimeMark() = default;
+  virtual void record() = 0;
+  // Seconds from `earlier` to this mark, both recorded by the same device, once it finished
+  // both; negative when this one came first.
+  virtual double secondsSince(const TimeMark& earlier) const = 0;
+  // Where the mark lay on the host's steady clock, once the device finished it, for a mark
+  // recorded after the device's latest MeasureDevice::anchorClock(); empty where the device
+  // cannot tell.
+  virtual std::optional<double> hostTime() const = 0;
+};
+
 class Device : public MeasureDevice {
  public:
   virtual bool isCuda() const = 0;
@@ -22,6 +39,9 @@ class Device : public MeasureDevice {
   virtual std::string name() const = 0;   // "NVIDIA H200", or the CPU model
   // The stream all timed work of this rank is queued on; nullptr on the CPU.
   virtual cudaStream_t stream() const = 0;
+  // Bytes this rank could still allocate on the device: free GPU memory, or the host's available
+  // memory (MemAvailable) on the CPU; empty where it cannot be read.
+  virtual std::optional<double> freeMemory() const = 0;
   // A timer for work on another stream of this device (a step's gradient collectives); the CPU
   // ignores the stream and times with the host clock, as newTimer() does.
   virtual std::unique_ptr<IntervalTimer> newTimer(cudaStream_t stream) = 0;
@@ -30,6 +50,8 @@ class Device : public MeasureDevice {
   // there is nothing to read (a CPU, a GPU NVML does not know).
   virtual std::vector<std::unique_ptr<TelemetrySource>> telemetrySources(
       std::string& why_not) const = 0;
+  // A mark on `stream` (the CPU ignores it and reads the host clock).
+  virtual std::unique_ptr<TimeMark> newMark(cudaStream_t stream) = 0;
 };
 
 // CUDA devices this process can see; 0 where there is no GPU or no driver.

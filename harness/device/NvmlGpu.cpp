@@ -141,7 +141,7 @@ class FastSource final : public TelemetrySource {
     const double before = hostSeconds();
     unsigned value = 0;
     if (api_->clock(device_, NVML_CLOCK_SM, &value) == NVML_SUCCESS) {
-      r.set(Quantity::SmClock, value);
+      r.set(TelemetryQuantity::SmClock, value);
     }
     unsigned long long limits = 0;
     if (api_->reasons != nullptr && api_->reasons(device_, &limits) == NVML_SUCCESS) {
@@ -150,26 +150,27 @@ class FastSource final : public TelemetrySource {
     // The clock and what limits it were read together, within microseconds: that is when.
     r.time = (before + hostSeconds()) / 2;
     if (api_->clock(device_, NVML_CLOCK_MEM, &value) == NVML_SUCCESS) {
-      r.set(Quantity::MemClock, value);
+      r.set(TelemetryQuantity::MemClock, value);
     }
-    readUnsigned(api_->power, Quantity::PowerAverage, 1e-3, r);
-    readUnsigned(api_->power_limit, Quantity::PowerLimit, 1e-3, r);
-    if (wanted(Quantity::Temperature) && api_->temperature != nullptr) {
-      note(Quantity::Temperature, api_->temperature(device_, NVML_TEMPERATURE_GPU, &value));
-      if (last_ == NVML_SUCCESS) r.set(Quantity::Temperature, value);
+    readUnsigned(api_->power, TelemetryQuantity::PowerAverage, 1e-3, r);
+    readUnsigned(api_->power_limit, TelemetryQuantity::PowerLimit, 1e-3, r);
+    if (wanted(TelemetryQuantity::Temperature) && api_->temperature != nullptr) {
+      note(TelemetryQuantity::Temperature,
+           api_->temperature(device_, NVML_TEMPERATURE_GPU, &value));
+      if (last_ == NVML_SUCCESS) r.set(TelemetryQuantity::Temperature, value);
     }
     readFields(r);
     return r;
   }
 
  private:
-  bool wanted(Quantity q) const { return !unsupported_[static_cast<std::size_t>(q)]; }
+  bool wanted(TelemetryQuantity q) const { return !unsupported_[static_cast<std::size_t>(q)]; }
   // A quantity NVML does not support on this GPU is not asked for again.
-  void note(Quantity q, NvmlReturn result) {
+  void note(TelemetryQuantity q, NvmlReturn result) {
     last_ = result;
     if (result == NVML_ERROR_NOT_SUPPORTED) unsupported_[static_cast<std::size_t>(q)] = true;
   }
-  void readUnsigned(UnsignedFn function, Quantity q, double scale, TelemetryReading& r) {
+  void readUnsigned(UnsignedFn function, TelemetryQuantity q, double scale, TelemetryReading& r) {
     unsigned value = 0;
     if (function == nullptr || !wanted(q)) return;
     note(q, function(device_, &value));
@@ -186,23 +187,24 @@ class FastSource final : public TelemetrySource {
     fields[1].scope_id = kAllLinks;
     fields[2].field_id = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX;
     fields[2].scope_id = kAllLinks;
-    if (!wanted(Quantity::Power) && !wanted(Quantity::NvlinkTx)) return;
+    if (!wanted(TelemetryQuantity::Power) && !wanted(TelemetryQuantity::NvlinkTx)) return;
     if (api_->field_values(device_, static_cast<int>(fields.size()), fields.data()) !=
         NVML_SUCCESS) {
       return;
     }
-    note(Quantity::Power, fields[0].result);
-    if (fields[0].result == NVML_SUCCESS) r.set(Quantity::Power, fieldNumber(fields[0]) * 1e-3);
-    note(Quantity::NvlinkTx, fields[1].result);
-    note(Quantity::NvlinkRx, fields[2].result);
+    note(TelemetryQuantity::Power, fields[0].result);
+    if (fields[0].result == NVML_SUCCESS)
+      r.set(TelemetryQuantity::Power, fieldNumber(fields[0]) * 1e-3);
+    note(TelemetryQuantity::NvlinkTx, fields[1].result);
+    note(TelemetryQuantity::NvlinkRx, fields[2].result);
     if (fields[1].result != NVML_SUCCESS || fields[2].result != NVML_SUCCESS) return;
     // Counters since the driver loaded: a throughput is the difference over the interval.
     const double tx = fieldNumber(fields[1]) * 1024;
     const double rx = fieldNumber(fields[2]) * 1024;
     if (previous_time_ > 0 && r.time > previous_time_) {
       const double seconds = r.time - previous_time_;
-      r.set(Quantity::NvlinkTx, (tx - previous_tx_) / seconds / 1e9);
-      r.set(Quantity::NvlinkRx, (rx - previous_rx_) / seconds / 1e9);
+      r.set(TelemetryQuantity::NvlinkTx, (tx - previous_tx_) / seconds / 1e9);
+      r.set(TelemetryQuantity::NvlinkRx, (rx - previous_rx_) / seconds / 1e9);
     }
     previous_time_ = r.time;
     previous_tx_ = tx;
@@ -211,7 +213,7 @@ class FastSource final : public TelemetrySource {
 
   std::shared_ptr<const NvmlGpu::Api> api_;
   NvmlDevice device_;
-  std::array<bool, kQuantities> unsupported_{};
+  std::array<bool, kTelemetryQuantities> unsupported_{};
   NvmlReturn last_ = NVML_SUCCESS;
   double previous_time_ = 0;
   double previous_tx_ = 0;
@@ -236,9 +238,9 @@ class PcieSource final : public TelemetrySource {
     r.time = (start + hostSeconds()) / 2;
     unsupported_ = tx_result == NVML_ERROR_NOT_SUPPORTED && rx_result == NVML_ERROR_NOT_SUPPORTED;
     // KB/s as NVML gives them (1 KB granularity; taken as 1024 B, as its NVLink counters' KiB).
-    if (tx_result == NVML_SUCCESS) r.set(Quantity::PcieTx, tx * 1024.0 / 1e9);
-    if (rx_result == NVML_SUCCESS) r.set(Quantity::PcieRx, rx * 1024.0 / 1e9);
-    if (!r.has(Quantity::PcieTx) && !r.has(Quantity::PcieRx)) return std::nullopt;
+    if (tx_result == NVML_SUCCESS) r.set(TelemetryQuantity::PcieTx, tx * 1024.0 / 1e9);
+    if (rx_result == NVML_SUCCESS) r.set(TelemetryQuantity::PcieRx, rx * 1024.0 / 1e9);
+    if (!r.has(TelemetryQuantity::PcieTx) && !r.has(TelemetryQuantity::PcieRx)) return std::nullopt;
     return r;
   }
 

@@ -12,7 +12,8 @@ struct MeasureSettings {
   int samples = 0;            // fixed sample count; 0: the stopping rule decides
   int min_samples = 10;       // stopping rule: at least this many samples,
   double min_time = 0.5;      // and this many seconds of timed samples,
-  double max_noise = 0.005;   // until std/mean of the samples is at most this;
+  double ci_target = 0.005;   // until the median's 95% interval reaches at most this from it,
+  double max_noise = 0.005;   // or std/mean of the samples is at most this, or the noise is stable;
   double max_time = 15;       // but stop after this many seconds of wall time per case
   bool queued_start = false;  // hold the stream with a spin kernel while a sample is queued
   bool l2_flush = false;      // clear the L2 cache before every sample (one loop per sample)

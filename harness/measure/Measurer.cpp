@@ -1,29 +1,25 @@
 #include "measure/Measurer.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "measure/StoppingRule.hpp"
 #include "stats/Statistics.hpp"
 
 namespace splitstep {
-namespace {
-
-using HostClock = std::chrono::steady_clock;
-
-double secondsSince(HostClock::time_point start) {
-  return std::chrono::duration<double>(HostClock::now() - start).count();
-}
-
-}  // namespace
 
 Measurer::Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings,
                    Timeline* timeline)
+    : Measurer(device, agreement, settings, steady_clock_, timeline) {}
+
+Measurer::Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings,
+                   WallClock& wall_clock, Timeline* timeline)
     : device_(device),
       agreement_(agreement),
       settings_(settings),
+      wall_clock_(wall_clock),
       timer_(device.newTimer()),
       timeline_(timeline != nullptr && timeline->enabled() ? timeline : nullptr) {}
 
@@ -51,9 +47,9 @@ Measurer::Timed Measurer::timeOnce(const std::function<void()>& run, int loops, 
     if (!hold) note(m, why_not + "; timed without a queued start");
   }
   timer_->start();
-  const auto host_start = HostClock::now();
+  const double host_start = wall_clock_.seconds();
   for (int l = 0; l < loops; ++l) run();
-  const double host = secondsSince(host_start);
+  const double host = wall_clock_.seconds() - host_start;
   timer_->stop();
   if (hold) hold->release();
   device_.synchronize();
@@ -71,12 +67,13 @@ Measurer::Timed Measurer::timeOnce(const std::function<void()>& run, int loops, 
 void Measurer::warmUp(const std::function<void()>& body) {
   std::optional<Timeline::HostScope> scope;
   if (timeline_ != nullptr) scope.emplace(*timeline_, span_kind::kMeasure, "warm-up");
-  const auto start = HostClock::now();
+  const double start = wall_clock_.seconds();
   for (int i = 0; i < settings_.warmup; ++i) body();
   device_.synchronize();
   if (settings_.warmup_time <= 0) return;
   // Warm-up by time ends when the last rank's time is up, so every rank runs it equally often.
-  while (agreement_.maxOverRanks(secondsSince(start) < settings_.warmup_time ? 1 : 0) == 1) {
+  while (agreement_.maxOverRanks(wall_clock_.seconds() - start < settings_.warmup_time ? 1 : 0) ==
+         1) {
     body();
     device_.synchronize();
   }
@@ -113,10 +110,20 @@ Measurement Measurer::measure(const std::function<void()>& body,
   Measurement m;
   m.clock = device_.clockName();
   flush_ = false;
+  // Each phase's wall time, so that a report can say where a case's time went.
+  double phase_start = wall_clock_.seconds();
+  const auto phaseTime = [&] {
+    const double now = wall_clock_.seconds();
+    return now - std::exchange(phase_start, now);
+  };
   coldStart(body, m);
+  m.wall.cold_start = phaseTime();
   warmUp(body);
+  m.wall.warm_up = phaseTime();
   Timing timing = prepare(body, m);
+  m.wall.prepare = phaseTime();
   takeSamples(timing, after_sample, m);
+  m.wall.sampling = phaseTime();
   summarize(timing, m);
   return m;
 }
@@ -176,8 +183,9 @@ void Measurer::takeSamples(const Timing& timing, const std::function<void()>& af
   if (timeline_ != nullptr) scope.emplace(*timeline_, span_kind::kMeasure, "samples");
   const std::string name = timeline_ != nullptr ? timeline_->caseLabel() : std::string();
   m.clock_at_start = device_.smClock();
-  const auto sampling_start = HostClock::now();
+  const double sampling_start = wall_clock_.seconds();
   double timed = 0;
+  StopCheck mine;
   StopState decision = StopState::Continue;
   while (decision == StopState::Continue) {
     anchor();
@@ -187,14 +195,16 @@ void Measurer::takeSamples(const Timing& timing, const std::function<void()>& af
     m.values.push_back(sample.device / m.loops);
     m.host_values.push_back(sample.host / m.loops);
     timed += sample.device;
-    const StopState mine = evaluateStop(settings_, m.values, timed, secondsSince(sampling_start));
-    decision = static_cast<StopState>(agreement_.maxOverRanks(static_cast<int>(mine)));
+    mine = evaluateStop(settings_, m.values, timed, wall_clock_.seconds() - sampling_start);
+    decision = static_cast<StopState>(agreement_.maxOverRanks(static_cast<int>(mine.state)));
   }
   m.clock_at_end = device_.smClock();
   flush_ = false;
-  m.stop_reason = settings_.samples > 0              ? kStopReasonFixed
-                  : decision == StopState::TimeLimit ? kStopReasonTimeLimit
-                                                     : kStopReasonNoise;
+  // Every rank stops together; each names the rule that held for its own samples, unless some
+  // rank's time ran out first, which then stopped them all.
+  if (decision == StopState::TimeLimit) mine = {StopState::TimeLimit, StopRule::TimeLimit, 0};
+  m.stop_rule = mine.rule;
+  m.stop_reason = stopReason(mine.rule, mine.figure);
 }
 
 void Measurer::summarize(const Timing& timing, Measurement& m) const {

@@ -13,6 +13,7 @@
 #include "measure/Measurement.hpp"
 #include "measure/RankAgreement.hpp"
 #include "measure/Timeline.hpp"
+#include "measure/WallClock.hpp"
 
 namespace splitstep {
 
@@ -23,11 +24,14 @@ class Measurer {
   static constexpr int kMaxQueuedLoops = 256;
   static constexpr int kMaxLoops = 1 << 20;
 
-  // With an enabled `timeline`, the Measurer records its phases on the host track and each
-  // timed execution on the working stream's, anchoring the device's clock (outside the timed
-  // intervals) before each, so that every interval is placed on the host's clock afresh.
+  // `wall_clock` reads host time (a steady clock unless a test gives its own). With an enabled
+  // `timeline`, the Measurer records its phases on the host track and each timed execution on
+  // the working stream's, anchoring the device's clock (outside the timed intervals) before
+  // each, so that every interval is placed on the host's clock afresh.
   Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings,
            Timeline* timeline = nullptr);
+  Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings,
+           WallClock& wall_clock, Timeline* timeline = nullptr);
 
   // `after_sample`, if given, runs after each timed sample once the device has finished it:
   // a body that times its own parts (a training step's phases) reads its timers there.
@@ -66,6 +70,8 @@ class Measurer {
   MeasureDevice& device_;
   RankAgreement& agreement_;
   MeasureSettings settings_;
+  SteadyWallClock steady_clock_;
+  WallClock& wall_clock_;
   std::unique_ptr<IntervalTimer> timer_;
   Timeline* timeline_;  // nullptr or disabled: nothing recorded
   bool flush_ = false;

@@ -41,6 +41,9 @@ struct Sample {
   std::string series;  // what was timed within the case (a phase, or the whole operation)
   // The series this one is a part of (a phase of a training step: "step"); empty for a whole.
   std::string part_of;
+  // A fine-grained series (one gradient bucket's timeline) that results files keep and the
+  // console's tables leave out; figures derived from it summarise it there.
+  bool detail = false;
   std::string unit = "s";
   std::map<std::string, std::string> params;
   std::vector<Rate> rates;

@@ -20,6 +20,15 @@ struct Versions {
   std::string mpi;
 };
 
+// Where rank 0's run went, in wall seconds: from the start of the run to its first suite (plan
+// agreement, device, communicators), each suite (its cases' Measurer phases are in their
+// samples; the rest is buffers, set-up and checks), and gathering every rank's samples.
+struct RunWallTimes {
+  double start_up = 0;
+  std::vector<std::pair<std::string, double>> suites;
+  double gather = 0;
+};
+
 struct RunContext {
   Versions versions;
   std::string command_line;
@@ -30,6 +39,7 @@ struct RunContext {
   std::string backend;  // the communicators the collectives ran on ("nccl,mpi"); empty: none
   std::vector<std::string> notes;  // about the whole run (a backend that could not run, ...)
   std::vector<RankInfo> ranks;
+  RunWallTimes wall;
 };
 
 // Versions of splitstep and of every library it runs on, read from the libraries at run time

@@ -19,6 +19,8 @@ constexpr int kMaxSeq = 1 << 20;
 constexpr int kMaxImage = 8192;
 constexpr int kMaxVocab = 1 << 20;
 constexpr double kMaxHostWorkMs = 60000;
+constexpr int kMaxProjectedRanks = 1 << 20;
+constexpr int kMaxGpusPerNode = 1 << 16;
 
 using ParseFn = void (*)(const OptionValue&, PlanDraft&);
 using CanonicalFn = std::string (*)(const RunPlan&);
@@ -105,6 +107,14 @@ bool positive(double x) { return x > 0; }
 bool fraction(double x) { return x >= 0 && x < 1; }
 bool hostWorkMs(double x) { return x >= 0 && x <= kMaxHostWorkMs; }
 
+std::vector<int> rankCounts(const OptionValue& value) {
+  std::vector<int> ranks;
+  for (const std::string& item : value.list()) {
+    ranks.push_back(integerIn(OptionValue(value.option(), item), 2, kMaxProjectedRanks));
+  }
+  return ranks;
+}
+
 std::vector<OptionSpec> buildTable() {
   const MeasureSettings m{};
   // clang-format off
@@ -137,9 +147,15 @@ std::vector<OptionSpec> buildTable() {
     option("min-time", "0.5s", "stopping rule: at least this much timed work per case",
       [](const OptionValue& v, PlanDraft& d) { d.plan.measure.min_time = v.seconds(0, 3600); },
       [](const RunPlan& p) { return number(p.measure.min_time); }),
-    option("max-noise", "0.5%", "stopping rule: stop once std/mean of the samples is at most this",
+    option("max-noise", "0.5%",
+      "stopping rule: stop once std/mean of the samples (their spread) is at most this",
       [](const OptionValue& v, PlanDraft& d) { d.plan.measure.max_noise = v.percent(); },
       [](const RunPlan& p) { return number(p.measure.max_noise); }),
+    option("ci-target", "0.5%",
+      "stopping rule: stop once the 95% confidence interval of the median reaches at most this "
+      "far from it (the estimate is known well enough)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.measure.ci_target = v.percent(); },
+      [](const RunPlan& p) { return number(p.measure.ci_target); }),
     option("max-time", "15s", "stopping rule: stop anyway after this much wall time per case",
       [](const OptionValue& v, PlanDraft& d) { d.plan.measure.max_time = v.seconds(1e-3, 86400); },
       [](const RunPlan& p) { return number(p.measure.max_time); }),
@@ -294,11 +310,53 @@ std::vector<OptionSpec> buildTable() {
     option("cnn-batch", std::to_string(CnnShape{}.batch), "step cnn: batch per rank",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.cnn.batch = integerIn(v, 1, kMaxBatch); },
       [](const RunPlan& p) { return std::to_string(p.step.cnn.batch); }),
+    option("delay-rank", "-1", "step: make this rank late in every step by --delay-ms (a straggler on purpose)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.delay_rank = integerIn(v, -1, 1 << 30); },
+      [](const RunPlan& p) { return std::to_string(p.step.delay_rank); }),
+    option("delay-ms", "0", "step: how late --delay-rank is, in milliseconds of host time, in [0, 60000]",
+      [](const OptionValue& v, PlanDraft& d) {
+        d.plan.step.delay = v.number(hostWorkMs, "a number of milliseconds in [0, 60000]") / 1000;
+      },
+      [](const RunPlan& p) { return number(p.step.delay * 1000); }),
+    option("delay-phase", "data", "step: the phase --delay-rank spends its delay in: " + enumChoices<DelayPhase>(),
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.delay_phase = v.choice<DelayPhase>(); },
+      [](const RunPlan& p) { return std::string(toString(p.step.delay_phase)); }),
+    option("test-sync-fault", "none",
+      "for tests of the step's check only: a deliberate gradient-sync fault: " + enumChoices<SyncFault>(),
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.fault = v.choice<SyncFault>(); },
+      [](const RunPlan& p) { return std::string(toString(p.step.fault)); }),
+    option("test-fault-rank", "1", "for tests only: the rank a one-rank --test-sync-fault happens on",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.fault_rank = integerIn(v, 0, 1 << 30); },
+      [](const RunPlan& p) { return std::to_string(p.step.fault_rank); }),
     option("torch-profile", "",
       "step: write a LibTorch profiler (Kineto) trace of 3 steps of every mode and rank into this "
       "directory, to compare kernel by kernel with torch.profiler's",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.torch_profile_dir = v.text(); },
       [](const RunPlan& p) { return p.step.torch_profile_dir; }),
+    option("project-ranks", "4,8,16,32,64,128,256,512,1024",
+      "analysis: rank counts to project the collectives and the step to",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.projection.ranks = rankCounts(v); },
+      [](const RunPlan& p) { return joined(p.projection.ranks); }),
+    option("project-gpus-per-node", "8",
+      "analysis: ranks per node in the projection, joined by the measured link; more cross the network",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.projection.gpus_per_node = integerIn(v, 1, kMaxGpusPerNode); },
+      [](const RunPlan& p) { return std::to_string(p.projection.gpus_per_node); }),
+    option("project-internode-bw", "50",
+      "analysis: network bandwidth per rank between nodes in GB/s (a 400 Gb/s NIC per GPU: 50)",
+      [](const OptionValue& v, PlanDraft& d) {
+        d.plan.projection.internode_bandwidth = v.number(positive, "a positive number of GB/s") * 1e9;
+      },
+      [](const RunPlan& p) { return number(p.projection.internode_bandwidth / 1e9); }),
+    option("project-internode-latency", "measured",
+      "analysis: network latency per message between nodes (e.g. 5us); measured: the measured link's",
+      [](const OptionValue& v, PlanDraft& d) {
+        d.plan.projection.internode_latency.reset();
+        if (v.text() != "measured") d.plan.projection.internode_latency = v.seconds(0, 1);
+      },
+      [](const RunPlan& p) {
+        return p.projection.internode_latency ? number(*p.projection.internode_latency)
+                                              : std::string("measured");
+      }),
     option("timeout", "300s", "longest wait on another rank before the job is ended with an error",
       [](const OptionValue& v, PlanDraft& d) { d.plan.launch.timeout = v.seconds(0.1, 7 * 86400); },
       [](const RunPlan& p) { return number(p.launch.timeout); }),

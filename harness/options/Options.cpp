@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <fstream>
 #include <set>
@@ -18,6 +19,8 @@ namespace {
 
 // Paths are echoed whole up to this length (PATH_MAX), shortened beyond.
 constexpr std::size_t kPathLimit = 4096;
+// The positional name that stands for every suite of the catalogue.
+constexpr std::string_view kAllSuites = "all";
 
 std::string suiteNames() {
   std::vector<std::string_view> names;
@@ -32,6 +35,12 @@ std::vector<std::string> parseSuites(const std::vector<std::string>& names) {
       if (suite.in_default_run) defaults.emplace_back(suite.name);
     }
     return defaults;
+  }
+  if (std::find(names.begin(), names.end(), kAllSuites) != names.end()) {
+    if (names.size() > 1) throw UsageError("suite 'all' stands alone: it names every suite");
+    std::vector<std::string> every;
+    for (const SuiteInfo& suite : suiteCatalog()) every.emplace_back(suite.name);
+    return every;
   }
   std::set<std::string> seen;
   for (const std::string& name : names) {
@@ -67,7 +76,7 @@ std::string usage(const po::options_description& options, const po::options_desc
   std::ostringstream text;
   text << "Usage: mpirun -np N splitstep [SUITE...] [--config FILE.ini] [--option value...]\n"
        << "Suites: " << suiteNames() << "\n"
-       << fmt::format("  (default: {})\n", fmt::join(defaults, " "));
+       << fmt::format("  (default: {}; {}: every suite)\n", fmt::join(defaults, " "), kAllSuites);
   for (const SuiteInfo& suite : suiteCatalog()) {
     text << fmt::format("  {:<16}{}\n", suite.name, suite.help);
   }

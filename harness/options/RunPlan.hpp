@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,6 +30,21 @@ enum class OptimizerImpl { Loop, Foreach, Fused };
 // none: no gradient sync (T_c); sequential: bucketed allreduce after backward (T_seq);
 // overlap: DDP-style, buckets reduced during backward (T_ddp); single: rank 0 alone (T_1).
 enum class SyncMode { None, Sequential, Overlap, Single };
+// Test only: a deliberate gradient-sync fault, so that tests prove the correctness check catches
+// it. dropped-bucket: the last bucket is never reduced; sum: gradients summed, not averaged;
+// stale: one rank reduces its first bucket without packing this step's gradients into it;
+// reordered: one rank reduces its buckets in reverse order; skipped-step: one rank skips its
+// optimizer step (as when only its loss scaler saw an overflow).
+enum class SyncFault {
+  None,
+  DroppedBucket,
+  SumNotMean,
+  StaleGradient,
+  ReorderedBuckets,
+  SkippedStep
+};
+// The step phase a delayed rank (--delay-rank) spends its delay in.
+enum class DelayPhase { Data, Forward, Backward, Optimizer };
 // Where each step's batch comes from: pinned or pageable host memory (copied every step), or
 // already on the device (no copy: the data phase is empty).
 enum class InputSource { Pinned, Pageable, Device };
@@ -88,6 +104,24 @@ struct EnumNames<OptimizerImpl> {
       std::pair{OptimizerImpl::Loop, std::string_view("loop")},
       std::pair{OptimizerImpl::Foreach, std::string_view("foreach")},
       std::pair{OptimizerImpl::Fused, std::string_view("fused")}};
+};
+template <>
+struct EnumNames<SyncFault> {
+  static constexpr std::array values = {
+      std::pair{SyncFault::None, std::string_view("none")},
+      std::pair{SyncFault::DroppedBucket, std::string_view("dropped-bucket")},
+      std::pair{SyncFault::SumNotMean, std::string_view("sum")},
+      std::pair{SyncFault::StaleGradient, std::string_view("stale")},
+      std::pair{SyncFault::ReorderedBuckets, std::string_view("reordered")},
+      std::pair{SyncFault::SkippedStep, std::string_view("skipped-step")}};
+};
+template <>
+struct EnumNames<DelayPhase> {
+  static constexpr std::array values = {
+      std::pair{DelayPhase::Data, std::string_view("data")},
+      std::pair{DelayPhase::Forward, std::string_view("forward")},
+      std::pair{DelayPhase::Backward, std::string_view("backward")},
+      std::pair{DelayPhase::Optimizer, std::string_view("optimizer")}};
 };
 template <>
 struct EnumNames<SyncMode> {
@@ -177,12 +211,30 @@ struct StepPlan {
   std::uint64_t bucket_bytes = 25ull << 20;
   std::uint64_t first_bucket_bytes = 1ull << 20;
   bool check = true;  // after the timed samples: ranks identical, equal to a one-process step
+  // A straggler on purpose: rank `delay_rank` (-1: none) spends `delay` seconds of host time at
+  // the start of `delay_phase` in every step.
+  int delay_rank = -1;
+  double delay = 0;
+  DelayPhase delay_phase = DelayPhase::Data;
+  // Test only: a deliberate sync fault, on every rank or on `fault_rank` alone.
+  SyncFault fault = SyncFault::None;
+  int fault_rank = 1;
   // Where to write a LibTorch profiler (Kineto) trace of a few steps of every mode and rank;
   // empty: none.
   std::string torch_profile_dir;
   MlpShape mlp;
   TransformerShape transformer;
   CnnShape cnn;
+};
+
+// Where the analysis projects the collectives and the step to more ranks: nodes of
+// `gpus_per_node` ranks joined by the measured link, and a network between nodes
+// (docs/metrics.md, "Projection").
+struct ProjectionPlan {
+  std::vector<int> ranks;
+  int gpus_per_node = 8;
+  double internode_bandwidth = 50e9;        // bytes/s per rank
+  std::optional<double> internode_latency;  // seconds per message; empty: the measured link's
 };
 
 struct LaunchPlan {
@@ -210,6 +262,7 @@ struct RunPlan {
   MembwPlan membw;
   CollectivesPlan collectives;
   StepPlan step;
+  ProjectionPlan projection;
   LaunchPlan launch;
   OutputPlan output;
   TelemetryPlan telemetry;

@@ -78,7 +78,7 @@ nlohmann::json chromeTrace(const std::vector<RankInfo>& ranks,
                         {"args", {{"case", s.label}}}});
     }
     for (const TelemetryReading& r : timeline.readings) {
-      for (const auto& [quantity, key] : EnumNames<Quantity>::values) {
+      for (const auto& [quantity, key] : EnumNames<TelemetryQuantity>::values) {
         if (!r.has(quantity)) continue;
         events.push_back({{"ph", "C"},
                           {"name", quantityLabel(quantity)},

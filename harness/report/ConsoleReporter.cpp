@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 
 #include "common/Units.hpp"
+#include "stats/MedianInterval.hpp"
 
 namespace splitstep {
 namespace {
@@ -38,30 +40,59 @@ void printTable(std::ostream& out, const std::vector<std::vector<std::string>>& 
   }
 }
 
-// The largest noise over ranks, marked when sampling hit --max-time before the noise target.
+// The largest noise (std/mean) over ranks: the workload's spread.
 std::string noiseCell(const CaseResult& c) {
   double noise = 0;
-  bool missed = false;
-  for (const RankResult& r : c.ranks) {
-    noise = std::max(noise, r.measurement.noise);
-    missed = missed || !r.measurement.noise_target_met;
-  }
-  const bool timed_out =
-      !c.ranks.empty() && c.ranks.front().measurement.stop_reason == kStopReasonTimeLimit;
-  return fmt::format("{:.2f}%{}", noise * 100, missed && timed_out ? "*" : "");
+  for (const RankResult& r : c.ranks) noise = std::max(noise, r.measurement.noise);
+  return fmt::format("{:.2f}%", noise * 100);
 }
 
-// %timeit's two lines, for one rank.
+// The largest uncertainty of a rank's median over ranks: how far its 95% interval reaches from
+// it. "-" where a rank had too few samples for a 95% interval.
+std::string uncertaintyCell(const CaseResult& c) {
+  double reach = 0;
+  for (const RankResult& r : c.ranks) {
+    if (r.median_ci.coverage < kMedianConfidence) return "-";
+    reach = std::max(reach, relativeReach(r.median_ci, r.summary.median));
+  }
+  return fmt::format("{:.2f}%", reach * 100);
+}
+
+// The rules that ended sampling, each once: ranks stop together, each on its own rule.
+std::string stopCell(const CaseResult& c) {
+  std::vector<std::string_view> rules;
+  for (const RankResult& r : c.ranks) {
+    const std::string_view rule = toString(r.measurement.stop_rule);
+    if (std::find(rules.begin(), rules.end(), rule) == rules.end()) rules.push_back(rule);
+  }
+  return fmt::format("{}", fmt::join(rules, "/"));
+}
+
+// %timeit's two lines for one rank, and a third: why sampling stopped and where the case's
+// time went.
 void printTimeit(std::ostream& out, const std::string& label, std::size_t indent,
                  const RankResult& r) {
   const Summary& s = r.summary;
   const Measurement& m = r.measurement;
+  const PhaseWallTimes& w = m.wall;
+  // The interval's coverage is at least the confidence asked for, unless there were too few
+  // samples: then it is said as it is.
+  const double coverage =
+      r.median_ci.coverage >= kMedianConfidence ? kMedianConfidence : r.median_ci.coverage;
   out << fmt::format("  {:<{}}  {} ± {} per loop (mean ± std. dev. of {} runs, {} loop{} each)\n",
                      label, indent, formatSeconds(s.mean), formatSeconds(s.stddev), s.n, m.loops,
                      m.loops == 1 ? "" : "s");
-  out << fmt::format("  {:<{}}  median {}, IQR {}, min {}; cold start {}; host {} per loop\n", "",
-                     indent, formatSeconds(s.median), formatSeconds(s.iqr), formatSeconds(s.min),
-                     formatSeconds(m.cold), formatSeconds(r.host_summary.median));
+  out << fmt::format(
+      "  {:<{}}  median {} ({:.0f}% CI {} to {}), IQR {}, min {}; cold start {}; host {} per "
+      "loop\n",
+      "", indent, formatSeconds(s.median), coverage * 100, formatSeconds(r.median_ci.low),
+      formatSeconds(r.median_ci.high), formatSeconds(s.iqr), formatSeconds(s.min),
+      formatSeconds(m.cold), formatSeconds(r.host_summary.median));
+  out << fmt::format(
+      "  {:<{}}  stopped: {}; wall {}: cold start {}, warm-up {}, prepare {}, samples {}\n", "",
+      indent, m.stop_reason, formatSeconds(w.cold_start + w.warm_up + w.prepare + w.sampling),
+      formatSeconds(w.cold_start), formatSeconds(w.warm_up), formatSeconds(w.prepare),
+      formatSeconds(w.sampling));
 }
 
 // A part's name where it stands without its whole above it: "mlp bf16 overlap forward".
@@ -110,6 +141,7 @@ std::string formatFigure(const std::string& unit, double value) {
   if (unit == "s") return formatSeconds(value);
   if (unit == "%") return fmt::format("{:.1f}%", value);
   if (unit == "rank") return fmt::format("r{}", static_cast<long long>(value));
+  if (unit == "B") return formatBytes(static_cast<std::uint64_t>(value));
   return formatRate(value) + " " + unit;
 }
 
@@ -128,28 +160,40 @@ void ConsoleReporter::reportContext(const RunContext& context) {
     out_ << fmt::format("  rank {}: {} {} {}\n", r.rank, r.host, r.device, r.device_name);
   }
   for (const std::string& note : context.notes) out_ << "  note: " << note << '\n';
+  std::vector<std::string> parts = {"start-up " + formatSeconds(context.wall.start_up)};
+  for (const auto& [suite, seconds] : context.wall.suites) {
+    parts.push_back(suite + " " + formatSeconds(seconds));
+  }
+  parts.push_back("gather " + formatSeconds(context.wall.gather));
+  out_ << fmt::format("  wall time: {}\n", fmt::join(parts, ", "));
   const std::string samples =
-      ms.samples > 0 ? fmt::format("{} samples", ms.samples)
-                     : fmt::format(
-                           "samples until std/mean <= {:g}% (at least {} samples and {} "
-                           "of them; at most {} per case)",
-                           ms.max_noise * 100, ms.min_samples, formatSeconds(ms.min_time),
-                           formatSeconds(ms.max_time));
+      ms.samples > 0
+          ? fmt::format("{} samples", ms.samples)
+          : fmt::format(
+                "samples until the median is known within ±{:g}% at {:g}% confidence, std/mean "
+                "<= {:g}% or the noise is stable (at least {} samples and {} of them; at most {} "
+                "per case)",
+                ms.ci_target * 100, kMedianConfidence * 100, ms.max_noise * 100, ms.min_samples,
+                formatSeconds(ms.min_time), formatSeconds(ms.max_time));
   const std::string loops = ms.loops > 0 ? fmt::format("{} loops each", ms.loops)
                                          : fmt::format("loops chosen so a sample lasts >= {}",
                                                        formatSeconds(ms.min_sample_time));
   out_ << fmt::format(
       "Each case: a timed cold start, {} warm-up run(s){}, then {}, {}.\n"
       "min / median / max: across ranks, of each rank's median; rates at that median.\n"
+      "noise: std/mean of a rank's samples, the workload's spread; ±ci: how far the {:g}% "
+      "confidence interval of a rank's median reaches from it, the estimate's uncertainty (both "
+      "the largest over ranks); stop: the rule that ended sampling.\n"
       "host: how long the host took to queue one loop; far below the device time, it shows the "
       "host "
       "returning long before the GPU finishes.\n",
       ms.warmup,
       ms.warmup_time > 0 ? fmt::format(" and {} of warm-up", formatSeconds(ms.warmup_time)) : "",
-      samples, loops);
+      samples, loops, kMedianConfidence * 100);
 }
 
 void ConsoleReporter::reportCase(const CaseResult& result) {
+  if (result.detail) return;  // results files hold it; a derived figure sums it up here
   if (!pending_.empty() && pending_.front().suite != result.suite) flushSuite();
   pending_.push_back(result);
 }
@@ -159,17 +203,26 @@ void ConsoleReporter::reportDerived(const DerivedResult& derived) {
   out_ << fmt::format("\n{} {}: {}\n", derived.suite, derived.subject, derived.title);
   std::vector<std::vector<std::string>> rows;
   for (const DerivedFigure& figure : derived.figures) {
+    if (figure.detail) continue;
     std::vector<std::string> details;
     if (figure.per_rank.size() <= kMaxRanksInline) {
       for (const auto& [rank, value] : figure.per_rank) {
         details.push_back(fmt::format("r{} {}", rank, formatFigure(figure.unit, value)));
       }
     }
+    if (figure.interval) {
+      details.insert(details.begin(),
+                     fmt::format("[{}, {}]", formatFigure(figure.unit, figure.interval->first),
+                                 formatFigure(figure.unit, figure.interval->second)));
+    }
     if (!figure.note.empty()) details.push_back(figure.note);
     rows.push_back({figure.name, formatFigure(figure.unit, figure.value),
                     fmt::format("{}", fmt::join(details, "  "))});
   }
   printTable(out_, rows);
+  for (const std::string& note : derived.notes) out_ << "  " << note << '\n';
+  if (!derived.assumptions.empty()) out_ << "  assumes:\n";
+  for (const std::string& assumption : derived.assumptions) out_ << "    " << assumption << '\n';
   if (!derived.findings.empty()) out_ << "  diagnosis:\n";
   for (const std::string& finding : derived.findings) out_ << "    " << finding << '\n';
 }
@@ -212,13 +265,14 @@ void ConsoleReporter::flushSuite() {
   const bool mixed_clocks = clocks.size() > 1;
   if (mixed_clocks) header.push_back("clock");
   header.push_back("noise");
+  header.push_back("±ci");
+  header.push_back("stop");
   header.push_back(inline_ranks ? "per-rank median" : "");
   rows.push_back(header);
 
   // Each distinct note once, with the cases it applies to.
   std::vector<std::pair<std::string, std::vector<std::string>>> notes;
   std::vector<std::string> warnings;
-  bool any_missed_target = false;
   std::size_t label_width = 0;
   for (const CaseResult& c : pending_) {
     if (!c.skipped() && c.part_of.empty()) label_width = std::max(label_width, c.case_name.size());
@@ -253,7 +307,8 @@ void ConsoleReporter::flushSuite() {
     if (any_skew) row.push_back(c.arrival_skew ? formatSeconds(*c.arrival_skew) : "-");
     if (mixed_clocks) row.push_back(c.clock.substr(0, c.clock.find(' ')));
     row.push_back(noiseCell(c));
-    any_missed_target = any_missed_target || row.back().ends_with('*');
+    row.push_back(uncertaintyCell(c));
+    row.push_back(stopCell(c));
     std::vector<std::string> per_rank;
     if (inline_ranks) {
       for (const RankResult& r : c.ranks) {
@@ -268,7 +323,6 @@ void ConsoleReporter::flushSuite() {
   const CaseResult& first = pending_.front();
   out_ << fmt::format("\n{} [{}]\n", first.suite, fmt::join(clocks, "; "));
   printTable(out_, rows);
-  if (any_missed_target) out_ << "  * the noise target was not met before --max-time\n";
   out_ << fmt::format(
       "  per loop, on the slowest rank ({}):\n",
       first.ranks.empty() ? std::string("-") : first.ranks.front().measurement.method);

@@ -48,15 +48,15 @@ std::string csvField(const std::string& field) {
 
 const std::vector<std::string>& CsvReporter::leadingColumns() {
   static const std::vector<std::string> columns = {
-      "suite",  "case",        "series",  "part_of", "params", "rank",   "host",
-      "device", "device_name", "skipped", "unit",    "clock",  "method", "samples",
-      "loops",  "median",      "min",     "max",     "mean",   "stddev", "noise"};
+      "suite",  "case",        "series",      "part_of", "detail", "params", "rank",    "host",
+      "device", "device_name", "skipped",     "unit",    "clock",  "method", "samples", "loops",
+      "median", "median_low",  "median_high", "min",     "max",    "mean",   "stddev",  "noise"};
   return columns;
 }
 
 std::vector<std::string> CsvReporter::trailingColumns() {
   std::vector<std::string> columns = {"checked", "wrong", "stop_reason", "telemetry_readings"};
-  for (const auto& [quantity, name] : EnumNames<Quantity>::values) {
+  for (const auto& [quantity, name] : EnumNames<TelemetryQuantity>::values) {
     for (const char* statistic : {"min", "mean", "max"}) {
       columns.push_back(quantityColumn(name, statistic));
     }
@@ -77,6 +77,7 @@ void CsvReporter::reportCase(const CaseResult& result) {
                       {"case", result.case_name},
                       {"series", result.series},
                       {"part_of", result.part_of},
+                      {"detail", result.detail ? "true" : "false"},
                       {"params", joinedParams(result.params)},
                       {"unit", result.unit},
                       {"clock", result.clock},
@@ -99,6 +100,8 @@ void CsvReporter::reportCase(const CaseResult& result) {
     row["samples"] = std::to_string(s.n);
     row["loops"] = std::to_string(r.measurement.loops);
     row["median"] = number(s.median);
+    row["median_low"] = number(r.median_ci.low);
+    row["median_high"] = number(r.median_ci.high);
     row["min"] = number(s.min);
     row["max"] = number(s.max);
     row["mean"] = number(s.mean);

@@ -2,17 +2,23 @@
 
 #include "collect/SampleCodec.hpp"
 #include "report/AtomicFile.hpp"
+#include "stats/MedianInterval.hpp"
 
 namespace splitstep {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Summary, n, min, max, mean, stddev, median, p5, p95, iqr, cv)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MedianInterval, low, high, coverage)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MeasureSettings, warmup, warmup_time, loops, min_sample_time,
-                                   samples, min_samples, min_time, max_noise, max_time,
+                                   samples, min_samples, min_time, ci_target, max_noise, max_time,
                                    queued_start, l2_flush, cuda_graph, align_ranks)
 
 void JsonReporter::reportContext(const RunContext& context) {
   const Versions& v = context.versions;
   nlohmann::json plan = nlohmann::json::object();
   for (const auto& [key, value] : context.plan) plan[key] = value;
+  nlohmann::json suites = nlohmann::json::array();
+  for (const auto& [suite, seconds] : context.wall.suites) {
+    suites.push_back({{"suite", suite}, {"seconds", seconds}});
+  }
   document_ = {
       {"schema", kResultsSchema},
       {"metadata",
@@ -29,7 +35,11 @@ void JsonReporter::reportContext(const RunContext& context) {
         {"backend", context.backend},
         {"notes", context.notes},
         {"plan_hash", context.plan_hash},
-        {"measure", context.measure}}},
+        {"measure", context.measure},
+        {"wall",
+         {{"start_up", context.wall.start_up},
+          {"suites", suites},
+          {"gather", context.wall.gather}}}}},
       {"plan", plan},
       {"ranks", context.ranks},
       {"cases", nlohmann::json::array()},
@@ -43,6 +53,7 @@ void JsonReporter::reportCase(const CaseResult& result) {
     nlohmann::json entry = rank.measurement;  // values, host_values, cold, loops, noise, ...
     entry["rank"] = rank.rank;
     entry["summary"] = rank.summary;
+    entry["median_ci"] = rank.median_ci;
     entry["host_summary"] = rank.host_summary;
     entry["checks"] = rank.checks;
     entry["warnings"] = rank.warnings;
@@ -56,6 +67,7 @@ void JsonReporter::reportCase(const CaseResult& result) {
       {"case", result.case_name},
       {"series", result.series},
       {"part_of", result.part_of},
+      {"detail", result.detail},
       {"unit", result.unit},
       {"clock", result.clock},
       {"params", result.params},
@@ -85,18 +97,25 @@ void JsonReporter::reportDerived(const DerivedResult& derived) {
     for (const auto& [rank, value] : figure.per_rank) {
       per_rank.push_back({{"rank", rank}, {"value", value}});
     }
-    figures.push_back({{"tag", figure.tag},
-                       {"name", figure.name},
-                       {"unit", figure.unit},
-                       {"value", figure.value},
-                       {"per_rank", per_rank},
-                       {"note", figure.note}});
+    figures.push_back(
+        {{"tag", figure.tag},
+         {"name", figure.name},
+         {"unit", figure.unit},
+         {"value", figure.value},
+         {"per_rank", per_rank},
+         {"note", figure.note},
+         {"detail", figure.detail},
+         {"interval", figure.interval
+                          ? nlohmann::json::array({figure.interval->first, figure.interval->second})
+                          : nlohmann::json()}});
   }
   document_["derived"].push_back({{"suite", derived.suite},
                                   {"subject", derived.subject},
                                   {"title", derived.title},
                                   {"figures", figures},
-                                  {"findings", derived.findings}});
+                                  {"findings", derived.findings},
+                                  {"notes", derived.notes},
+                                  {"assumptions", derived.assumptions}});
 }
 
 void JsonReporter::finalize() { writeFileAtomically(path_, document_.dump(2) + "\n"); }

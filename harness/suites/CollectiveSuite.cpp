@@ -185,6 +185,10 @@ std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
             CaseRunner::skip(sample, "too small for one element per rank");
             continue;
           }
+          if (in_place && !collective_.in_place_refusal.empty()) {
+            CaseRunner::skip(sample, std::string(collective_.in_place_refusal));
+            continue;
+          }
           if (!comm->supports(collective_, type, in_place, why_not)) {
             CaseRunner::skip(sample, why_not);
             continue;

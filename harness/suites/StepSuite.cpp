@@ -13,6 +13,7 @@
 #include "suites/TorchScope.hpp"
 #include "suites/step/GradientSync.hpp"
 #include "suites/step/StepCheck.hpp"
+#include "suites/step/StepMemory.hpp"
 #include "suites/step/TorchProfile.hpp"
 #include "suites/step/TrainingStep.hpp"
 #include "suites/step/Workload.hpp"
@@ -23,6 +24,8 @@ namespace {
 // Steps under the profiler: enough to see each kernel of a step a few times, few enough that
 // the trace stays small.
 constexpr int kProfiledSteps = 3;
+// The share of free memory a step may be estimated to use.
+constexpr double kUsableFreeMemory = 0.9;
 
 bool syncsGradients(SyncMode mode) {
   return mode == SyncMode::Sequential || mode == SyncMode::Overlap;
@@ -61,9 +64,15 @@ MeasureSettings stepSettings(const MeasureSettings& asked, std::vector<std::stri
   return settings;
 }
 
-StepRecipe recipeFor(const StepPlan& plan, StepPrecision precision) {
-  return {precision,     plan.optimizer, plan.optimizer_impl, plan.learning_rate,
-          plan.momentum, plan.input,     plan.non_blocking,   plan.host_work};
+// How `rank` trains: the plan's recipe, late by the plan's delay where it is the delayed rank.
+StepRecipe recipeFor(const StepPlan& plan, StepPrecision precision, int rank) {
+  StepRecipe recipe{precision,     plan.optimizer, plan.optimizer_impl, plan.learning_rate,
+                    plan.momentum, plan.input,     plan.non_blocking,   plan.host_work};
+  if (rank == plan.delay_rank) {
+    recipe.delay = plan.delay;
+    recipe.delay_phase = plan.delay_phase;
+  }
+  return recipe;
 }
 
 // A phase's values as a Measurement of its own, sharing the step's settings and clocks.
@@ -74,6 +83,7 @@ Measurement partOf(const Measurement& step, std::vector<double> values, double m
   m.arrival_waits.clear();
   m.cold = 0;
   m.cold_host = 0;
+  m.wall = {};  // the step's time, counted once in the step's own Sample
   m.notes.clear();
   m.noise = relativeNoise(m.values);
   m.noise_target_met = m.noise <= max_noise;
@@ -87,6 +97,8 @@ Measurement partOf(const Measurement& step, std::vector<double> values, double m
 struct PhaseTimes {
   std::vector<std::vector<double>> phases = std::vector<std::vector<double>>(kPhases.size());
   std::vector<double> comm;
+  std::vector<double> packing;
+  std::vector<std::vector<BucketTiming>> buckets;  // per sample, per bucket
   std::vector<std::vector<HostSpan>> phase_windows =
       std::vector<std::vector<HostSpan>>(kPhases.size());
   std::vector<HostSpan> comm_windows;
@@ -121,7 +133,11 @@ PhaseTimes timeMode(TrainingStep& step, GradientSync* sync, SyncMode mode, CaseR
     for (Phase phase : kPhases) {
       times.phases[static_cast<std::size_t>(phase)].push_back(step.seconds(phase));
     }
-    if (sync != nullptr) times.comm.push_back(sync->commSeconds());
+    if (sync != nullptr) {
+      times.comm.push_back(sync->commSeconds());
+      times.packing.push_back(sync->packingSeconds());
+      times.buckets.push_back(sync->bucketTimings());
+    }
     if (Timeline* timeline = runner.timeline()) recordSpans(step, sync, *timeline, times);
   };
   if (mode != SyncMode::Single) {
@@ -147,7 +163,54 @@ PhaseTimes timeMode(TrainingStep& step, GradientSync* sync, SyncMode mode, CaseR
   return times;
 }
 
+// The sync phase's packing and each bucket's timeline, as detail series of a synchronised mode.
+void addLedger(CaseRunner& runner, const std::string& case_name,
+               const std::map<std::string, std::string>& params, const Measurement& whole,
+               const PhaseTimes& times, const std::vector<std::size_t>& bucket_bytes,
+               double max_noise) {
+  namespace key = step_keys;
+  Sample& packing = runner.add(case_name, std::string(key::kPacking), params);
+  packing.detail = true;
+  packing.measurement = partOf(whole, times.packing, max_noise);
+  struct Quantity {
+    std::string_view name;
+    double BucketTiming::*field;
+  };
+  constexpr Quantity kQuantities[] = {{key::kBucketReady, &BucketTiming::ready},
+                                      {key::kBucketLaunchDelay, &BucketTiming::launch_delay},
+                                      {key::kBucketComm, &BucketTiming::comm},
+                                      {key::kBucketFinish, &BucketTiming::finish_after_backward}};
+  for (std::size_t b = 0; b < bucket_bytes.size(); ++b) {
+    for (const Quantity& q : kQuantities) {
+      std::vector<double> values;
+      for (const auto& sample : times.buckets) values.push_back(sample[b].*q.field);
+      std::map<std::string, std::string> bucket_params = params;
+      bucket_params[std::string(key::kBucket)] = std::to_string(b);
+      bucket_params[std::string(key::kBucketBytes)] = std::to_string(bucket_bytes[b]);
+      bucket_params[std::string(key::kQuantity)] = std::string(q.name);
+      Sample& s = runner.add(case_name, fmt::format("bucket {} {}", b, q.name), bucket_params);
+      s.detail = true;
+      s.measurement = partOf(whole, std::move(values), max_noise);
+    }
+  }
+}
+
 }  // namespace
+
+std::optional<std::string> StepSuite::preflight(const SuiteContext& context) const {
+  const std::optional<double> free = context.device.freeMemory();
+  if (!free) return std::nullopt;
+  // Ranks on one CPU node share its memory; on a GPU each rank has its own. The margin leaves
+  // room for the allocator's rounding, the communicators' buffers and fragmentation.
+  const int sharing = context.device.isCuda() ? 1 : context.ranks_on_node;
+  const double usable = kUsableFreeMemory * *free / sharing;
+  const std::string where =
+      context.device.isCuda()
+          ? fmt::format("{} (rank {})", context.device.label(), context.rank)
+          : fmt::format("the host ({} of its available memory per rank, {} ranks)",
+                        formatBytesApprox(*free / sharing), sharing);
+  return refuseOversizedSteps(plan_, context.device.isCuda(), usable, where);
+}
 
 std::vector<Sample> StepSuite::run(const SuiteContext& context) {
   namespace key = step_keys;
@@ -165,7 +228,7 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
   std::vector<Sample> samples;
   for (StepModel model : plan_.models) {
     for (StepPrecision precision : plan_.precisions) {
-      const StepRecipe recipe = recipeFor(plan_, precision);
+      const StepRecipe recipe = recipeFor(plan_, precision, context.rank);
       step_samples.clear();
       {
         const auto workload = makeWorkload(model, plan_, torch_scope.device(), kModelSeed);
@@ -194,7 +257,12 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
               {std::string(key::kBatch), std::to_string(batch)},
               {std::string(key::kFlopPerStep), fmt::format("{:.0f}", flop)},
               {std::string(key::kWorldSize), std::to_string(context.world_size)},
-              {std::string(key::kParameters), std::to_string(parameter_count)}};
+              {std::string(key::kParameters), std::to_string(parameter_count)},
+              {std::string(key::kDevice), context.device.isCuda() ? "cuda" : "cpu"}};
+          if (plan_.delay_rank >= 0 && plan_.delay > 0) {
+            params[std::string(key::kDelayRank)] = std::to_string(plan_.delay_rank);
+            params[std::string(key::kDelay)] = fmt::format("{}", plan_.delay);
+          }
           if (sync && syncs) {
             params[std::string(key::kBuckets)] = std::to_string(sync->bucketCount());
             params[std::string(key::kGradientBytes)] = std::to_string(sync->gradientBytes());
@@ -235,6 +303,8 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
             part.part_of = key::kWhole;
             part.measurement = partOf(whole.measurement, times.comm, settings.max_noise);
             part.telemetry = runner.telemetryDuring(times.comm_windows);
+            addLedger(runner, case_name, params, whole.measurement, times, used->bucketBytes(),
+                      settings.max_noise);
           }
           Sample& step_sample = runner.add(case_name, std::string(key::kWhole), params);
           step_sample.measurement = std::move(whole.measurement);

@@ -11,6 +11,7 @@ class StepSuite final : public Suite {
  public:
   explicit StepSuite(StepPlan plan) : plan_(std::move(plan)) {}
   std::string name() const override { return std::string(step_keys::kSuite); }
+  std::optional<std::string> preflight(const SuiteContext& context) const override;
   std::vector<Sample> run(const SuiteContext& context) override;
 
  private:

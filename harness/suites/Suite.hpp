@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct SuiteContext {
   MeasureSettings measure;
   int rank = 0;
   int world_size = 1;
+  int ranks_on_node = 1;  // ranks sharing this rank's host memory
   // Where spans are recorded (--trace, and to attribute telemetry); nullptr: nowhere.
   Timeline* timeline = nullptr;
   // The GPU's telemetry (--telemetry); nullptr where there is none.
@@ -36,6 +38,10 @@ class Suite {
  public:
   virtual ~Suite() = default;
   virtual std::string name() const = 0;
+  // Before any suite runs: the reason this suite cannot run on this rank as planned (a case
+  // that cannot fit in memory), as one line naming the option; empty when it can. Allocates
+  // nothing, so that an infeasible plan is refused in seconds.
+  virtual std::optional<std::string> preflight(const SuiteContext&) const { return std::nullopt; }
   // Every rank calls this with the same plan, so every rank makes the same collective calls.
   virtual std::vector<Sample> run(const SuiteContext& context) = 0;
 };

@@ -19,7 +19,7 @@ namespace splitstep {
 // one older drivers have (too slow to tell the phases of a step apart). Link throughputs are in
 // GB/s (1e9 B/s), over the interval since the previous reading (NVLink) or over the 20 ms NVML
 // measures PCIe in.
-enum class Quantity {
+enum class TelemetryQuantity {
   SmClock,
   MemClock,
   Power,
@@ -33,44 +33,44 @@ enum class Quantity {
 };
 
 template <>
-struct EnumNames<Quantity> {
+struct EnumNames<TelemetryQuantity> {
   static constexpr std::array values = {
-      std::pair{Quantity::SmClock, std::string_view("sm_clock_mhz")},
-      std::pair{Quantity::MemClock, std::string_view("mem_clock_mhz")},
-      std::pair{Quantity::Power, std::string_view("power_w")},
-      std::pair{Quantity::PowerAverage, std::string_view("power_avg_w")},
-      std::pair{Quantity::PowerLimit, std::string_view("power_limit_w")},
-      std::pair{Quantity::Temperature, std::string_view("temperature_c")},
-      std::pair{Quantity::NvlinkTx, std::string_view("nvlink_tx_gbps")},
-      std::pair{Quantity::NvlinkRx, std::string_view("nvlink_rx_gbps")},
-      std::pair{Quantity::PcieTx, std::string_view("pcie_tx_gbps")},
-      std::pair{Quantity::PcieRx, std::string_view("pcie_rx_gbps")}};
+      std::pair{TelemetryQuantity::SmClock, std::string_view("sm_clock_mhz")},
+      std::pair{TelemetryQuantity::MemClock, std::string_view("mem_clock_mhz")},
+      std::pair{TelemetryQuantity::Power, std::string_view("power_w")},
+      std::pair{TelemetryQuantity::PowerAverage, std::string_view("power_avg_w")},
+      std::pair{TelemetryQuantity::PowerLimit, std::string_view("power_limit_w")},
+      std::pair{TelemetryQuantity::Temperature, std::string_view("temperature_c")},
+      std::pair{TelemetryQuantity::NvlinkTx, std::string_view("nvlink_tx_gbps")},
+      std::pair{TelemetryQuantity::NvlinkRx, std::string_view("nvlink_rx_gbps")},
+      std::pair{TelemetryQuantity::PcieTx, std::string_view("pcie_tx_gbps")},
+      std::pair{TelemetryQuantity::PcieRx, std::string_view("pcie_rx_gbps")}};
 };
 
-inline constexpr std::size_t kQuantities = EnumNames<Quantity>::values.size();
+inline constexpr std::size_t kTelemetryQuantities = EnumNames<TelemetryQuantity>::values.size();
 
 // For people (the trace's counter tracks, plots): "SM clock (MHz)".
-constexpr std::string_view quantityLabel(Quantity quantity) {
+constexpr std::string_view quantityLabel(TelemetryQuantity quantity) {
   switch (quantity) {
-    case Quantity::SmClock:
+    case TelemetryQuantity::SmClock:
       return "SM clock (MHz)";
-    case Quantity::MemClock:
+    case TelemetryQuantity::MemClock:
       return "memory clock (MHz)";
-    case Quantity::Power:
+    case TelemetryQuantity::Power:
       return "power (W)";
-    case Quantity::PowerAverage:
+    case TelemetryQuantity::PowerAverage:
       return "power, 1 s average (W)";
-    case Quantity::PowerLimit:
+    case TelemetryQuantity::PowerLimit:
       return "power limit (W)";
-    case Quantity::Temperature:
+    case TelemetryQuantity::Temperature:
       return "temperature (C)";
-    case Quantity::NvlinkTx:
+    case TelemetryQuantity::NvlinkTx:
       return "NVLink TX (GB/s)";
-    case Quantity::NvlinkRx:
+    case TelemetryQuantity::NvlinkRx:
       return "NVLink RX (GB/s)";
-    case Quantity::PcieTx:
+    case TelemetryQuantity::PcieTx:
       return "PCIe TX (GB/s)";
-    case Quantity::PcieRx:
+    case TelemetryQuantity::PcieRx:
       return "PCIe RX (GB/s)";
   }
   return "?";
@@ -92,16 +92,21 @@ inline constexpr std::array kClockLimits = {
 struct TelemetryReading {
   double time = 0;  // seconds on the host's steady clock (common/HostClock.hpp)
   // NaN: not part of this reading (not exposed by NVML on this GPU, or read by another source).
-  std::array<double, kQuantities> values = filled(std::numeric_limits<double>::quiet_NaN());
+  std::array<double, kTelemetryQuantities> values =
+      filled(std::numeric_limits<double>::quiet_NaN());
   std::optional<std::uint64_t> clock_limits;  // kClockLimits bits, where read
 
-  double value(Quantity quantity) const { return values[static_cast<std::size_t>(quantity)]; }
-  bool has(Quantity quantity) const { return !std::isnan(value(quantity)); }
-  void set(Quantity quantity, double value) { values[static_cast<std::size_t>(quantity)] = value; }
+  double value(TelemetryQuantity quantity) const {
+    return values[static_cast<std::size_t>(quantity)];
+  }
+  bool has(TelemetryQuantity quantity) const { return !std::isnan(value(quantity)); }
+  void set(TelemetryQuantity quantity, double value) {
+    values[static_cast<std::size_t>(quantity)] = value;
+  }
 
  private:
-  static constexpr std::array<double, kQuantities> filled(double value) {
-    std::array<double, kQuantities> all{};
+  static constexpr std::array<double, kTelemetryQuantities> filled(double value) {
+    std::array<double, kTelemetryQuantities> all{};
     all.fill(value);
     return all;
   }

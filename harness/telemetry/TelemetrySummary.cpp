@@ -31,7 +31,7 @@ bool inside(const std::vector<HostSpan>& merged, double time) {
 
 }  // namespace
 
-const TelemetryRange* TelemetrySummary::range(Quantity quantity) const {
+const TelemetryRange* TelemetrySummary::range(TelemetryQuantity quantity) const {
   const auto it = ranges.find(std::string(toString(quantity)));
   return it == ranges.end() ? nullptr : &it->second;
 }
@@ -45,7 +45,7 @@ TelemetrySummary summarizeTelemetry(const std::vector<TelemetryReading>& reading
                                     std::vector<HostSpan> windows) {
   const std::vector<HostSpan> merged = disjoint(std::move(windows));
   TelemetrySummary summary;
-  std::array<double, kQuantities> sums{};
+  std::array<double, kTelemetryQuantities> sums{};
   std::map<std::string, std::size_t> held;
   if (merged.empty()) return summary;
   // Readings before the first window and after the last cannot be inside.
@@ -56,7 +56,7 @@ TelemetrySummary summarizeTelemetry(const std::vector<TelemetryReading>& reading
     const TelemetryReading& r = *it;
     if (!inside(merged, r.time)) continue;
     ++summary.readings;
-    for (const auto& [quantity, name] : EnumNames<Quantity>::values) {
+    for (const auto& [quantity, name] : EnumNames<TelemetryQuantity>::values) {
       if (!r.has(quantity)) continue;
       const double value = r.value(quantity);
       auto [range, added] = summary.ranges.try_emplace(std::string(name));
@@ -73,7 +73,7 @@ TelemetrySummary summarizeTelemetry(const std::vector<TelemetryReading>& reading
       }
     }
   }
-  for (const auto& [quantity, name] : EnumNames<Quantity>::values) {
+  for (const auto& [quantity, name] : EnumNames<TelemetryQuantity>::values) {
     const auto range = summary.ranges.find(std::string(name));
     if (range != summary.ranges.end()) {
       range->second.mean =

@@ -28,7 +28,7 @@ struct TelemetrySummary {
   std::size_t limit_readings = 0;  // readings that carried the clock limits
 
   bool empty() const { return readings == 0; }
-  const TelemetryRange* range(Quantity quantity) const;
+  const TelemetryRange* range(TelemetryQuantity quantity) const;
   double limitShare(std::string_view limit) const;  // 0 where it never held
 };
 

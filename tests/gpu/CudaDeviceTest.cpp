@@ -178,11 +178,12 @@ TEST(CudaDevice, TelemetryComesFromNvml) {
   ASSERT_TRUE(reading);
   EXPECT_GE(reading->time, before);
   EXPECT_LE(reading->time, hostSeconds());
-  EXPECT_GT(reading->value(Quantity::SmClock), 0);
-  EXPECT_GT(reading->value(Quantity::MemClock), 0);
-  EXPECT_GT(reading->value(Quantity::PowerLimit), 50);
-  EXPECT_TRUE(reading->has(Quantity::Power) || reading->has(Quantity::PowerAverage));
-  EXPECT_GT(reading->value(Quantity::Temperature), 0);
+  EXPECT_GT(reading->value(TelemetryQuantity::SmClock), 0);
+  EXPECT_GT(reading->value(TelemetryQuantity::MemClock), 0);
+  EXPECT_GT(reading->value(TelemetryQuantity::PowerLimit), 50);
+  EXPECT_TRUE(reading->has(TelemetryQuantity::Power) ||
+              reading->has(TelemetryQuantity::PowerAverage));
+  EXPECT_GT(reading->value(TelemetryQuantity::Temperature), 0);
   EXPECT_TRUE(reading->clock_limits);
 }
 

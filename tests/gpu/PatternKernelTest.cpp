@@ -23,6 +23,17 @@ TEST(Pattern, ClosedFormSumEqualsTheSumOverRanks) {
   }
 }
 
+TEST(Pattern, ABlockFromTheWrongOffsetDiffersAlmostEverywhere) {
+  // Block sizes of power-of-two messages over 1..8 ranks, and one of three ranks.
+  for (std::uint64_t shift : {1ull, 8ull, 16ull, 64ull, 4096ull, 1ull << 20, 1ull << 28, 333ull}) {
+    std::uint64_t same = 0;
+    for (std::uint64_t i = 0; i < 4096; ++i) {
+      same += kernels::patternValue(i + shift, 1) == kernels::patternValue(i, 1) ? 1 : 0;
+    }
+    EXPECT_LT(same, 4096u / 8) << "shift " << shift;
+  }
+}
+
 TEST(Pattern, ExpectedValuesFollowEachCollectivesLayout) {
   // Three ranks, blocks of 4 elements.
   EXPECT_EQ(kernels::expectedValue({true, 3, 0, 0, 0}, 5), kernels::patternSum(5, 3));

@@ -6,9 +6,15 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
+#include "analysis/CaseResult.hpp"
+#include "analysis/StepAnalysis.hpp"
 #include "cluster/MpiAgreement.hpp"
+#include "collect/Collector.hpp"
+#include "collect/SampleCodec.hpp"
 #include "comm/MpiCommunicator.hpp"
 #include "suites/TorchScope.hpp"
 #include "suites/step/StepCheck.hpp"
@@ -77,7 +83,7 @@ TEST(StepSuite, SynchronisedStepsMatchTheOneProcessReferenceOnEveryRank) {
     ASSERT_NE(identical, nullptr);
     EXPECT_GT(identical->checked, 0u);
     EXPECT_EQ(identical->wrong, 0u);
-    const Check* reference = findCheck(s, "one-process reference");
+    const Check* reference = findCheck(s, "gradients vs one process");
     if (ranks.rank == 0) {
       ASSERT_NE(reference, nullptr);
       EXPECT_GT(reference->checked, 0u);
@@ -109,7 +115,8 @@ TEST(StepSuite, EveryPhaseHasOneValuePerStepAndFitsInsideIt) {
     std::vector<double> phase_sum(steps, 0.0);
     std::vector<std::string> series;
     for (const Sample& s : samples) {
-      if (s.case_name != case_name || s.series == "step") continue;
+      // Detail series (the packing, each bucket's timeline) are checked on their own below.
+      if (s.case_name != case_name || s.series == "step" || s.detail) continue;
       series.push_back(s.series);
       EXPECT_EQ(s.part_of, "step");
       ASSERT_EQ(s.measurement.values.size(), steps) << s.series;
@@ -164,6 +171,162 @@ TEST(StepCheck, AGradientSyncThatDoesNotSyncIsCaught) {
     EXPECT_GT(result.checks[1].wrong, 0u);  // and not with the whole batch
   } else {
     EXPECT_GT(result.checks[0].wrong, 0u);
+  }
+}
+
+// An MLP whose buckets are one layer each, all of one size, so that a rank reducing them in
+// another order still makes matching calls (and silently wrong sums).
+StepPlan equalBuckets() {
+  StepPlan plan;
+  plan.models = {StepModel::Mlp};
+  plan.precisions = {StepPrecision::Fp32};
+  plan.modes = {SyncMode::Overlap};
+  plan.input = InputSource::Pageable;
+  plan.mlp = {3, 16, 8};
+  plan.first_bucket_bytes = plan.bucket_bytes = (16 * 16 + 16) * 4;  // one layer's weight and bias
+  return plan;
+}
+
+// Whether any rank's check found something wrong (every rank learns it).
+bool failedAnywhere(const StepCheckResult& result) {
+  int failed = 0;
+  for (const Check& c : result.checks) failed = failed || c.wrong > 0;
+  int any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return any != 0;
+}
+
+TEST(StepCheck, EveryInjectedSyncFaultFailsTheCheck) {
+  Ranks ranks;
+  MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);
+  TorchScope scope(*ranks.device);
+  for (SyncFault fault :
+       {SyncFault::None, SyncFault::DroppedBucket, SyncFault::SumNotMean, SyncFault::StaleGradient,
+        SyncFault::ReorderedBuckets, SyncFault::SkippedStep}) {
+    for (bool overlap : {false, true}) {
+      SCOPED_TRACE(std::string(toString(fault)) + (overlap ? " overlap" : " sequential"));
+      StepPlan plan = equalBuckets();
+      plan.fault = fault;
+      plan.fault_rank = 1;
+      const StepCheckResult result =
+          checkSynchronisedStep(StepModel::Mlp, plan, StepRecipe{StepPrecision::Fp32}, overlap,
+                                ranks.context(&mpi), mpi, scope.device());
+      EXPECT_EQ(failedAnywhere(result), fault != SyncFault::None);
+    }
+  }
+}
+
+// The gradients of a correct sync agree with the reference whatever turns them into updates:
+// AdamW on a gradient that is zero in exact arithmetic must not raise an alarm.
+TEST(StepCheck, CorrectSyncPassesWithEveryModelOptimizerAndPrecision) {
+  Ranks ranks;
+  MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);
+  TorchScope scope(*ranks.device);
+  StepPlan plan = smallPlan();
+  plan.cnn = {1, 8, 8, 4};
+  plan.transformer.vocab = 64;
+  for (StepModel model : {StepModel::Mlp, StepModel::Transformer, StepModel::Gpt, StepModel::Cnn}) {
+    for (StepPrecision precision : {StepPrecision::Fp32, StepPrecision::Bf16}) {
+      for (StepOptimizer optimizer : {StepOptimizer::Sgd, StepOptimizer::AdamW}) {
+        for (OptimizerImpl impl :
+             {OptimizerImpl::Loop, OptimizerImpl::Foreach, OptimizerImpl::Fused}) {
+          SCOPED_TRACE(fmt::format("{} {} {} {}", toString(model), toString(precision),
+                                   toString(optimizer), toString(impl)));
+          StepRecipe recipe{precision, optimizer, impl, 0.01};
+          const StepCheckResult result = checkSynchronisedStep(
+              model, plan, recipe, true, ranks.context(&mpi), mpi, scope.device());
+          EXPECT_FALSE(failedAnywhere(result))
+              << (result.notes.empty() ? std::string() : result.notes.front());
+        }
+      }
+    }
+  }
+}
+
+// Every rank's samples, summarised and analysed on rank 0 as the application does.
+std::vector<DerivedResult> analyse(const std::vector<Sample>& samples) {
+  std::vector<std::vector<Sample>> by_rank;
+  for (const std::string& payload : gatherToRoot(encodeSamples(samples), MPI_COMM_WORLD)) {
+    by_rank.push_back(decodeSamples(payload));
+  }
+  if (by_rank.empty()) return {};
+  return deriveStepFigures(summarizeCases(by_rank));
+}
+
+const DerivedFigure* figureTagged(const DerivedResult& d, const std::string& tag) {
+  for (const DerivedFigure& f : d.figures) {
+    if (f.tag == tag) return &f;
+  }
+  return nullptr;
+}
+
+TEST(StepSuite, ADelayedRankIsNamedAndEveryStepWaitsForIt) {
+  Ranks ranks;
+  MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);
+  StepPlan plan = smallPlan();
+  plan.models = {StepModel::Mlp};
+  plan.modes = {SyncMode::None, SyncMode::Overlap};
+  plan.check = false;
+  SuiteContext context = ranks.context(&mpi);
+  context.measure.samples = 5;
+  const std::vector<DerivedResult> on_time = analyse(StepSuite(plan).run(context));
+  plan.delay_rank = 1;
+  plan.delay = 0.1;
+  const std::vector<DerivedResult> derived = analyse(StepSuite(plan).run(context));
+  if (ranks.rank != 0) return;
+  ASSERT_EQ(derived.size(), 1u);
+  ASSERT_EQ(on_time.size(), 1u);
+  const DerivedResult& d = derived.front();
+  const DerivedFigure* wait = figureTagged(d, "step/wait/overlap");
+  ASSERT_NE(wait, nullptr);
+  // The others wait for rank 1 about as long as it was late, within 10%.
+  EXPECT_NEAR(wait->value, plan.delay, 0.1 * plan.delay);
+  EXPECT_NE(wait->note.find("rank 1 reaches the collectives last"), std::string::npos)
+      << wait->note;
+  for (const auto& [rank, value] : wait->per_rank) {
+    if (rank == 1) {
+      EXPECT_LT(value, 0.1 * plan.delay);
+    }
+  }
+  EXPECT_TRUE(std::any_of(d.findings.begin(), d.findings.end(), [](const std::string& f) {
+    return f.rfind("late rank: rank 1 ", 0) == 0;
+  }));
+  // The synchronised step grows by about the delay over the same step without it.
+  const DerivedFigure* late = figureTagged(d, "step/time/overlap");
+  const DerivedFigure* prompt = figureTagged(on_time.front(), "step/time/overlap");
+  ASSERT_NE(late, nullptr);
+  ASSERT_NE(prompt, nullptr);
+  EXPECT_NEAR(late->value - prompt->value, plan.delay, 0.1 * plan.delay);
+}
+
+TEST(StepSuite, TheBreakdownsPartsAddUpToTheStepsGrowthOnEveryRank) {
+  Ranks ranks;
+  MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);
+  StepPlan plan = smallPlan();
+  plan.models = {StepModel::Mlp};
+  plan.modes = {SyncMode::None, SyncMode::Sequential, SyncMode::Overlap};
+  plan.check = false;
+  const std::vector<DerivedResult> derived = analyse(StepSuite(plan).run(ranks.context(&mpi)));
+  if (ranks.rank != 0) return;
+  ASSERT_EQ(derived.size(), 1u);
+  for (const std::string mode : {"sequential", "overlap"}) {
+    SCOPED_TRACE(mode);
+    const std::string prefix = "step/breakdown/" + mode + "/";
+    const DerivedFigure* delta = figureTagged(derived[0], prefix + "delta");
+    ASSERT_NE(delta, nullptr);
+    ASSERT_EQ(delta->per_rank.size(), static_cast<std::size_t>(ranks.size));
+    for (std::size_t r = 0; r < delta->per_rank.size(); ++r) {
+      double sum = 0;
+      for (const char* part : {"backward_slowdown", "packing", "tail_comm", "wait", "residual"}) {
+        const DerivedFigure* f = figureTagged(derived[0], prefix + part);
+        ASSERT_NE(f, nullptr) << part;
+        sum += f->per_rank[r].second;
+      }
+      EXPECT_NEAR(sum, delta->per_rank[r].second, 1e-6) << "rank " << r;  // within 1 us
+    }
+    // The ledger names a last bucket and keeps every bucket's timeline.
+    EXPECT_NE(figureTagged(derived[0], "step/ledger/" + mode + "/last"), nullptr);
+    EXPECT_NE(figureTagged(derived[0], "step/ledger/" + mode + "/bucket0"), nullptr);
   }
 }
 

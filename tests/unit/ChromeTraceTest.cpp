@@ -27,8 +27,8 @@ RankTimeline stepTimeline(int rank) {
       {Track::Comm, "collective", "allreduce bucket 0 (1 MiB)", label, {t + 0.04, t + 0.05}}};
   TelemetryReading first;
   first.time = t + 0.03;
-  first.set(Quantity::SmClock, 1500);
-  first.set(Quantity::Power, 690);
+  first.set(TelemetryQuantity::SmClock, 1500);
+  first.set(TelemetryQuantity::Power, 690);
   first.clock_limits = 0x4;  // power cap
   TelemetryReading second = first;
   second.time = t + 0.05;

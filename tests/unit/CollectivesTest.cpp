@@ -20,6 +20,37 @@ TEST(Collectives, BusBandwidthFactorsFollowNcclTests) {
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("reduce_scatter"), 4), 3.0 / 4);
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("allgather"), 4), 3.0 / 4);
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("broadcast"), 16), 1.0);
+  EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("alltoall"), 4), 3.0 / 4);
+  EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("sendrecv"), 4), 1.0);
+  EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("reduce"), 4), 1.0);
+  EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("gather"), 4), 3.0 / 4);
+  EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("scatter"), 4), 3.0 / 4);
+}
+
+TEST(Collectives, TheFirstAlgorithmMovesWhatBusBandwidthAssumes) {
+  // busbw = algbw x the bus factor is the link's bandwidth exactly when the first algorithm's
+  // bandwidth share is the bus factor: the projection derives the link from that algorithm.
+  for (const CollectiveDescriptor* c : collectives()) {
+    ASSERT_FALSE(c->algorithms.empty()) << c->name;
+    for (int ranks : {2, 3, 4, 8, 72, 1024}) {
+      EXPECT_DOUBLE_EQ(c->algorithms.front().bandwidth_share(ranks), c->bus_factor(ranks))
+          << c->name << " at " << ranks;
+      for (const AlgorithmCost& a : c->algorithms) {
+        EXPECT_GE(a.latency_steps(ranks), 1) << c->name << " " << a.name;
+      }
+    }
+  }
+}
+
+TEST(Collectives, AllreduceRunsByRingOrTree) {
+  const auto& algorithms = allReduce().algorithms;
+  ASSERT_EQ(algorithms.size(), 2u);
+  EXPECT_EQ(algorithms[0].name, "ring");
+  EXPECT_DOUBLE_EQ(algorithms[0].latency_steps(8), 14);
+  EXPECT_EQ(algorithms[1].name, "tree");
+  EXPECT_DOUBLE_EQ(algorithms[1].latency_steps(8), 6);
+  EXPECT_DOUBLE_EQ(algorithms[1].latency_steps(9), 8);  // a tree of depth ceil(log2 9) = 4
+  EXPECT_DOUBLE_EQ(algorithms[1].bandwidth_share(1024), 2);
 }
 
 TEST(Collectives, BusBandwidthIsUndefinedForOneRank) {
@@ -58,6 +89,75 @@ TEST(Collectives, AllgatherSendsOneBlockFromItsRanksOffset) {
   EXPECT_EQ(l.recv, 2048u);
   EXPECT_EQ(l.call_count, 512u);
   EXPECT_EQ(l.send_offset_in_place, 512u);
+}
+
+TEST(Collectives, AlltoallExchangesOneBlockWithEachRank) {
+  // 1000 fp32 elements over 3 ranks: blocks of 333 to and from each rank.
+  const CollectiveLayout l = layoutFor(named("alltoall"), 4000, 4, 3, 1);
+  EXPECT_EQ(l.count, 999u);
+  EXPECT_EQ(l.send, 999u);
+  EXPECT_EQ(l.recv, 999u);
+  EXPECT_EQ(l.call_count, 333u);
+  EXPECT_EQ(l.bytes, 3996u);
+  // Rank 1's block 2 is rank 2's block 1: rank 2's elements 333..665.
+  const kernels::ExpectSpec spec = named("alltoall").expect(l, 1, 3);
+  EXPECT_EQ(kernels::expectedValue(spec, 2 * 333 + 5), kernels::patternValue(333 + 5, 2));
+  EXPECT_EQ(kernels::expectedValue(spec, 0), kernels::patternValue(333, 0));
+  EXPECT_FALSE(named("alltoall").in_place_refusal.empty());
+}
+
+TEST(Collectives, SendrecvReceivesThePreviousRanksBufferAroundTheRing) {
+  const CollectiveLayout l = layoutFor(named("sendrecv"), 4000, 4, 3, 0);
+  EXPECT_EQ(l.count, 1000u);
+  EXPECT_EQ(l.send, 1000u);
+  EXPECT_EQ(l.recv, 1000u);
+  EXPECT_EQ(l.call_count, 1000u);
+  EXPECT_EQ(kernels::expectedValue(named("sendrecv").expect(l, 0, 3), 7),
+            kernels::patternValue(7, 2));
+  EXPECT_EQ(kernels::expectedValue(named("sendrecv").expect(l, 2, 3), 7),
+            kernels::patternValue(7, 1));
+  // On one rank it receives its own buffer.
+  EXPECT_EQ(named("sendrecv").expect(l, 0, 1).source_rank, 0);
+  EXPECT_FALSE(named("sendrecv").in_place_refusal.empty());
+}
+
+TEST(Collectives, ReduceLeavesTheSumOnTheRootOnly) {
+  const CollectiveDescriptor& reduce = named("reduce");
+  const CollectiveLayout l = layoutFor(reduce, 4000, 4, 3, 1);
+  EXPECT_EQ(l.count, 1000u);
+  EXPECT_EQ(l.send, 1000u);
+  EXPECT_EQ(l.recv, 1000u);
+  EXPECT_EQ(l.call_count, 1000u);
+  EXPECT_TRUE(reduce.result_at_root_only);
+  EXPECT_TRUE(reduce.reduction);
+  EXPECT_EQ(kernels::expectedValue(reduce.expect(l, 0, 3), 9), kernels::patternSum(9, 3));
+}
+
+TEST(Collectives, GatherCollectsEveryBlockOnTheRoot) {
+  const CollectiveDescriptor& gather = named("gather");
+  // 1000 fp32 elements over 3 ranks: each sends 333, the root receives 999.
+  const CollectiveLayout l = layoutFor(gather, 4000, 4, 3, 2);
+  EXPECT_EQ(l.count, 999u);
+  EXPECT_EQ(l.send, 333u);
+  EXPECT_EQ(l.recv, 999u);
+  EXPECT_EQ(l.call_count, 333u);
+  EXPECT_EQ(l.send_offset_in_place, 666u);
+  EXPECT_TRUE(gather.result_at_root_only);
+  // Block 1 of the root's result is rank 1's input.
+  EXPECT_EQ(kernels::expectedValue(gather.expect(l, 0, 3), 333 + 4), kernels::patternValue(4, 1));
+}
+
+TEST(Collectives, ScatterHandsEachRankItsBlockOfTheRoots) {
+  const CollectiveDescriptor& scatter = named("scatter");
+  const CollectiveLayout l = layoutFor(scatter, 4000, 4, 3, 2);
+  EXPECT_EQ(l.count, 999u);
+  EXPECT_EQ(l.send, 999u);
+  EXPECT_EQ(l.recv, 333u);
+  EXPECT_EQ(l.call_count, 333u);
+  EXPECT_EQ(l.recv_offset_in_place, 666u);
+  EXPECT_FALSE(scatter.result_at_root_only);
+  // Rank 2 holds rank 0's elements 666..998.
+  EXPECT_EQ(kernels::expectedValue(scatter.expect(l, 2, 3), 4), kernels::patternValue(670, 0));
 }
 
 TEST(Collectives, OneAllocationHoldsBothBuffers) {

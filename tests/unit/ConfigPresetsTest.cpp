@@ -1,6 +1,7 @@
 // Every preset in configs/ parses into a valid plan, and the documented ones say what they hold.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -48,6 +49,38 @@ TEST(ConfigPresets, CpuQuickKeepsCasesSmallAndOffTheGpu) {
   EXPECT_LE(s.transformer.seq * s.transformer.batch, 8 * 4);
   EXPECT_LE(s.cnn.blocks * s.cnn.channels, 8);
   EXPECT_LE(s.cnn.image * s.cnn.image * s.cnn.batch, 8 * 8 * 4);
+}
+
+TEST(ConfigPresets, QuickLooksAtEverySuiteWithinItsBudget) {
+  const RunPlan plan =
+      parseCommandLine({"all", "--config", std::string(SPLITSTEP_CONFIGS_DIR) + "/quick.ini"}).plan;
+  EXPECT_EQ(plan.launch.device, DeviceKind::Cuda);
+  EXPECT_TRUE(plan.collectives.check && plan.step.check);  // a sanity check checks
+  const MeasureSettings& m = plan.measure;
+  EXPECT_LE(m.max_time, 0.5);
+  EXPECT_LE(m.min_time, 0.1);
+  // Cases per suite, each sampled for at most max_time: the sampling stays within 30 s on
+  // 2 GPUs, with room for start-up, cold starts and checks.
+  std::size_t cases = 0;
+  for (const std::string& suite : plan.suites) {
+    if (suite == "matmul") {
+      cases += plan.matmul.shapes.size() * plan.matmul.dtypes.size();
+    } else if (suite == "membw") {
+      cases += plan.membw.bytes.size() * 7;  // copy, triad, memcpy d2d, 4 host<->device copies
+    } else if (suite == "step") {
+      cases += plan.step.models.size() * plan.step.precisions.size() * plan.step.modes.size();
+    } else {  // a collective: sizes x dtypes x placements x backends (auto: one)
+      cases += plan.collectives.bytes.size() * plan.collectives.dtypes.size() *
+               plan.collectives.placements.size() *
+               std::max<std::size_t>(1, plan.collectives.backends.size());
+    }
+  }
+  EXPECT_LE(static_cast<double>(cases) * m.max_time, 25.0) << cases << " cases";
+  for (const MatmulShape& shape : plan.matmul.shapes) {
+    EXPECT_LE(shape.m * shape.n * shape.k, std::int64_t{4096} * 4096 * 4096);
+  }
+  for (std::uint64_t bytes : plan.membw.bytes) EXPECT_LE(bytes, 256u << 20);
+  for (std::uint64_t bytes : plan.collectives.bytes) EXPECT_LE(bytes, 64u << 20);
 }
 
 TEST(ConfigPresets, H200StepIsTheReferenceCaseOfTheStepComparison) {

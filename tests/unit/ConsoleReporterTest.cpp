@@ -34,23 +34,45 @@ TEST(ConsoleReporter, HeaderNamesVersionsRanksAndTheTimingPlan) {
       << text;
   EXPECT_TRUE(hasLine(text, "^  rank 1: nodeA cuda:1 NVIDIA H200$")) << text;
   EXPECT_TRUE(
+      hasLine(text, "^  wall time: start-up 2\\.500 s, matmul 12\\.25 s, gather 125\\.0 ms$"))
+      << text;
+  EXPECT_TRUE(
       hasLine(text, "a timed cold start, 1 warm-up run\\(s\\), then 2 samples, 1 loops each"))
       << text;
   EXPECT_TRUE(hasLine(text, "^host: how long the host took to queue one loop")) << text;
+  EXPECT_TRUE(hasLine(text,
+                      "^noise: std/mean of a rank's samples, the workload's spread; ±ci: how far "
+                      "the 95% confidence interval of a rank's median reaches from it"))
+      << text;
+}
+
+TEST(ConsoleReporter, HeaderStatesTheStoppingRule) {
+  RunContext context = testing::twoRankContext();
+  context.measure = MeasureSettings{};
+  context.measure.ci_target = 0.01;
+  std::ostringstream out;
+  ConsoleReporter reporter(out);
+  reporter.reportContext(context);
+  EXPECT_TRUE(hasLine(out.str(),
+                      "then samples until the median is known within ±1% at 95% confidence, "
+                      "std/mean <= 0\\.5% or the noise is stable \\(at least 10 samples and "
+                      "500\\.0 ms of them; at most 15\\.00 s per case\\)"))
+      << out.str();
 }
 
 TEST(ConsoleReporter, CaseRowShowsSpreadSlowestRankRateSpeedupNoiseAndPerRankMedians) {
   const std::string text = render(testing::matmulCases());
   EXPECT_TRUE(hasLine(text, "^matmul \\[device \\(CUDA events\\)\\]$")) << text;
   EXPECT_TRUE(hasLine(
-      text, "^  case +min +median +max +slowest +TFLOP/s +vs fp32 +noise +per-rank median$"))
+      text,
+      "^  case +min +median +max +slowest +TFLOP/s +vs fp32 +noise +±ci +stop +per-rank median$"))
       << text;
   // bf16 medians 1.369 ms (rank 0) and 1.381 ms (rank 1): across-rank median 1.375 ms;
   // fp32's is 21.55 ms, so bf16 is 21.55 / 1.375 = 15.67x faster.
   EXPECT_TRUE(
       hasLine(text,
               "^  bf16 n=8192 +1\\.369 ms +1\\.375 ms +1\\.381 ms +r1 nodeA cuda:1 +799\\.6 "
-              "+15\\.67x +0\\.10% +r0 1\\.369 ms  r1 1\\.381 ms$"))
+              "+15\\.67x +0\\.10% +- +noise-target +r0 1\\.369 ms  r1 1\\.381 ms$"))
       << text;
   EXPECT_TRUE(hasLine(text, "^  fp32 n=8192 .* 1\\.00x ")) << text;
 }
@@ -66,8 +88,13 @@ TEST(ConsoleReporter, TimeitLinesDescribeTheSlowestRanksSamples) {
       << text;
   EXPECT_TRUE(
       hasLine(text,
-              "^ +median 1\\.381 ms, IQR 1\\.000 us, min 1\\.380 ms; cold start 45\\.00 ms; "
-              "host 12\\.00 us per loop$"))
+              "^ +median 1\\.381 ms \\(50% CI 1\\.380 ms to 1\\.382 ms\\), IQR 1\\.000 us, min "
+              "1\\.380 ms; cold start 45\\.00 ms; host 12\\.00 us per loop$"))
+      << text;
+  EXPECT_TRUE(
+      hasLine(text,
+              "^ +stopped: noise target met \\(std/mean 0\\.10%\\); wall 560\\.0 ms: cold "
+              "start 45\\.00 ms, warm-up 5\\.000 ms, prepare 10\\.00 ms, samples 500\\.0 ms$"))
       << text;
 }
 
@@ -77,15 +104,32 @@ TEST(ConsoleReporter, SkippedCasesAppearAsNotes) {
   EXPECT_FALSE(hasLine(text, "^  tf32 n=8192 ")) << text;
 }
 
-TEST(ConsoleReporter, MissedNoiseTargetsAndWarningsAreMarked) {
+TEST(ConsoleReporter, UncertaintyAndStopRulesStandBesideTheNoise) {
+  // Rank 0's 95% interval of its median 1.00 ms: the 2nd and 9th of 10 values, 0.98-1.02 ms,
+  // 2% from it; rank 1's reaches 0.5%. The column shows the larger.
+  Sample r0 = testing::matmulSample(
+      "bf16", {0.97e-3, 0.98e-3, 0.99e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1.01e-3, 1.02e-3, 1.03e-3});
+  r0.measurement.noise = 0.018;
+  r0.measurement.stop_rule = StopRule::NoiseStable;
+  Sample r1 = testing::matmulSample(
+      "bf16", {0.99e-3, 0.995e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1.005e-3, 1.01e-3});
+  r1.measurement.noise = 0.005;
+  r1.measurement.stop_rule = StopRule::Converged;
+  const std::string text = render(summarizeCases({{r0}, {r1}}));
+  EXPECT_TRUE(hasLine(text, "^  bf16 n=8192 .* 1\\.80% +2\\.00% +noise-stable/converged +r0 "))
+      << text;
+}
+
+TEST(ConsoleReporter, TimeLimitsAndWarningsAreShown) {
   Sample slow = testing::matmulSample("bf16", {1e-3, 5e-3});
   slow.measurement.noise = 0.2;
   slow.measurement.noise_target_met = false;
-  slow.measurement.stop_reason = kStopReasonTimeLimit;
+  slow.measurement.stop_rule = StopRule::TimeLimit;
+  slow.measurement.stop_reason = "max-time reached";
   slow.measurement.clock_at_end = SmClock{1200, 1980, "power cap"};
   const std::string text = render(summarizeCases({{slow}, {slow}}));
-  EXPECT_TRUE(hasLine(text, "^  bf16 n=8192 .* 20\\.00%\\* ")) << text;
-  EXPECT_TRUE(hasLine(text, "^  \\* the noise target was not met before --max-time$")) << text;
+  EXPECT_TRUE(hasLine(text, "^  bf16 n=8192 .* 20\\.00% +- +max-time +r0 ")) << text;
+  EXPECT_TRUE(hasLine(text, "^ +stopped: max-time reached; wall ")) << text;
   EXPECT_TRUE(hasLine(text,
                       "^  warning: bf16 n=8192: SM clock 1200 MHz on rank\\(s\\) 0, 1, below 85% "
                       "of the 1980 MHz maximum \\(held down by power cap\\)$"))
@@ -100,17 +144,18 @@ TEST(ConsoleReporter, PartsAreIndentedUnderTheirWholeWithTheirShare) {
   const std::string text = render(testing::stepCases());
   EXPECT_TRUE(hasLine(text,
                       "^  case +min +median +max +share +slowest +samples/s +TFLOP/s +noise "
-                      "+per-rank median$"))
+                      "+±ci +stop +per-rank median$"))
       << text;
   // The whole: medians 12.00 and 12.20 ms; 64 samples and 3.03e12 FLOP per 12.1 ms.
   EXPECT_TRUE(hasLine(text,
                       "^  mlp bf16 overlap +12\\.00 ms +12\\.10 ms +12\\.20 ms +- +r1 nodeA "
-                      "cuda:1 +5289\\.3 +250\\.4 +1\\.00% +r0 12\\.00 ms  r1 12\\.20 ms$"))
+                      "cuda:1 +5289\\.3 +250\\.4 +1\\.00% +- +noise-target +r0 12\\.00 ms  r1 "
+                      "12\\.20 ms$"))
       << text;
   // Parts, under the whole although reported before it: 3 / 12.1, 5.4 / 12.1, 5 / 12.1.
   EXPECT_TRUE(hasLine(text,
                       "^    forward +3\\.000 ms +3\\.000 ms +3\\.000 ms +24\\.8% +r0 nodeA cuda:0 "
-                      "+- +- +1\\.00% +r0 3\\.000 ms  r1 3\\.000 ms$"))
+                      "+- +- +1\\.00% +- +noise-target +r0 3\\.000 ms  r1 3\\.000 ms$"))
       << text;
   EXPECT_TRUE(hasLine(text, "^    backward +5\\.400 ms .* 44\\.6% ")) << text;
   EXPECT_TRUE(hasLine(text, "^    comm +5\\.000 ms .* 41\\.3% ")) << text;
@@ -174,6 +219,23 @@ TEST(ConsoleReporter, DerivedFiguresFollowTheSuiteTablesWithUnitsPerRankValuesAn
   EXPECT_LT(text.find("\nmatmul ["), text.find("\nstep ["));
   EXPECT_LT(text.find("\nstep ["), derived);
   EXPECT_LT(text.find("  mlp bf16 overlap  12.20 ms ±"), derived);
+  EXPECT_EQ(text.find("assumes:"), std::string::npos);  // the step analysis assumes nothing
+}
+
+TEST(ConsoleReporter, DerivedSizesAreBytesAndAssumptionsComeBeforeTheDiagnosis) {
+  DerivedResult d;
+  d.suite = "allreduce";
+  d.subject = "nccl fp32";
+  d.title = "latency-bandwidth model";
+  d.figures = {
+      {"collective/fit/allreduce/nccl/fp32/out/valid_from", "holds from", "B", 1048576, {}, ""}};
+  d.assumptions = {"nodes of 8 ranks"};
+  d.findings = {"a finding"};
+  const std::string text = render({}, {d});
+  EXPECT_TRUE(hasLine(text, "^allreduce nccl fp32: latency-bandwidth model$")) << text;
+  EXPECT_TRUE(hasLine(text, "^  holds from +1 MiB$")) << text;
+  EXPECT_TRUE(hasLine(text, "^    nodes of 8 ranks$")) << text;
+  EXPECT_LT(text.find("  assumes:\n"), text.find("  diagnosis:\n"));
 }
 
 }  // namespace

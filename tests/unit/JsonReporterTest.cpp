@@ -39,6 +39,11 @@ TEST(JsonReporter, MetadataNamesEveryVersionTheCommandAndThePlan) {
   EXPECT_EQ(meta["world_size"], 2);
   EXPECT_EQ(meta["measure"]["samples"], 2);
   EXPECT_EQ(meta["measure"]["max_noise"], 0.005);
+  EXPECT_EQ(meta["measure"]["ci_target"], 0.005);
+  EXPECT_EQ(meta["wall"]["start_up"], 2.5);
+  EXPECT_EQ(meta["wall"]["suites"][0]["suite"], "matmul");
+  EXPECT_EQ(meta["wall"]["suites"][0]["seconds"], 12.25);
+  EXPECT_EQ(meta["wall"]["gather"], 0.125);
   EXPECT_EQ(doc["plan"]["samples"], "2");
   EXPECT_EQ(doc["ranks"][1]["host"], "nodeA");
   EXPECT_EQ(doc["ranks"][1]["device_name"], "NVIDIA H200");
@@ -61,6 +66,13 @@ TEST(JsonReporter, CasesCarryEveryRanksSamplesAndTheAcrossRankSummary) {
   EXPECT_DOUBLE_EQ(c["ranks"][1]["cold"].get<double>(), 45e-3);
   EXPECT_EQ(c["ranks"][1]["clock_at_end"]["max_mhz"], 1980);
   EXPECT_EQ(c["ranks"][1]["warnings"].size(), 0u);
+  // The estimate's uncertainty beside the spread, and why and after how long sampling stopped.
+  EXPECT_DOUBLE_EQ(c["ranks"][1]["median_ci"]["low"].get<double>(), 1.380e-3);
+  EXPECT_DOUBLE_EQ(c["ranks"][1]["median_ci"]["high"].get<double>(), 1.382e-3);
+  EXPECT_DOUBLE_EQ(c["ranks"][1]["median_ci"]["coverage"].get<double>(), 0.5);
+  EXPECT_EQ(c["ranks"][1]["stop_rule"], "noise-target");
+  EXPECT_EQ(c["ranks"][1]["stop_reason"], "noise target met (std/mean 0.10%)");
+  EXPECT_DOUBLE_EQ(c["ranks"][1]["wall"]["sampling"].get<double>(), 0.5);
   EXPECT_EQ(c["speedup"]["baseline"], "fp32");
   EXPECT_NEAR(c["speedup"]["value"].get<double>(), 21.55 / 1.375, 1e-3);
   const auto& skipped = doc["cases"][2];
@@ -111,6 +123,15 @@ TEST(JsonReporter, DerivedFiguresAndFindingsFormATopLevelArray) {
   EXPECT_EQ(d["findings"], (std::vector<std::string>{"no bottleneck rule fired: the largest "
                                                      "phase is backward at 44.6% of the step "
                                                      "(overlap)"}));
+  EXPECT_EQ(d["assumptions"], nlohmann::json::array());
+}
+
+TEST(JsonReporter, DerivedAssumptionsAreAnArray) {
+  DerivedResult derived = testing::stepDerived();
+  derived.assumptions = {"nodes of 8 ranks", "a 50 GB/s network"};
+  const nlohmann::json doc = writeAndRead({}, {derived});
+  EXPECT_EQ(doc["derived"][0]["assumptions"],
+            (std::vector<std::string>{"nodes of 8 ranks", "a 50 GB/s network"}));
 }
 
 TEST(JsonReporter, EachRankCarriesItsTelemetryOrNull) {

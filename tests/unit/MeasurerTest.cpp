@@ -1,12 +1,13 @@
 #include "measure/Measurer.hpp"
 
-#include "measure/StoppingRule.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <deque>
 #include <vector>
+
+#include "SyntheticTimings.hpp"
+#include "measure/StoppingRule.hpp"
 
 namespace splitstep {
 namespace {
@@ -105,6 +106,18 @@ class FakeDevice final : public MeasureDevice {
   double anchor_host = 1000;
 };
 
+// The host's clock, running with the fake device's: the host waits for every sample, so wall time
+// is the device's time plus what the test adds for the host's own work.
+class FakeWallClock final : public WallClock {
+ public:
+  explicit FakeWallClock(const FakeDevice& device) : device_(device) {}
+  double host_extra = 0;
+  double seconds() override { return device_.now + host_extra; }
+
+ private:
+  const FakeDevice& device_;
+};
+
 // Another rank, as the RankAgreement sees it: its wishes are folded into every maximum.
 class TwoRankAgreement final : public RankAgreement {
  public:
@@ -185,7 +198,8 @@ TEST(Measurer, AutorangeMakesEverySampleLastTheMinimumSampleTime) {
   EXPECT_LT(m.loops, 25 * 3);
   for (double v : m.values) EXPECT_NEAR(v, 40e-6, 1e-12);
   EXPECT_TRUE(m.noise_target_met);
-  EXPECT_EQ(m.stop_reason, "noise target met on every rank");
+  EXPECT_EQ(m.stop_rule, StopRule::NoiseTarget);
+  EXPECT_EQ(m.stop_reason, "noise target met (std/mean 0.00%)");
   EXPECT_GE(static_cast<int>(m.values.size()), 5);
 }
 
@@ -210,19 +224,102 @@ TEST(Measurer, HostTimeIsReportedBesideDeviceTime) {
   for (double h : m.host_values) EXPECT_LT(h, 1e-3);
 }
 
-TEST(Measurer, NoisySamplesStopAtMaxTimeAndSaySo) {
+// The defaults a user gets, with one execution per sample and no warm-up to keep counts simple.
+MeasureSettings defaultRule() {
+  MeasureSettings s;
+  s.warmup = 0;
+  s.loops = 1;
+  return s;
+}
+
+// A body whose executions take the next of `durations` on the fake device (the last repeats).
+std::function<void()> timedBody(FakeDevice& device, const std::vector<double>& durations,
+                                std::size_t& executions) {
+  return [&device, &durations, &executions] {
+    device.now += durations[std::min(executions++, durations.size() - 1)];
+  };
+}
+
+TEST(Measurer, AStableNoisySeriesStopsEarlyWithTheMediansUncertainty) {
   FakeDevice device;
+  FakeWallClock wall(device);
+  LocalAgreement agreement;
+  // 2 ms executions spreading by 2%: std/mean stays near 2%, far above the 0.5% noise target.
+  const std::vector<double> durations = testing::stableSeries(20000, 2e-3, 0.02, 21);
+  std::size_t executions = 0;
+  const Measurement m = Measurer(device, agreement, defaultRule(), wall)
+                            .measure(timedBody(device, durations, executions));
+  EXPECT_EQ(m.stop_rule, StopRule::Converged);
+  EXPECT_EQ(m.stop_reason.rfind("estimate converged (median ±0.", 0), 0u) << m.stop_reason;
+  EXPECT_GT(m.noise, 0.015);
+  EXPECT_FALSE(m.noise_target_met);
+  EXPECT_LT(m.wall.sampling, 1.0);  // against --max-time's 15 s
+  EXPECT_LE(medianUncertainty(m.values), defaultRule().ci_target);
+}
+
+TEST(Measurer, ADriftingSeriesKeepsSamplingUntilMaxTime) {
+  FakeDevice device;
+  FakeWallClock wall(device);
+  LocalAgreement agreement;
+  MeasureSettings settings = defaultRule();
+  settings.max_time = 5;
+  const std::vector<double> durations = testing::driftingSeries(20000, 2e-3, 0.03, 2e-4, 22);
+  std::size_t executions = 0;
+  const Measurement m =
+      Measurer(device, agreement, settings, wall).measure(timedBody(device, durations, executions));
+  EXPECT_EQ(m.stop_rule, StopRule::TimeLimit);
+  EXPECT_EQ(m.stop_reason, "max-time reached");
+  EXPECT_FALSE(m.noise_target_met);
+  EXPECT_GE(m.wall.sampling, 5.0);
+  // It stops at the first sample past the limit (about 3 ms long by then).
+  EXPECT_LT(m.wall.sampling, 5.0 + 5e-3);
+}
+
+TEST(Measurer, NeverStopsBeforeMinSamplesAndMinTime) {
+  FakeDevice device;
+  FakeWallClock wall(device);
+  LocalAgreement agreement;
+  // Samples of 1 ms with no spread meet every rule at once, but for the minimums.
+  MeasureSettings settings = defaultRule();
+  settings.min_samples = 40;
+  settings.min_time = 0.01;
+  const auto body = [&] { device.now += 1e-3; };
+  EXPECT_EQ(Measurer(device, agreement, settings, wall).measure(body).values.size(), 40u);
+  settings.min_samples = 10;
+  settings.min_time = 0.0595;  // reached by the 60th sample
+  EXPECT_EQ(Measurer(device, agreement, settings, wall).measure(body).values.size(), 60u);
+}
+
+TEST(Measurer, WallTimeOfEachPhaseSaysWhereTheCaseWent) {
+  FakeDevice device;
+  FakeWallClock wall(device);
   LocalAgreement agreement;
   MeasureSettings settings = quickRule();
-  settings.max_time = 0.05;  // wall time, real
   settings.loops = 1;
+  settings.samples = 4;
   int runs = 0;
-  const Measurement m = Measurer(device, agreement, settings).measure([&] {
-    device.now += (runs++ % 2 == 0) ? 1e-3 : 3e-3;
+  const Measurement m = Measurer(device, agreement, settings, wall).measure([&] {
+    device.now += runs++ == 0 ? 0.05 : 0.001;
   });
-  EXPECT_FALSE(m.noise_target_met);
+  EXPECT_DOUBLE_EQ(m.wall.cold_start, 0.05);
+  EXPECT_NEAR(m.wall.warm_up, 2 * 0.001, 1e-12);
+  EXPECT_NEAR(m.wall.prepare, 0, 1e-12);  // fixed loops: only the timer's empty intervals
+  EXPECT_NEAR(m.wall.sampling, 4 * 0.001, 1e-12);
+}
+
+TEST(Measurer, ARanksTimeLimitStopsEveryRankAndEachNamesIt) {
+  FakeDevice device;
+  FakeWallClock wall(device);
+  TwoRankAgreement agreement;
+  // The other rank's time runs out after its third sample.
+  agreement.other_rank = {static_cast<std::int64_t>(StopState::Continue),
+                          static_cast<std::int64_t>(StopState::Continue),
+                          static_cast<std::int64_t>(StopState::TimeLimit)};
+  const Measurement m =
+      Measurer(device, agreement, defaultRule(), wall).measure([&] { device.now += 1e-3; });
+  EXPECT_EQ(m.values.size(), 3u);
+  EXPECT_EQ(m.stop_rule, StopRule::TimeLimit);
   EXPECT_EQ(m.stop_reason, "max-time reached");
-  EXPECT_GT(m.noise, 0.3);
 }
 
 TEST(Measurer, LoopsAreTheMaximumAnyRankNeeds) {

@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "TempPath.hpp"
+#include "suites/SuiteCatalog.hpp"
 
 namespace splitstep {
 namespace {
@@ -55,6 +57,7 @@ TEST(Options, DefaultsRunEverySuiteWithGpuSizedCases) {
   EXPECT_EQ(plan.measure.loops, 0);    // autorange
   EXPECT_EQ(plan.measure.samples, 0);  // stopping rule
   EXPECT_DOUBLE_EQ(plan.measure.max_noise, 0.005);
+  EXPECT_DOUBLE_EQ(plan.measure.ci_target, 0.005);
   EXPECT_DOUBLE_EQ(plan.measure.min_sample_time, 2e-3);
   EXPECT_DOUBLE_EQ(plan.measure.max_time, 15);
   EXPECT_FALSE(plan.measure.queued_start || plan.measure.l2_flush || plan.measure.cuda_graph);
@@ -78,9 +81,10 @@ TEST(Options, ListsAndByteSuffixesAreParsed) {
 
 TEST(Options, MeasurementOptionsTakeDurationsAndPercentages) {
   const RunPlan plan =
-      parse({"--warmup", "0", "--warmup-time", "250ms", "--loops", "7", "--min-sample-time",
-             "500us", "--min-samples", "4", "--min-time", "2", "--max-noise", "1.5%", "--max-time",
-             "1min", "--queued-start", "--l2-flush", "--cuda-graph"});
+      parse({"--warmup",          "0",          "--warmup-time", "250ms", "--loops",     "7",
+             "--min-sample-time", "500us",      "--min-samples", "4",     "--min-time",  "2",
+             "--max-noise",       "1.5%",       "--max-time",    "1min",  "--ci-target", "2%",
+             "--queued-start",    "--l2-flush", "--cuda-graph"});
   const MeasureSettings& m = plan.measure;
   EXPECT_EQ(m.warmup, 0);
   EXPECT_DOUBLE_EQ(m.warmup_time, 0.25);
@@ -89,6 +93,7 @@ TEST(Options, MeasurementOptionsTakeDurationsAndPercentages) {
   EXPECT_EQ(m.min_samples, 4);
   EXPECT_DOUBLE_EQ(m.min_time, 2);
   EXPECT_DOUBLE_EQ(m.max_noise, 0.015);
+  EXPECT_DOUBLE_EQ(m.ci_target, 0.02);
   EXPECT_DOUBLE_EQ(m.max_time, 60);
   EXPECT_TRUE(m.queued_start && m.l2_flush && m.cuda_graph);
 }
@@ -113,6 +118,14 @@ TEST(Options, StepIsASuiteButNotADefaultOne) {
   EXPECT_EQ(parse({"step"}).suites, (std::vector<std::string>{"step"}));
   EXPECT_EQ(parse({"allreduce", "step"}).suites, (std::vector<std::string>{"allreduce", "step"}));
   EXPECT_EQ(errorOf({"step", "step"}), "suite 'step' given twice");
+}
+
+TEST(Options, AllNamesEverySuiteOfTheCatalogue) {
+  std::vector<std::string> every;
+  for (const SuiteInfo& suite : suiteCatalog()) every.emplace_back(suite.name);
+  EXPECT_EQ(parse({"all"}).suites, every);
+  EXPECT_NE(std::find(every.begin(), every.end(), "step"), every.end());  // not only the defaults
+  EXPECT_EQ(errorOf({"all", "matmul"}), "suite 'all' stands alone: it names every suite");
 }
 
 TEST(Options, StepDefaultsAreTheGpuReferenceCase) {
@@ -349,12 +362,40 @@ TEST(Options, StepOptionsAreConfigKeys) {
   EXPECT_EQ(s.cnn.batch, 6);
 }
 
+TEST(Options, ProjectionDefaultsAreNodesOfEightGpusOnA50GBsNetwork) {
+  const ProjectionPlan p = parse({}).projection;
+  EXPECT_EQ(p.ranks, (std::vector<int>{4, 8, 16, 32, 64, 128, 256, 512, 1024}));
+  EXPECT_EQ(p.gpus_per_node, 8);
+  EXPECT_EQ(p.internode_bandwidth, 50e9);
+  EXPECT_FALSE(p.internode_latency.has_value());
+}
+
+TEST(Options, ProjectionOptionsAreParsed) {
+  const ProjectionPlan p =
+      parse({"--project-ranks", "16,3", "--project-gpus-per-node", "4", "--project-internode-bw",
+             "25.5", "--project-internode-latency", "5us"})
+          .projection;
+  EXPECT_EQ(p.ranks, (std::vector<int>{16, 3}));
+  EXPECT_EQ(p.gpus_per_node, 4);
+  EXPECT_EQ(p.internode_bandwidth, 25.5e9);
+  ASSERT_TRUE(p.internode_latency.has_value());
+  EXPECT_DOUBLE_EQ(*p.internode_latency, 5e-6);
+  EXPECT_EQ(errorOf({"--project-ranks", "1"}), "--project-ranks: 1 is out of range [2, 1048576]");
+  EXPECT_EQ(errorOf({"--project-ranks", "8,8"}), "--project-ranks: '8' given twice");
+  EXPECT_EQ(errorOf({"--project-gpus-per-node", "0"}),
+            "--project-gpus-per-node: 0 is out of range [1, 65536]");
+  EXPECT_EQ(errorOf({"--project-internode-bw", "0"}),
+            "--project-internode-bw: '0' is not a positive number of GB/s");
+  EXPECT_EQ(errorOf({"--project-internode-latency", "soon"}),
+            "--project-internode-latency: 'soon' is not a duration (e.g. 500us, 2ms, 0.5s, 15)");
+}
+
 TEST(Options, HelpAndVersionAreActionsNotRuns) {
   const ParsedCommand help = parseCommandLine({"--help"});
   EXPECT_EQ(help.action, ParsedCommand::Action::Help);
   EXPECT_NE(help.help.find("--matmul-sizes"), std::string::npos);
   EXPECT_NE(help.help.find("--step-models"), std::string::npos);
-  EXPECT_NE(help.help.find("broadcast, step"), std::string::npos);
+  EXPECT_NE(help.help.find("scatter, step"), std::string::npos);
   EXPECT_EQ(parseCommandLine({"--version"}).action, ParsedCommand::Action::Version);
 }
 
@@ -367,6 +408,7 @@ TEST(Options, BadInputNamesTheOptionAndTheReason) {
             "--max-time: 'soon' is not a duration (e.g. 500us, 2ms, 0.5s, 15)");
   EXPECT_EQ(errorOf({"--max-time", "0"}), "--max-time: '0' is out of range [0.001s, 86400s]");
   EXPECT_EQ(errorOf({"--max-noise", "0%"}), "--max-noise: '0%' is not a percentage in (0, 100]");
+  EXPECT_EQ(errorOf({"--ci-target", "0"}), "--ci-target: '0' is not a percentage in (0, 100]");
   EXPECT_EQ(errorOf({"--matmul-sizes", "0"}),
             "--matmul-sizes: '0' is not N or MxNxK with each in [1, 65536]");
   EXPECT_EQ(errorOf({"--matmul-sizes", "8x8"}), "--matmul-sizes: '8x8' is not N or MxNxK");
@@ -390,7 +432,7 @@ TEST(Options, BadInputNamesTheOptionAndTheReason) {
   EXPECT_EQ(errorOf({"--device", "tpu"}), "--device: unknown device 'tpu' (auto, cuda, cpu)");
   EXPECT_EQ(errorOf({"matmull"}),
             "unknown suite 'matmull' (matmul, membw, allreduce, reduce_scatter, allgather, "
-            "broadcast, step)");
+            "broadcast, alltoall, sendrecv, reduce, gather, scatter, step)");
   EXPECT_EQ(errorOf({"matmul", "matmul"}), "suite 'matmul' given twice");
   EXPECT_EQ(errorOf({"--config", "/nonexistent/x.ini"}),
             "--config: cannot read '/nonexistent/x.ini'");

@@ -20,6 +20,7 @@ inline RunContext twoRankContext() {
   context.backend = "nccl";
   context.ranks = {{0, "nodeA", 0, "cuda:0", "NVIDIA H200"},
                    {1, "nodeA", 1, "cuda:1", "NVIDIA H200"}};
+  context.wall = {2.5, {{"matmul", 12.25}}, 0.125};
   return context;
 }
 
@@ -40,7 +41,9 @@ inline Sample matmulSample(const std::string& dtype, std::vector<double> values)
   m.loops = 2;
   m.noise = 0.001;
   m.noise_target_met = true;
-  m.stop_reason = "noise target met on every rank";
+  m.stop_rule = StopRule::NoiseTarget;
+  m.stop_reason = "noise target met (std/mean 0.10%)";
+  m.wall = {45e-3, 5e-3, 10e-3, 0.5};
   m.clock_at_start = SmClock{1980, 1980, ""};
   m.clock_at_end = SmClock{1980, 1980, ""};
   return s;
@@ -82,7 +85,8 @@ inline Sample stepSample(const std::string& model, const std::string& precision,
   m.loops = 1;
   m.noise = 0.01;
   m.noise_target_met = true;
-  m.stop_reason = kStopReasonNoise;
+  m.stop_rule = StopRule::NoiseTarget;
+  m.stop_reason = "noise target met (std/mean 1.00%)";
   return s;
 }
 

@@ -22,7 +22,9 @@ TEST(SampleCodec, SamplesSurviveTheRoundTrip) {
   m.timer_overhead = 2e-6;
   m.noise = 0.001;
   m.noise_target_met = true;
-  m.stop_reason = "noise target met on every rank";
+  m.stop_rule = StopRule::Converged;
+  m.stop_reason = "estimate converged (median ±0.31% at 95%)";
+  m.wall = {0.1, 0.02, 0.03, 0.5};
   m.clock_at_start = SmClock{1980, 1980, ""};
   m.notes = {"n"};
   s.params = {{"dtype", "bf16"}, {"n", "8192"}};
@@ -49,7 +51,12 @@ TEST(SampleCodec, SamplesSurviveTheRoundTrip) {
   EXPECT_EQ(dm.loops, 7);
   EXPECT_DOUBLE_EQ(dm.timer_overhead, 2e-6);
   EXPECT_TRUE(dm.noise_target_met);
+  EXPECT_EQ(dm.stop_rule, StopRule::Converged);
   EXPECT_EQ(dm.stop_reason, m.stop_reason);
+  EXPECT_DOUBLE_EQ(dm.wall.cold_start, 0.1);
+  EXPECT_DOUBLE_EQ(dm.wall.warm_up, 0.02);
+  EXPECT_DOUBLE_EQ(dm.wall.prepare, 0.03);
+  EXPECT_DOUBLE_EQ(dm.wall.sampling, 0.5);
   ASSERT_TRUE(dm.clock_at_start);
   EXPECT_EQ(dm.clock_at_start->current_mhz, 1980u);
   EXPECT_FALSE(dm.clock_at_end);
@@ -76,6 +83,10 @@ TEST(SampleCodec, RankInfoSurvivesTheRoundTrip) {
 TEST(SampleCodec, MalformedPayloadThrows) {
   EXPECT_ANY_THROW(decodeSamples("[{\"suite\": 1}]"));
   EXPECT_ANY_THROW(decodeSamples("not json"));
+  Sample s;
+  nlohmann::json sample = s;
+  sample["measurement"]["stop_rule"] = "whenever";
+  EXPECT_ANY_THROW(decodeSamples(nlohmann::json::array({sample}).dump()));
 }
 
 TEST(SampleCodec, TelemetrySurvivesTheRoundTripAndIsNullWhereNoneWasRead) {
@@ -96,10 +107,10 @@ TEST(SampleCodec, TelemetrySurvivesTheRoundTripAndIsNullWhereNoneWasRead) {
   const TelemetrySummary& d = *decoded[0].telemetry;
   EXPECT_EQ(d.readings, 52u);
   EXPECT_EQ(d.limit_readings, 50u);
-  ASSERT_NE(d.range(Quantity::NvlinkTx), nullptr);
-  EXPECT_DOUBLE_EQ(d.range(Quantity::NvlinkTx)->mean, 120.5);
-  EXPECT_EQ(d.range(Quantity::SmClock)->n, 50u);
-  EXPECT_EQ(d.range(Quantity::Power), nullptr);
+  ASSERT_NE(d.range(TelemetryQuantity::NvlinkTx), nullptr);
+  EXPECT_DOUBLE_EQ(d.range(TelemetryQuantity::NvlinkTx)->mean, 120.5);
+  EXPECT_EQ(d.range(TelemetryQuantity::SmClock)->n, 50u);
+  EXPECT_EQ(d.range(TelemetryQuantity::Power), nullptr);
   EXPECT_DOUBLE_EQ(d.limitShare("power cap"), 0.85);
   EXPECT_FALSE(decoded[1].telemetry);
 }

@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
+
+#include "SyntheticTimings.hpp"
 
 namespace splitstep {
 namespace {
@@ -12,9 +16,33 @@ MeasureSettings rule() {
   MeasureSettings s;
   s.min_samples = 4;
   s.min_time = 1.0;
+  s.ci_target = 0.005;
   s.max_noise = 0.01;
   s.max_time = 10;
   return s;
+}
+
+// The defaults a user gets: at least 10 samples and 0.5 s, the median within 0.5%, at most 15 s.
+MeasureSettings defaults() { return MeasureSettings{}; }
+
+struct FirstStop {
+  std::size_t samples = 0;  // how many samples were taken when sampling stopped
+  double wall = 0;          // the wall time sampling took
+  StopCheck check;
+};
+
+// Feeds `values` to the rule one sample at a time, as the Measurer does, with the wall clock
+// running `wall_per_timed` times the timed work (the host's share between samples on top).
+FirstStop firstStop(const MeasureSettings& settings, const std::vector<double>& values,
+                    double wall_per_timed = 1.05) {
+  double timed = 0;
+  for (std::size_t n = 1; n <= values.size(); ++n) {
+    timed += values[n - 1];
+    const StopCheck check =
+        evaluateStop(settings, std::span(values).first(n), timed, timed * wall_per_timed);
+    if (check.state != StopState::Continue) return {n, timed * wall_per_timed, check};
+  }
+  return {values.size(), timed * wall_per_timed, StopCheck{}};
 }
 
 TEST(StoppingRule, RelativeNoiseIsSampleStdOverMean) {
@@ -25,28 +53,161 @@ TEST(StoppingRule, RelativeNoiseIsSampleStdOverMean) {
 
 TEST(StoppingRule, NeedsMinSamplesAndMinTimeBeforeJudgingNoise) {
   const std::vector<double> quiet(3, 1.0);
-  EXPECT_EQ(evaluateStop(rule(), quiet, 5.0, 5.0), StopState::Continue);  // 3 < 4 samples
+  EXPECT_EQ(evaluateStop(rule(), quiet, 5.0, 5.0).state, StopState::Continue);  // 3 < 4 samples
   const std::vector<double> four(4, 1.0);
-  EXPECT_EQ(evaluateStop(rule(), four, 0.5, 5.0), StopState::Continue);  // 0.5 s < min_time
-  EXPECT_EQ(evaluateStop(rule(), four, 1.0, 5.0), StopState::Done);
+  EXPECT_EQ(evaluateStop(rule(), four, 0.5, 5.0).state, StopState::Continue);  // 0.5 s < min_time
+  const StopCheck done = evaluateStop(rule(), four, 1.0, 5.0);
+  EXPECT_EQ(done.state, StopState::Done);
+  EXPECT_EQ(done.rule, StopRule::NoiseTarget);
+  EXPECT_DOUBLE_EQ(done.figure, 0);
+}
+
+TEST(StoppingRule, AStableNoisySeriesStopsEarlyOnceItsMedianIsKnown) {
+  // 2 ms samples spreading by 2%: std/mean never reaches 0.5%, so the spread alone would sample
+  // until --max-time. The median's 95% interval narrows as 1/sqrt(n) and is within 0.5% after
+  // about a hundred samples; --min-time's 0.5 s holds 250.
+  const std::vector<double> series = testing::stableSeries(7500, 2e-3, 0.02, 11);
+  ASSERT_GT(relativeNoise(series), 0.015);
+  const FirstStop stop = firstStop(defaults(), series);
+  EXPECT_EQ(stop.check.state, StopState::Done);
+  EXPECT_EQ(stop.check.rule, StopRule::Converged);
+  EXPECT_LE(stop.check.figure, 0.005);
+  EXPECT_LT(stop.wall, 1.0) << stop.samples << " samples";
+  // The figure is the uncertainty of the samples taken, as medianUncertainty states it.
+  EXPECT_DOUBLE_EQ(stop.check.figure, medianUncertainty(std::span(series).first(stop.samples)));
+}
+
+TEST(StoppingRule, ASlowNoisySeriesStopsOnceItsNoiseIsStable) {
+  // A 48 ms training step spreading by 5%: its median would be known within 0.5% only after
+  // about 600 steps (29 s, past --max-time), but its noise settles within a few seconds.
+  const std::vector<double> series = testing::stableSeries(400, 48e-3, 0.05, 12);
+  const FirstStop stop = firstStop(defaults(), series);
+  EXPECT_EQ(stop.check.state, StopState::Done);
+  EXPECT_EQ(stop.check.rule, StopRule::NoiseStable);
+  EXPECT_GE(stop.samples, kStableMinSamples);
+  EXPECT_LT(stop.wall, 10.0) << stop.samples << " samples";
+  EXPECT_NEAR(stop.check.figure, 0.05, 0.01);  // the noise it settled at
+}
+
+TEST(StoppingRule, ADriftingSeriesKeepsGoingUntilMaxTime) {
+  // The same 3% spread, slowing down by 0.02% per sample: the median moves with every sample,
+  // so neither its interval nor a stable noise may end sampling.
+  const std::vector<double> series = testing::driftingSeries(20000, 2e-3, 0.03, 2e-4, 13);
+  const FirstStop stop = firstStop(defaults(), series);
+  EXPECT_EQ(stop.check.state, StopState::TimeLimit);
+  EXPECT_EQ(stop.check.rule, StopRule::TimeLimit);
+  EXPECT_GE(stop.wall, defaults().max_time);
+}
+
+TEST(StoppingRule, AStepChangeIsWaitedOutUntilMostSamplesShowTheNewLevel) {
+  // 100 samples at 2.0 ms, then the clock drops and every sample takes 2.1 ms (1% spread each).
+  std::vector<double> series = testing::stableSeries(100, 2.0e-3, 0.01, 14);
+  const std::vector<double> slower = testing::stableSeries(3000, 2.1e-3, 0.01, 15);
+  series.insert(series.end(), slower.begin(), slower.end());
+  const FirstStop stop = firstStop(defaults(), series);
+  EXPECT_EQ(stop.check.state, StopState::Done);
+  // Not before the later level holds most samples; then its median, not a mixture, is reported.
+  EXPECT_GT(stop.samples, 2u * 100u);
+  const std::span<const double> taken = std::span(series).first(stop.samples);
+  std::vector<double> sorted(taken.begin(), taken.end());
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_NEAR(sorted[sorted.size() / 2], 2.1e-3, 2.1e-3 * 0.005);
+}
+
+TEST(StoppingRule, NeverStopsBeforeMinSamplesAndMinTime) {
+  // Series that would stop at once: quiet (noise target), and noisy but stable (interval).
+  for (const std::vector<double>& series :
+       {std::vector<double>(5000, 1e-3), testing::stableSeries(5000, 1e-3, 0.01, 16)}) {
+    MeasureSettings settings = defaults();
+    settings.min_samples = 300;
+    settings.min_time = 0.1;  // 100 samples: min_samples binds
+    FirstStop stop = firstStop(settings, series);
+    EXPECT_EQ(stop.check.state, StopState::Done);
+    EXPECT_GE(stop.samples, 300u);
+    settings.min_samples = 10;
+    settings.min_time = 0.8;  // 800 samples: min_time binds
+    stop = firstStop(settings, series);
+    EXPECT_EQ(stop.check.state, StopState::Done);
+    EXPECT_GE(stop.samples, 800u);
+    // Judged at checkpoints: it stops within 1/32 of the samples past the minimum.
+    EXPECT_LE(stop.samples, 800u + 800u / kCheckpointsPerDoubling + 1);
+  }
 }
 
 TEST(StoppingRule, NoisySamplesContinueUntilMaxTime) {
   const std::vector<double> noisy = {1, 2, 1, 2, 1, 2};
-  EXPECT_EQ(evaluateStop(rule(), noisy, 9.0, 9.9), StopState::Continue);
-  EXPECT_EQ(evaluateStop(rule(), noisy, 9.0, 10.0), StopState::TimeLimit);
+  EXPECT_EQ(evaluateStop(rule(), noisy, 9.0, 9.9).state, StopState::Continue);
+  const StopCheck late = evaluateStop(rule(), noisy, 9.0, 10.0);
+  EXPECT_EQ(late.state, StopState::TimeLimit);
+  EXPECT_EQ(late.rule, StopRule::TimeLimit);
 }
 
 TEST(StoppingRule, FixedCountOverridesEverythingElse) {
   MeasureSettings fixed = rule();
   fixed.samples = 3;
-  EXPECT_EQ(evaluateStop(fixed, std::vector<double>{1, 2}, 0, 100), StopState::Continue);
-  EXPECT_EQ(evaluateStop(fixed, std::vector<double>{1, 2, 9}, 0, 100), StopState::Done);
+  EXPECT_EQ(evaluateStop(fixed, std::vector<double>{1, 2}, 0, 100).state, StopState::Continue);
+  const StopCheck done = evaluateStop(fixed, std::vector<double>{1, 2, 9}, 0, 100);
+  EXPECT_EQ(done.state, StopState::Done);
+  EXPECT_EQ(done.rule, StopRule::Fixed);
 }
 
 TEST(StoppingRule, TheMaximumOverRanksIsTheJobsDecision) {
   EXPECT_GT(static_cast<int>(StopState::Continue), static_cast<int>(StopState::Done));
   EXPECT_GT(static_cast<int>(StopState::TimeLimit), static_cast<int>(StopState::Continue));
+}
+
+TEST(StoppingRule, MedianUncertaintyIsTheIntervalsWiderReach) {
+  // Ten values, median 10: the 2nd and 9th (9 and 12) bound the 95% interval; 12 is 20% away.
+  const std::vector<double> ten = {8, 9, 10, 10, 10, 10, 10, 11, 12, 13};
+  EXPECT_DOUBLE_EQ(medianUncertainty(ten), 0.2);
+  // Five values are too few for a 95% interval: the uncertainty is not known.
+  EXPECT_EQ(medianUncertainty(std::vector<double>{1, 1, 1, 1, 1}),
+            std::numeric_limits<double>::infinity());
+}
+
+TEST(StoppingRule, DriftIsAMoveOfTheMedianBeyondBothHalvesIntervals) {
+  const std::vector<double> flat = testing::stableSeries(400, 1.0, 0.02, 17);
+  EXPECT_FALSE(drifting(flat, 0.0));
+  std::vector<double> step(200, 1.0);
+  step.insert(step.end(), 200, 1.03);
+  EXPECT_TRUE(drifting(step, 0.0));
+  // A move below the precision asked for is no drift (a timer's tick, for one).
+  EXPECT_FALSE(drifting(step, 0.05));
+  EXPECT_FALSE(drifting(std::vector<double>{1.0}, 0.0));
+}
+
+TEST(StoppingRule, NoiseIsStableWhenTheLatterHalfsEstimatesAgree) {
+  EXPECT_TRUE(noiseStable(testing::stableSeries(400, 1.0, 0.05, 18)));
+  // Too few samples to judge, however steady.
+  EXPECT_FALSE(noiseStable(testing::stableSeries(kStableMinSamples - 1, 1.0, 0.05, 18)));
+  // Noise that keeps growing: every estimate is above the one before.
+  std::vector<double> growing;
+  for (int i = 0; i < 400; ++i) growing.push_back(1.0 + (i % 2 == 0 ? 1 : -1) * 0.001 * i);
+  EXPECT_FALSE(noiseStable(growing));
+  // No noise at all is for the noise target, not this rule.
+  EXPECT_FALSE(noiseStable(std::vector<double>(400, 1.0)));
+}
+
+TEST(StoppingRule, CheckpointsAreEverySampleFirstThenAtMostOneThirtySecondApart) {
+  for (std::size_t n = 1; n <= kJudgeEverySampleUpTo; ++n) EXPECT_TRUE(isCheckpoint(n)) << n;
+  std::size_t last = kJudgeEverySampleUpTo;
+  std::size_t count = 0;
+  for (std::size_t n = last + 1; n <= 1'000'000; ++n) {
+    if (!isCheckpoint(n)) continue;
+    EXPECT_LE(n - last, n / kCheckpointsPerDoubling) << n;
+    last = n;
+    ++count;
+  }
+  // About 32 per doubling from 64 to a million samples (14 doublings), not one per sample.
+  EXPECT_LT(count, 32u * 16u);
+}
+
+TEST(StoppingRule, ReasonsNameTheRuleWithItsFigure) {
+  EXPECT_EQ(stopReason(StopRule::Converged, 0.0031), "estimate converged (median ±0.31% at 95%)");
+  EXPECT_EQ(stopReason(StopRule::NoiseStable, 0.021), "noise stable (std/mean 2.10%)");
+  EXPECT_EQ(stopReason(StopRule::NoiseTarget, 0.0042), "noise target met (std/mean 0.42%)");
+  EXPECT_EQ(stopReason(StopRule::TimeLimit, 0), "max-time reached");
+  EXPECT_EQ(stopReason(StopRule::Fixed, 0), "fixed sample count");
 }
 
 TEST(StoppingRule, NextLoopCountReachesTheTargetWithMargin) {

@@ -21,7 +21,7 @@ class CountingSource final : public TelemetrySource {
     if (empty_) return std::nullopt;
     TelemetryReading r;
     r.time = hostSeconds();
-    r.set(Quantity::SmClock, n);
+    r.set(TelemetryQuantity::SmClock, n);
     return r;
   }
 
@@ -51,7 +51,8 @@ TEST(TelemetrySampler, ReadsEveryIntervalInTimeOrder) {
     // Ticks at a fixed rate: never sooner than the interval after the previous tick (a reading
     // lands a little after its tick, so allow that much earlier).
     EXPECT_GT(readings[i].time - readings[i - 1].time, kInterval * 0.5) << i;
-    EXPECT_GT(readings[i].value(Quantity::SmClock), readings[i - 1].value(Quantity::SmClock));
+    EXPECT_GT(readings[i].value(TelemetryQuantity::SmClock),
+              readings[i - 1].value(TelemetryQuantity::SmClock));
   }
 }
 

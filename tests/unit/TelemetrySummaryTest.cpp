@@ -11,8 +11,8 @@ constexpr std::uint64_t kIdleBit = 0x1;
 TelemetryReading at(double time, double sm_mhz, double power_w, std::uint64_t limits) {
   TelemetryReading r;
   r.time = time;
-  r.set(Quantity::SmClock, sm_mhz);
-  r.set(Quantity::Power, power_w);
+  r.set(TelemetryQuantity::SmClock, sm_mhz);
+  r.set(TelemetryQuantity::Power, power_w);
   r.clock_limits = limits;
   return r;
 }
@@ -21,7 +21,7 @@ TelemetryReading at(double time, double sm_mhz, double power_w, std::uint64_t li
 TelemetryReading pcie(double time, double tx) {
   TelemetryReading r;
   r.time = time;
-  r.set(Quantity::PcieTx, tx);
+  r.set(TelemetryQuantity::PcieTx, tx);
   return r;
 }
 
@@ -35,14 +35,14 @@ TEST(TelemetrySummary, OnlyReadingsInsideTheWindowsCount) {
       at(3.5, 1980, 100, 0)};        // after the last
   const TelemetrySummary s = summarizeTelemetry(readings, {{2.8, 3.0}, {1.0, 2.0}});
   EXPECT_EQ(s.readings, 3u);
-  const TelemetryRange* clock = s.range(Quantity::SmClock);
+  const TelemetryRange* clock = s.range(TelemetryQuantity::SmClock);
   ASSERT_NE(clock, nullptr);
   EXPECT_EQ(clock->n, 3u);
   EXPECT_DOUBLE_EQ(clock->min, 1400);
   EXPECT_DOUBLE_EQ(clock->max, 1600);
   EXPECT_DOUBLE_EQ(clock->mean, 1500);
-  EXPECT_DOUBLE_EQ(s.range(Quantity::Power)->mean, 680);
-  EXPECT_EQ(s.range(Quantity::Temperature), nullptr);  // never read
+  EXPECT_DOUBLE_EQ(s.range(TelemetryQuantity::Power)->mean, 680);
+  EXPECT_EQ(s.range(TelemetryQuantity::Temperature), nullptr);  // never read
   EXPECT_EQ(s.limit_readings, 3u);
   EXPECT_DOUBLE_EQ(s.limitShare("power cap"), 2.0 / 3.0);
   EXPECT_DOUBLE_EQ(s.limitShare("idle"), 0);  // it held only between the windows
@@ -55,7 +55,7 @@ TEST(TelemetrySummary, OverlappingWindowsCountAReadingOnce) {
   // must not hide it.
   const TelemetrySummary s = summarizeTelemetry(readings, {{1.0, 2.0}, {1.1, 1.2}, {3.9, 4.1}});
   EXPECT_EQ(s.readings, 2u);
-  EXPECT_DOUBLE_EQ(s.range(Quantity::SmClock)->mean, 1600);
+  EXPECT_DOUBLE_EQ(s.range(TelemetryQuantity::SmClock)->mean, 1600);
 }
 
 TEST(TelemetrySummary, QuantitiesOfOtherSourcesAreAveragedOverTheirOwnReadings) {
@@ -63,8 +63,8 @@ TEST(TelemetrySummary, QuantitiesOfOtherSourcesAreAveragedOverTheirOwnReadings) 
                                                   at(1.2, 1700, 600, 0), pcie(1.3, 30)};
   const TelemetrySummary s = summarizeTelemetry(readings, {{0.0, 2.0}});
   EXPECT_EQ(s.readings, 4u);
-  EXPECT_EQ(s.range(Quantity::SmClock)->n, 2u);
-  EXPECT_DOUBLE_EQ(s.range(Quantity::PcieTx)->mean, 25);
+  EXPECT_EQ(s.range(TelemetryQuantity::SmClock)->n, 2u);
+  EXPECT_DOUBLE_EQ(s.range(TelemetryQuantity::PcieTx)->mean, 25);
   EXPECT_EQ(s.limit_readings, 2u);  // the PCIe readings carry no clock limits
   EXPECT_DOUBLE_EQ(s.limitShare("power cap"), 0.5);
 }

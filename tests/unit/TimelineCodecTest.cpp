@@ -16,12 +16,12 @@ TEST(TimelineCodec, SpansAndReadingsSurviveTheRoundTrip) {
                      {12.5, 12.75}}};
   TelemetryReading clocks;
   clocks.time = 12.6;
-  clocks.set(Quantity::SmClock, 1590);
-  clocks.set(Quantity::Power, 688.5);
+  clocks.set(TelemetryQuantity::SmClock, 1590);
+  clocks.set(TelemetryQuantity::Power, 688.5);
   clocks.clock_limits = 0x4;
   TelemetryReading pcie;
   pcie.time = 12.7;
-  pcie.set(Quantity::PcieRx, 21.5);
+  pcie.set(TelemetryQuantity::PcieRx, 21.5);
   timeline.readings = {clocks, pcie};
   timeline.clock_offset = -3.25;
   timeline.clock_uncertainty = 2e-6;
@@ -37,12 +37,12 @@ TEST(TimelineCodec, SpansAndReadingsSurviveTheRoundTrip) {
   EXPECT_DOUBLE_EQ(span.span.end, 12.75);
   ASSERT_EQ(back.readings.size(), 2u);
   EXPECT_DOUBLE_EQ(back.readings[0].time, 12.6);
-  EXPECT_DOUBLE_EQ(back.readings[0].value(Quantity::Power), 688.5);
+  EXPECT_DOUBLE_EQ(back.readings[0].value(TelemetryQuantity::Power), 688.5);
   EXPECT_EQ(back.readings[0].clock_limits, std::optional<std::uint64_t>(0x4));
-  EXPECT_FALSE(back.readings[0].has(Quantity::Temperature));
+  EXPECT_FALSE(back.readings[0].has(TelemetryQuantity::Temperature));
   EXPECT_FALSE(back.readings[1].clock_limits);
-  EXPECT_DOUBLE_EQ(back.readings[1].value(Quantity::PcieRx), 21.5);
-  EXPECT_FALSE(back.readings[1].has(Quantity::SmClock));
+  EXPECT_DOUBLE_EQ(back.readings[1].value(TelemetryQuantity::PcieRx), 21.5);
+  EXPECT_FALSE(back.readings[1].has(TelemetryQuantity::SmClock));
   EXPECT_DOUBLE_EQ(back.clock_offset, -3.25);
   EXPECT_DOUBLE_EQ(back.clock_uncertainty, 2e-6);
 }

@@ -23,5 +23,12 @@ TEST(Units, SecondsKeepThreeToFourSignificantDigits) {
   EXPECT_EQ(formatSeconds(1e-3), "1.000 ms");
 }
 
+TEST(Units, ApproximateBytesKeepThreeSignificantDigits) {
+  EXPECT_EQ(formatBytesApprox(512), "512 B");
+  EXPECT_EQ(formatBytesApprox(1536), "1.50 KiB");
+  EXPECT_EQ(formatBytesApprox(140.0 * (1ull << 30)), "140 GiB");
+  EXPECT_EQ(formatBytesApprox(2.35 * (1ull << 40)), "2.35 TiB");
+}
+
 }  // namespace
 }  // namespace splitstep

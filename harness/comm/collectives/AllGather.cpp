@@ -2,6 +2,14 @@
 #include "comm/Collective.hpp"
 
 namespace splitstep {
+namespace {
+
+// Ring: n - 1 steps, each passing on one block (Thakur, Rabenseifner & Gropp 2005).
+const AlgorithmCost kAlgorithms[] = {
+    {"ring", [](double n) { return n - 1; }, [](double n) { return (n - 1) / n; }},
+};
+
+}  // namespace
 
 extern const CollectiveDescriptor kAllGather = {
     .name = "allgather",
@@ -9,6 +17,7 @@ extern const CollectiveDescriptor kAllGather = {
     .in_default_run = false,
     .reduction = false,
     .bus_factor = [](double n) { return (n - 1) / n; },
+    .algorithms = kAlgorithms,
     .layout = [](std::size_t count, std::size_t n, std::size_t r) -> CollectiveLayout {
       const std::size_t block = count / n;
       // In place, the send block already sits at this rank's offset of the receive buffer.
@@ -35,6 +44,7 @@ extern const CollectiveDescriptor kAllGather = {
           return MPI_Iallgather(in_place ? MPI_IN_PLACE : c.send, c.count, c.type, c.recv, c.count,
                                 c.type, c.comm, &c.requests->emplace_back());
         },
+    .in_place_refusal = "",
     .mpi_in_place_refusal = "",
 };
 

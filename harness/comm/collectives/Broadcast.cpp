@@ -1,9 +1,20 @@
 // broadcast: every rank ends with rank 0's buffer.
+#include <cmath>
 #include <cstring>
 
 #include "comm/Collective.hpp"
 
 namespace splitstep {
+namespace {
+
+// Ring: a pipelined chain, the last rank n - 1 hops from the root. Tree: two pipelined binary
+// trees, each carrying half the data (Sanders, Speck & Traeff 2009).
+const AlgorithmCost kAlgorithms[] = {
+    {"ring", [](double n) { return n - 1; }, [](double) { return 1.0; }},
+    {"tree", [](double n) { return std::ceil(std::log2(n)); }, [](double) { return 1.0; }},
+};
+
+}  // namespace
 
 extern const CollectiveDescriptor kBroadcast = {
     .name = "broadcast",
@@ -11,6 +22,7 @@ extern const CollectiveDescriptor kBroadcast = {
     .in_default_run = false,
     .reduction = false,
     .bus_factor = [](double) { return 1.0; },
+    .algorithms = kAlgorithms,
     .layout = [](std::size_t count, std::size_t, std::size_t) -> CollectiveLayout {
       return {.count = count, .send = count, .recv = count, .call_count = count};
     },
@@ -35,6 +47,7 @@ extern const CollectiveDescriptor kBroadcast = {
           }
           return MPI_Ibcast(c.recv, c.count, c.type, 0, c.comm, &c.requests->emplace_back());
         },
+    .in_place_refusal = "",
     .mpi_in_place_refusal = "",
 };
 

@@ -2,6 +2,15 @@
 #include "comm/Collective.hpp"
 
 namespace splitstep {
+namespace {
+
+// Ring: n - 1 steps, each passing on one block of partial sums (Thakur, Rabenseifner & Gropp
+// 2005).
+const AlgorithmCost kAlgorithms[] = {
+    {"ring", [](double n) { return n - 1; }, [](double n) { return (n - 1) / n; }},
+};
+
+}  // namespace
 
 extern const CollectiveDescriptor kReduceScatter = {
     .name = "reduce_scatter",
@@ -9,6 +18,7 @@ extern const CollectiveDescriptor kReduceScatter = {
     .in_default_run = false,
     .reduction = true,
     .bus_factor = [](double n) { return (n - 1) / n; },
+    .algorithms = kAlgorithms,
     .layout = [](std::size_t count, std::size_t n, std::size_t r) -> CollectiveLayout {
       const std::size_t block = count / n;
       // In place, this rank's block of the send buffer is its receive buffer.
@@ -33,6 +43,7 @@ extern const CollectiveDescriptor kReduceScatter = {
         },
     // MPI leaves an in-place reduce-scatter's block at the front of the buffer, NCCL at the
     // rank's own offset: the two would not be the same operation.
+    .in_place_refusal = "",
     .mpi_in_place_refusal = "MPI's in-place reduce-scatter has another buffer layout than NCCL's",
 };
 

@@ -1,7 +1,7 @@
 #include "suites/step/GradientSync.hpp"
 
-#include <ATen/ops/empty.h>
 #include <ATen/ops/mul.h>
+#include <ATen/ops/zeros.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
@@ -12,10 +12,23 @@
 #include "device/CudaCheck.hpp"
 
 namespace splitstep {
+namespace {
+
+// The faults that happen on every rank alike, rather than on one.
+bool everyRanks(SyncFault fault) {
+  return fault == SyncFault::DroppedBucket || fault == SyncFault::SumNotMean;
+}
+
+}  // namespace
 
 GradientSync::GradientSync(std::vector<at::Tensor> parameters, Communicator& comm, Device& device,
-                           std::size_t first_bucket_bytes, std::size_t bucket_bytes, int world_size)
-    : parameters_(std::move(parameters)), comm_(comm), device_(device), scale_(1.0 / world_size) {
+                           std::size_t first_bucket_bytes, std::size_t bucket_bytes, int world_size,
+                           SyncFault fault, bool faulty_rank)
+    : parameters_(std::move(parameters)),
+      comm_(comm),
+      device_(device),
+      scale_(fault == SyncFault::SumNotMean ? 1.0 : 1.0 / world_size),
+      fault_(everyRanks(fault) || faulty_rank ? fault : SyncFault::None) {
   if (device_.isCuda()) {
     // High priority, as a communication stream should be: its kernels are scheduled ahead of
     // the backward pass's when both wait.
@@ -23,6 +36,10 @@ GradientSync::GradientSync(std::vector<at::Tensor> parameters, Communicator& com
         c10::cuda::getStreamFromPool(true, static_cast<c10::DeviceIndex>(device_.index())).stream();
     SPLITSTEP_CUDA_CHECK(cudaEventCreateWithFlags(&reduced_, cudaEventDisableTiming));
   }
+  backward_start_ = device_.newMark(device_.stream());
+  backward_end_ = device_.newMark(device_.stream());
+  sync_start_ = device_.newMark(device_.stream());
+  sync_packed_ = device_.newMark(device_.stream());
   std::vector<std::size_t> bytes;
   for (const at::Tensor& p : parameters_) {
     if (p.scalar_type() != at::kFloat)
@@ -35,7 +52,8 @@ GradientSync::GradientSync(std::vector<at::Tensor> parameters, Communicator& com
     Bucket& bucket = buckets_.emplace_back();
     std::int64_t elements = 0;
     for (std::size_t i : members) elements += parameters_[i].numel();
-    bucket.flat = at::empty({elements}, parameters_.front().options().requires_grad(false));
+    // Zeros: a bucket nothing was packed into holds no leftover memory's garbage.
+    bucket.flat = at::zeros({elements}, parameters_.front().options().requires_grad(false));
     std::int64_t offset = 0;
     for (std::size_t i : members) {
       slices_[i] =
@@ -44,7 +62,9 @@ GradientSync::GradientSync(std::vector<at::Tensor> parameters, Communicator& com
       bucket_of_[i] = buckets_.size() - 1;
     }
     bucket.members = members;
-    bucket.timer = device_.newTimer(comm_stream_);
+    bucket.packed = device_.newMark(device_.stream());
+    bucket.started = device_.newMark(comm_stream_);
+    bucket.finished = device_.newMark(comm_stream_);
     if (device_.isCuda()) {
       SPLITSTEP_CUDA_CHECK(cudaEventCreateWithFlags(&bucket.filled, cudaEventDisableTiming));
     }
@@ -78,16 +98,14 @@ std::vector<std::size_t> GradientSync::bucketBytes() const {
 
 std::size_t GradientSync::gradientBytes() const {
   std::size_t bytes = 0;
-  for (const Bucket& bucket : buckets_)
-    bytes += static_cast<std::size_t>(bucket.flat.numel()) * sizeof(float);
+  for (std::size_t b : bucketBytes()) bytes += b;
   return bytes;
 }
 
 void GradientSync::resetBuckets() {
-  for (Bucket& bucket : buckets_) {
-    bucket.pending = bucket.members.size();
-  }
+  for (Bucket& bucket : buckets_) bucket.pending = bucket.members.size();
   next_ = 0;
+  launched_ = 0;
 }
 
 void GradientSync::armHooks() {
@@ -96,6 +114,7 @@ void GradientSync::armHooks() {
 }
 
 void GradientSync::pack(std::size_t index, const at::Tensor& grad) {
+  if (fault_ == SyncFault::StaleGradient && bucket_of_[index] == 0) return;
   // Backward may call hooks from its own thread, with another current stream: packing is
   // queued on the working stream, where the gradient was computed.
   std::optional<c10::cuda::CUDAStreamGuard> guard;
@@ -110,13 +129,22 @@ void GradientSync::onGradient(std::size_t index, const at::Tensor& grad) {
   if (!armed_) return;
   pack(index, grad);
   Bucket& bucket = buckets_[bucket_of_[index]];
-  --bucket.pending;
+  if (--bucket.pending == 0) bucket.packed->record();
   launchReady();
 }
 
 // Buckets start in bucket order on every rank, whatever order their gradients arrive in:
 // the ranks' collective calls must match one for one.
 void GradientSync::launchReady() {
+  if (fault_ == SyncFault::ReorderedBuckets) {
+    // The fault: this rank waits for every bucket and starts them last first.
+    for (const Bucket& bucket : buckets_) {
+      if (bucket.pending != 0) return;
+    }
+    for (std::size_t b = buckets_.size(); b-- > 0;) launch(buckets_[b]);
+    next_ = buckets_.size();
+    return;
+  }
   while (next_ < buckets_.size() && buckets_[next_].pending == 0) launch(buckets_[next_++]);
 }
 
@@ -125,23 +153,31 @@ void GradientSync::launch(Bucket& bucket) {
     SPLITSTEP_CUDA_CHECK(cudaEventRecord(bucket.filled, device_.stream()));
     SPLITSTEP_CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, bucket.filled, 0));
   }
-  bucket.timer->start();
-  comm_.run(allReduce(), bucket.flat.data_ptr(), bucket.flat.data_ptr(),
-            static_cast<std::size_t>(bucket.flat.numel()), DataType::Float32, comm_stream_);
-  bucket.timer->stop();
+  bucket.started->record();
+  const bool dropped = fault_ == SyncFault::DroppedBucket && &bucket == &buckets_.back();
+  if (!dropped) {
+    comm_.run(allReduce(), bucket.flat.data_ptr(), bucket.flat.data_ptr(),
+              static_cast<std::size_t>(bucket.flat.numel()), DataType::Float32, comm_stream_);
+  }
+  bucket.finished->record();
+  ++launched_;
 }
 
 void GradientSync::finish(bool overlapped) {
+  overlapped_ = overlapped;
+  sync_start_->record();
   if (!overlapped) {
     resetBuckets();
     for (Bucket& bucket : buckets_) {
       for (std::size_t i : bucket.members) pack(i, parameters_[i].grad());
       bucket.pending = 0;
+      bucket.packed->record();
       launchReady();  // this bucket's allreduce runs while the next one is packed
     }
   }
+  sync_packed_->record();
   armed_ = false;
-  if (next_ != buckets_.size()) {
+  if (launched_ != buckets_.size()) {
     throw std::logic_error("a parameter received no gradient in backward; its bucket never filled");
   }
   if (device_.isCuda()) {
@@ -154,18 +190,34 @@ void GradientSync::finish(bool overlapped) {
 
 double GradientSync::commSeconds() const {
   double seconds = 0;
-  for (std::size_t b = 0; b < next_; ++b) seconds += buckets_[b].timer->seconds();
+  for (const BucketTiming& t : bucketTimings()) seconds += t.comm;
   return seconds;
 }
 
 std::vector<HostSpan> GradientSync::bucketSpans() const {
   std::vector<HostSpan> spans;
-  for (std::size_t b = 0; b < next_; ++b) {
-    const std::optional<HostSpan> span = buckets_[b].timer->hostSpan();
-    if (!span) return {};
-    spans.push_back(*span);
+  for (const Bucket& bucket : buckets_) {
+    const std::optional<double> start = bucket.started->hostTime();
+    const std::optional<double> end = bucket.finished->hostTime();
+    if (!start || !end) return {};
+    spans.push_back({*start, *end});
   }
   return spans;
+}
+
+double GradientSync::packingSeconds() const {
+  return overlapped_ ? 0 : sync_packed_->secondsSince(*sync_start_);
+}
+
+std::vector<BucketTiming> GradientSync::bucketTimings() const {
+  std::vector<BucketTiming> timings;
+  for (const Bucket& bucket : buckets_) {
+    timings.push_back({bucket.packed->secondsSince(*backward_start_),
+                       bucket.started->secondsSince(*bucket.packed),
+                       bucket.finished->secondsSince(*bucket.started),
+                       bucket.finished->secondsSince(*backward_end_)});
+  }
+  return timings;
 }
 
 void GradientSync::broadcastParameters() {

@@ -1,7 +1,7 @@
 // Data-parallel gradient averaging as PyTorch DDP does it: gradients packed into buckets
 // (comm/GradientBuckets), each bucket allreduced on a communication stream apart from the
 // working stream, either during backward as gradient hooks fill the buckets (overlap) or after
-// it (sequential).
+// it (sequential). Every bucket's timeline is marked, for the ledger of the step report.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -14,14 +14,26 @@
 #include "comm/Communicator.hpp"
 #include "common/HostClock.hpp"
 #include "device/Device.hpp"
+#include "options/RunPlan.hpp"
 
 namespace splitstep {
+
+// One bucket in one step, in seconds.
+struct BucketTiming {
+  double ready = 0;                  // its last gradient packed, from the start of backward
+  double launch_delay = 0;           // from packed to its collective starting
+  double comm = 0;                   // its collective
+  double finish_after_backward = 0;  // its collective's end, from the end of backward
+};
 
 class GradientSync {
  public:
   // `parameters` in the model's registration order, fp32. The communicator spans all ranks.
+  // `fault` is a test's deliberate sync fault (SyncFault::None otherwise), applied on this rank
+  // when `faulty_rank` or when the fault is every rank's.
   GradientSync(std::vector<at::Tensor> parameters, Communicator& comm, Device& device,
-               std::size_t first_bucket_bytes, std::size_t bucket_bytes, int world_size);
+               std::size_t first_bucket_bytes, std::size_t bucket_bytes, int world_size,
+               SyncFault fault = SyncFault::None, bool faulty_rank = false);
   ~GradientSync();
   GradientSync(const GradientSync&) = delete;
   GradientSync& operator=(const GradientSync&) = delete;
@@ -31,6 +43,9 @@ class GradientSync {
   // Bytes of each bucket, in launch order.
   std::vector<std::size_t> bucketBytes() const;
 
+  // Marks on the working stream around this step's backward, which the ledger is relative to.
+  void markBackwardStart() { backward_start_->record(); }
+  void markBackwardEnd() { backward_end_->record(); }
   // Overlap: the next backward's gradient hooks copy each gradient into its bucket and start a
   // bucket's allreduce as soon as it is full (buckets start in order, as on every rank).
   void armHooks();
@@ -38,21 +53,29 @@ class GradientSync {
   // Sequential: packs every gradient now and reduces each bucket, and the working stream waits.
   // Either way the parameters' gradients then are the averaged slices of the buckets.
   void finish(bool overlapped);
-  // Seconds of this step's collectives on the communication stream; once the device finished.
+
+  // Of the step just run, once the device finished it: the collectives' seconds on the
+  // communication stream; the seconds finish() spent packing gradients on the working stream
+  // (0 with overlap, where packing happens inside backward); each bucket's timeline.
   double commSeconds() const;
-  // Where each of this step's bucket collectives lay on the host's clock, in bucket order; once
-  // the device finished (empty where the device cannot place them: IntervalTimer::hostSpan).
+  double packingSeconds() const;
+  std::vector<BucketTiming> bucketTimings() const;
+  // Where each bucket's collective lay on the host's clock, in bucket order (empty where the
+  // device cannot place them: TimeMark::hostTime).
   std::vector<HostSpan> bucketSpans() const;
+
   // DDP's start: every rank takes rank 0's parameters.
   void broadcastParameters();
 
  private:
   struct Bucket {
     at::Tensor flat;
-    std::vector<std::size_t> members;      // parameter indices
-    std::size_t pending = 0;               // members whose gradient has not arrived this step
-    std::unique_ptr<IntervalTimer> timer;  // on the communication stream
-    cudaEvent_t filled = nullptr;          // on the working stream, once packed
+    std::vector<std::size_t> members;    // parameter indices
+    std::size_t pending = 0;             // members whose gradient has not arrived this step
+    cudaEvent_t filled = nullptr;        // on the working stream, once packed: the comm waits
+    std::unique_ptr<TimeMark> packed;    // on the working stream
+    std::unique_ptr<TimeMark> started;   // on the communication stream
+    std::unique_ptr<TimeMark> finished;  // on the communication stream
   };
 
   void resetBuckets();
@@ -69,10 +92,17 @@ class GradientSync {
   Communicator& comm_;
   Device& device_;
   double scale_;                        // 1 / world size: DDP averages by dividing while packing
+  SyncFault fault_;                     // this rank's deliberate fault (tests only)
   cudaStream_t comm_stream_ = nullptr;  // nullptr on the CPU
   cudaEvent_t reduced_ = nullptr;
+  std::unique_ptr<TimeMark> backward_start_;
+  std::unique_ptr<TimeMark> backward_end_;
+  std::unique_ptr<TimeMark> sync_start_;
+  std::unique_ptr<TimeMark> sync_packed_;
   std::size_t next_ = 0;  // the next bucket to launch; those before it were launched this step
+  std::size_t launched_ = 0;
   bool armed_ = false;
+  bool overlapped_ = false;
 };
 
 }  // namespace splitstep

@@ -112,12 +112,15 @@ TrainingStep::TrainingStep(Workload& workload, const StepRecipe& recipe, Device&
 
 TrainingStep::~TrainingStep() = default;
 
-void TrainingStep::hostWork() const {
-  // Stands in for decoding and augmenting a batch: the host is busy, the device waits.
-  const auto until =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(recipe_.host_work);
+void TrainingStep::hostWork(double seconds) const {
+  // Busy, as decoding and augmenting a batch keep the host: the device waits.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < until) {
   }
+}
+
+void TrainingStep::delayIf(DelayPhase phase) const {
+  if (recipe_.delay > 0 && recipe_.delay_phase == phase) hostWork(recipe_.delay);
 }
 
 void TrainingStep::optimizerStep() {
@@ -129,7 +132,7 @@ void TrainingStep::optimizerStep() {
     }
     finite = scaler_->unscale(grads);
   }
-  if (finite) optimizer_->step();
+  if (finite && !recipe_.skip_optimizer) optimizer_->step();
   if (scaler_) scaler_->update();
   // zero_grad(set_to_none=True). LibTorch's own detaches each gradient in place first, which a
   // gradient that is a view of a bucket does not allow.
@@ -151,7 +154,8 @@ c10::DeviceType TrainingStep::deviceType() const {
   return device_.isCuda() ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
 }
 
-void TrainingStep::run(GradientSync* sync, bool overlap) {
+void TrainingStep::run(GradientSync* sync, bool overlap,
+                       const std::function<void()>& before_optimizer) {
   auto timed = [this](Phase phase, const auto& work) {
     const auto index = static_cast<std::size_t>(phase);
     timers_[index]->start();
@@ -161,25 +165,39 @@ void TrainingStep::run(GradientSync* sync, bool overlap) {
   };
   ran_.fill(false);
   timed(Phase::Data, [&] {
-    if (recipe_.host_work > 0) hostWork();
+    delayIf(DelayPhase::Data);
+    if (recipe_.host_work > 0) hostWork(recipe_.host_work);
     if (recipe_.input != InputSource::Device) {
       on_device_.input.copy_(host_.input, recipe_.non_blocking);
       on_device_.target.copy_(host_.target, recipe_.non_blocking);
     }
   });
   at::Tensor output;
-  timed(Phase::Forward, [&] { output = forward(on_device_.input); });
+  timed(Phase::Forward, [&] {
+    delayIf(DelayPhase::Forward);
+    output = forward(on_device_.input);
+  });
   at::Tensor scaled_loss;
   timed(Phase::Loss, [&] { scaled_loss = loss(output, on_device_.target); });
   if (sync != nullptr && overlap) sync->armHooks();
-  timed(Phase::Backward, [&] { scaled_loss.backward(); });
+  timed(Phase::Backward, [&] {
+    delayIf(DelayPhase::Backward);
+    if (sync != nullptr) sync->markBackwardStart();
+    scaled_loss.backward();
+    if (sync != nullptr) sync->markBackwardEnd();
+  });
   output.reset();
   scaled_loss.reset();
   if (sync != nullptr) timed(Phase::Sync, [&] { sync->finish(overlap); });
-  timed(Phase::Optimizer, [&] { optimizerStep(); });
+  if (before_optimizer) before_optimizer();
+  timed(Phase::Optimizer, [&] {
+    delayIf(DelayPhase::Optimizer);
+    optimizerStep();
+  });
 }
 
-void TrainingStep::runAccumulated(const std::vector<Batch>& host_batches) {
+void TrainingStep::runAccumulated(const std::vector<Batch>& host_batches,
+                                  const std::function<void()>& before_optimizer) {
   for (const Batch& batch : host_batches) {
     loss(forward(batch.input.to(on_device_.input.device())),
          batch.target.to(on_device_.target.device()))
@@ -188,6 +206,7 @@ void TrainingStep::runAccumulated(const std::vector<Batch>& host_batches) {
   for (const at::Tensor& p : parameters_) {
     p.mutable_grad().mul_(1.0 / static_cast<double>(host_batches.size()));
   }
+  if (before_optimizer) before_optimizer();
   optimizerStep();
 }
 

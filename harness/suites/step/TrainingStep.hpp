@@ -5,6 +5,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -19,7 +20,8 @@
 
 namespace splitstep {
 
-// How the step trains: precision, optimizer and where its batch comes from.
+// How the step trains: precision, optimizer and where its batch comes from; and, on a rank
+// made late or faulty on purpose, how.
 struct StepRecipe {
   StepPrecision precision = StepPrecision::Bf16;
   StepOptimizer optimizer = StepOptimizer::Sgd;
@@ -29,6 +31,9 @@ struct StepRecipe {
   InputSource input = InputSource::Pinned;
   bool non_blocking = true;
   double host_work = 0;  // seconds
+  double delay = 0;      // seconds this rank is late at the start of `delay_phase`, every step
+  DelayPhase delay_phase = DelayPhase::Data;
+  bool skip_optimizer = false;  // the skipped-step sync fault (tests only)
 };
 
 class TrainingStep {
@@ -40,12 +45,15 @@ class TrainingStep {
   TrainingStep& operator=(const TrainingStep&) = delete;
 
   // One step. With `sync`, gradients are averaged over the ranks, during backward (`overlap`)
-  // or after it; without, the sync phase is left out.
-  void run(GradientSync* sync, bool overlap);
+  // or after it; without, the sync phase is left out. `before_optimizer`, if given, runs when
+  // the gradients are final (synchronised, not yet unscaled), outside every timed phase.
+  void run(GradientSync* sync, bool overlap,
+           const std::function<void()>& before_optimizer = nullptr);
   // One untimed step on several batches in one process, as gradient accumulation does: forward
   // and backward on each in turn, gradients summed and divided by their number, one optimizer
   // step. On the ranks' batches it computes what gradient sync should, without communicating.
-  void runAccumulated(const std::vector<Batch>& host_batches);
+  void runAccumulated(const std::vector<Batch>& host_batches,
+                      const std::function<void()>& before_optimizer = nullptr);
   // After the device has finished the step: the seconds of `phase` (0 for one not run).
   double seconds(Phase phase) const;
   // After the device has finished the step: where `phase` lay on the host's clock (empty for a
@@ -55,7 +63,8 @@ class TrainingStep {
  private:
   class LossScaler;
 
-  void hostWork() const;
+  void hostWork(double seconds) const;
+  void delayIf(DelayPhase phase) const;
   // Under autocast in a reduced precision; the loss is multiplied by the fp16 loss scale.
   at::Tensor forward(const at::Tensor& input);
   at::Tensor loss(const at::Tensor& output, const at::Tensor& target);

@@ -34,10 +34,6 @@ class Workload {
   // FLOPs of the products and convolutions of one step on `rows` samples: the forward's, and
   // twice that for the backward (gradients of inputs and of weights).
   virtual double flopPerStep(std::int64_t rows) const = 0;
-  // Whether the mean of the ranks' losses over their shards equals the loss over the whole
-  // batch in exact arithmetic, so that one pass over the concatenated batch computes the same
-  // step. Not with BatchNorm, which normalises over each rank's shard.
-  virtual bool shardsAverageExactly() const = 0;
 };
 
 // The model `model` shaped by `plan`, its parameters drawn from `seed` (the same on every rank,

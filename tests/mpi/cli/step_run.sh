@@ -39,11 +39,14 @@ for c in steps:
     assert len(c["ranks"]) == (1 if mode == "single" else ranks), c["case"]
     if mode in ("sequential", "overlap"):
         assert c["check"]["wrong"] == 0 and c["check"]["checked"] > 0, c["case"]
-phases = {c["series"] for c in doc["cases"] if c["case"] == "mlp fp32 overlap"}
+# Detail series (the packing, each bucket's timeline) are checked apart from the phases.
+phases = {c["series"] for c in doc["cases"] if c["case"] == "mlp fp32 overlap" and not c["detail"]}
+details = {c["series"] for c in doc["cases"] if c["case"] == "mlp fp32 overlap" and c["detail"]}
+assert "packing" in details and "bucket 0 finish after backward" in details, details
 assert phases == {"step", "data", "forward", "loss", "backward", "sync", "optimizer", "comm"}, phases
 tags = {f["tag"] for d in doc["derived"] for f in d["figures"]}
 for tag in ("step/time/none", "step/exposed/overlap", "step/overlap/overlap", "step/wait/overlap",
-            "step/efficiency/overlap"):
+            "step/efficiency/overlap", "step/breakdown/overlap/residual", "step/ledger/overlap/last"):
     assert tag in tags, tag
 for d in doc["derived"] if ranks <= cores else []:
     assert any(f.startswith("input bound") for f in d["findings"]), (d["subject"], d["findings"])

@@ -1,0 +1,93 @@
+"""splitstep's own time to an answer: the table launch/time-to-answer writes.
+
+For each run of OUTDIR (NAME.seconds: its wall-clock seconds; NAME.json: splitstep's results,
+absent for nccl-tests) one row: the wall seconds, the cases measured, how many rank-cases
+stopped on each rule, and where rank 0's time went: start-up (plan agreement, device,
+communicators), the Measurer's phases summed over its cases (cold start, warm-up, prepare,
+sampling), the rest of the suites' time (buffers, set-up, checks), gathering the samples, and
+"launch": what the run's wall time holds beyond (starting the processes, loading libraries,
+MPI, writing the report). Standard library only, so that it runs on a bare GPU node.
+
+    python3 analysis/time_to_answer.py OUTDIR [NAME ...]
+"""
+import argparse
+import json
+import os
+
+RULES = ["converged", "noise-target", "noise-stable", "max-time", "fixed"]
+PHASES = ["cold_start", "warm_up", "prepare", "sampling"]
+TIMES = ["start_up"] + PHASES + ["set_up_and_checks", "gather", "launch"]
+TIME_HEADERS = ["start-up", "cold start", "warm-up", "prepare", "sampling", "set-up+checks",
+                "gather", "launch"]
+
+
+def run_row(outdir, name):
+    """The figures of run NAME in OUTDIR, as a dict; None when the run left no wall time."""
+    seconds_path = os.path.join(outdir, name + ".seconds")
+    if not os.path.exists(seconds_path):
+        return None
+    with open(seconds_path) as f:
+        row = {"run": name, "wall_s": float(f.read().strip()), "cases": None}
+    json_path = os.path.join(outdir, name + ".json")
+    if not os.path.exists(json_path):
+        return row
+    with open(json_path) as f:
+        document = json.load(f)
+    row["cases"] = 0
+    row.update({rule: 0 for rule in RULES})
+    row.update({phase: 0.0 for phase in PHASES})
+    for case in document["cases"]:
+        # A part (a step's phase) shares its whole's samples, rule and time.
+        if case["skipped"] or case.get("part_of"):
+            continue
+        row["cases"] += 1
+        for rank in case["ranks"]:
+            rule = rank.get("stop_rule", "")
+            if rule in row:
+                row[rule] += 1
+            if rank["rank"] == 0:
+                for phase in PHASES:
+                    row[phase] += rank["wall"][phase]
+    wall = document["metadata"]["wall"]
+    suites = sum(entry["seconds"] for entry in wall["suites"])
+    row["start_up"] = wall["start_up"]
+    row["set_up_and_checks"] = suites - sum(row[phase] for phase in PHASES)
+    row["gather"] = wall["gather"]
+    row["launch"] = row["wall_s"] - wall["start_up"] - suites - wall["gather"]
+    return row
+
+
+def format_table(rows):
+    header = ["run", "wall s", "cases"] + RULES + TIME_HEADERS
+    lines = [header]
+    for row in rows:
+        if row["cases"] is None:
+            lines.append([row["run"], f"{row['wall_s']:.1f}"] + ["-"] * (len(header) - 2))
+            continue
+        lines.append([row["run"], f"{row['wall_s']:.1f}", str(row["cases"])]
+                     + [str(row[rule]) for rule in RULES] + [f"{row[t]:.1f}" for t in TIMES])
+    widths = [max(len(line[c]) for line in lines) for c in range(len(header))]
+    return "\n".join("  ".join([line[0].ljust(widths[0])]
+                               + [line[c].rjust(widths[c]) for c in range(1, len(line))])
+                     for line in lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("outdir")
+    parser.add_argument("names", nargs="*",
+                        default=["default", "step", "allreduce-sweep", "quick", "nccl-tests"])
+    args = parser.parse_args()
+    rows = [row for row in (run_row(args.outdir, name) for name in args.names) if row]
+    if not rows:
+        raise SystemExit(f"{args.outdir}: no NAME.seconds of {', '.join(args.names)}")
+    print("wall: seconds from mpirun's start to its end. Rule columns: rank-cases (each rank of "
+          "each case) that stopped on the rule. Time columns (seconds, rank 0): start-up, the "
+          "Measurer's phases summed over the cases, the suites' other work, the gather, and the "
+          "launch (the wall time beyond: processes, libraries, MPI, the report)")
+    print(format_table(rows))
+
+
+if __name__ == "__main__":
+    main()

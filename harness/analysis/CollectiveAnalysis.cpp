@@ -1,0 +1,417 @@
+#include "analysis/CollectiveAnalysis.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "analysis/CollectiveModel.hpp"
+#include "analysis/StepProjection.hpp"
+#include "comm/Collective.hpp"
+#include "common/StepKeys.hpp"
+#include "common/Units.hpp"
+
+namespace splitstep {
+namespace {
+
+namespace key = step_keys;
+
+constexpr std::string_view kNone = toString(SyncMode::None);
+constexpr std::string_view kSequential = toString(SyncMode::Sequential);
+constexpr std::string_view kOverlap = toString(SyncMode::Overlap);
+constexpr std::string_view kBackward = toString(Phase::Backward);
+
+std::string param(const CaseResult& c, std::string_view name) {
+  const auto it = c.params.find(std::string(name));
+  return it == c.params.end() ? std::string() : it->second;
+}
+
+std::optional<double> number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(text.c_str(), &end);
+  if (errno != 0 || end != text.c_str() + text.size()) return std::nullopt;
+  return value;
+}
+
+// "a,b,c" -> {a, b, c}; empty when any entry is not a number.
+std::vector<double> numbers(const std::string& text) {
+  std::vector<double> values;
+  std::size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const auto value = number(text.substr(start, comma - start));
+    if (!value) return {};
+    values.push_back(*value);
+    start = comma + 1;
+  }
+  return values;
+}
+
+std::string gbPerSecond(double bytes_per_second) {
+  return fmt::format("{:.1f} GB/s", bytes_per_second / 1e9);
+}
+
+// One collective, backend, dtype and placement: the median time per size across ranks.
+struct Sweep {
+  const CollectiveDescriptor* collective = nullptr;
+  std::string backend;
+  std::string dtype;
+  bool in_place = false;
+  int ranks = 0;
+  std::vector<TimedSize> points;
+
+  bool holds(const CaseResult& c, const CollectiveDescriptor* d) const {
+    return d == collective && param(c, "backend") == backend && param(c, "dtype") == dtype &&
+           (param(c, "placement") == "in place") == in_place;
+  }
+  std::string key() const {
+    return fmt::format("{}/{}/{}/{}", collective->name, backend, dtype, in_place ? "in" : "out");
+  }
+  std::string subject() const {
+    return fmt::format("{} {}{}", backend, dtype, in_place ? " in place" : "");
+  }
+  bool fits() const {
+    std::set<double> sizes;
+    for (const TimedSize& p : points) sizes.insert(p.bytes);
+    return sizes.size() >= kMinSegmentPoints;
+  }
+};
+
+std::vector<Sweep> sweepsOf(const std::vector<CaseResult>& cases) {
+  std::vector<Sweep> sweeps;
+  for (const CaseResult& c : cases) {
+    const CollectiveDescriptor* d = findCollective(c.suite);
+    const auto bytes = number(param(c, "bytes"));
+    if (d == nullptr || c.skipped() || !bytes || c.across.median <= 0) continue;
+    auto s = std::find_if(sweeps.begin(), sweeps.end(),
+                          [&](const Sweep& known) { return known.holds(c, d); });
+    if (s == sweeps.end()) {
+      s = sweeps.insert(sweeps.end(), Sweep{d,
+                                            param(c, "backend"),
+                                            param(c, "dtype"),
+                                            param(c, "placement") == "in place",
+                                            0,
+                                            {}});
+    }
+    s->points.push_back({*bytes, c.across.median});
+    s->ranks = std::max(s->ranks, static_cast<int>(c.ranks.size()));
+  }
+  return sweeps;
+}
+
+// Nodes of plan.gpus_per_node ranks; the network's link between them.
+ClusterShape shapeOf(const ProjectionPlan& plan) {
+  // Without a network latency of its own, the measured link's bounds it (max with 0).
+  return {plan.gpus_per_node,
+          {plan.internode_latency.value_or(0), 1 / plan.internode_bandwidth, 0}};
+}
+
+std::string placeOf(int ranks, const ProjectionPlan& plan) {
+  if (ranks <= plan.gpus_per_node) return "one node";
+  return fmt::format("{} nodes", (ranks + plan.gpus_per_node - 1) / plan.gpus_per_node);
+}
+
+std::string networkAssumption(const ProjectionPlan& plan) {
+  return fmt::format(
+      "ranks sit in nodes of {} joined by the measured link; a collective over more ranks is "
+      "bounded by the slowest link in its path, the network's {} per rank and {} per message",
+      plan.gpus_per_node, gbPerSecond(plan.internode_bandwidth),
+      plan.internode_latency ? formatSeconds(*plan.internode_latency)
+                             : "the measured link's latency (--project-internode-latency "
+                               "sets the network's)");
+}
+
+std::string oneRankAssumption() {
+  return "one rank measured: no data crossed a link, so there is no link to project to more "
+         "ranks from; run on two or more ranks";
+}
+
+// The time of one call of `bytes` on `ranks` ranks: the model itself at the rank count it was
+// fitted at, else projected with the collective's fastest algorithm.
+std::optional<ProjectedTime> timeAt(const Sweep& sweep, const LatencyBandwidthModel& model,
+                                    double bytes, int ranks, const ProjectionPlan& plan) {
+  if (ranks == sweep.ranks) return ProjectedTime{nullptr, model.predict(bytes), nullptr, 0};
+  const auto link = linkCostOf(model, bytes, sweep.collective->algorithms.front(), sweep.ranks);
+  if (!link) return std::nullopt;
+  return fastestAlgorithm(sweep.collective->algorithms, boundingLink(*link, shapeOf(plan), ranks),
+                          ranks, bytes);
+}
+
+class Figures {
+ public:
+  Figures(std::string suite, std::string subject, std::string title) {
+    result_.suite = std::move(suite);
+    result_.subject = std::move(subject);
+    result_.title = std::move(title);
+  }
+  DerivedFigure& add(std::string tag, std::string name, std::string unit, double value) {
+    DerivedFigure& figure = result_.figures.emplace_back();
+    figure.tag = std::move(tag);
+    figure.name = std::move(name);
+    figure.unit = std::move(unit);
+    figure.value = value;
+    return figure;
+  }
+  void assume(std::string assumption) { result_.assumptions.push_back(std::move(assumption)); }
+  void find(std::string finding) { result_.findings.push_back(std::move(finding)); }
+  DerivedResult take() { return std::move(result_); }
+
+ private:
+  DerivedResult result_;
+};
+
+void fitFigures(Figures& f, const Sweep& sweep, const LatencyBandwidthModel& m) {
+  const std::string tag = "collective/fit/" + sweep.key();
+  const auto bus = busBandwidthFactor(*sweep.collective, sweep.ranks);
+  for (std::size_t i = 0; i < m.segments.size(); ++i) {
+    const LineFit& s = m.segments[i];
+    const std::string range =
+        m.segments.size() == 1
+            ? ""
+            : fmt::format(", {} to {}",
+                          formatBytes(static_cast<std::uint64_t>(m.points[s.first].bytes)),
+                          formatBytes(static_cast<std::uint64_t>(m.points[s.last].bytes)));
+    // Above the first segment bandwidth still grows with size: the line's intercept there is
+    // no latency.
+    f.add(fmt::format("{}/{}/alpha", tag, i + 1),
+          fmt::format("α, {}{}", i == 0 ? "latency" : "intercept", range), "s", s.alpha);
+    if (s.beta > 0) {
+      DerivedFigure& bw = f.add(fmt::format("{}/{}/bandwidth", tag, i + 1),
+                                fmt::format("1/β, bandwidth{}", range), "GB/s", 1 / s.beta / 1e9);
+      if (bus) bw.note = fmt::format("busbw {}", gbPerSecond(*bus / s.beta));
+    }
+    if (i > 0) {
+      f.add(fmt::format("{}/breakpoint/{}", tag, i), fmt::format("protocol change {}", i), "B",
+            m.points[s.first].bytes)
+          .note = fmt::format("segment {} starts here; segment {} ended at {}", i + 1, i,
+                              formatBytes(static_cast<std::uint64_t>(m.points[s.first - 1].bytes)));
+    }
+  }
+  DerivedFigure& r2 = f.add(tag + "/r2", "R², of log time", "%", m.r2 * 100);
+  r2.note = fmt::format("residuals: rms {:.1f}%, largest {:.1f}%; {} of {} sizes beyond {:g}%",
+                        m.rms_residual * 100, m.largest_residual * 100, m.outside, m.points.size(),
+                        kModelTolerance * 100);
+  if (m.valid_to > 0) {
+    f.add(tag + "/valid_from", fmt::format("holds within {:g}% from", kModelTolerance * 100), "B",
+          m.valid_from);
+    f.add(tag + "/valid_to", fmt::format("holds within {:g}% up to", kModelTolerance * 100), "B",
+          m.valid_to);
+  }
+}
+
+void projectionFigures(Figures& f, const Sweep& sweep, const LatencyBandwidthModel& m,
+                       const ProjectionPlan& plan) {
+  const double bytes = m.points.back().bytes;
+  if (const double miss = std::abs(m.residuals.back()); miss > kModelTolerance) {
+    f.find(
+        fmt::format("the model misses the largest size, {}, by {:.0f}%: the projections of it "
+                    "carry that error",
+                    formatBytes(static_cast<std::uint64_t>(bytes)), miss * 100));
+  }
+  const AlgorithmCost& measured = sweep.collective->algorithms.front();
+  const auto link = linkCostOf(m, bytes, measured, sweep.ranks);
+  if (!link) {
+    f.assume(oneRankAssumption());
+    return;
+  }
+  for (int ranks : plan.ranks) {
+    const ProjectedTime p = *timeAt(sweep, m, bytes, ranks, plan);
+    const std::string tag = fmt::format("collective/projection/{}/N={}", sweep.key(), ranks);
+    const std::string where = fmt::format("N={} ({})", ranks, placeOf(ranks, plan));
+    DerivedFigure& time =
+        f.add(tag + "/time",
+              fmt::format("{}: time of {}", where, formatBytes(static_cast<std::uint64_t>(bytes))),
+              "s", p.seconds);
+    if (p.algorithm == nullptr) {
+      time.note = "the fitted model: the measured rank count";
+    } else {
+      time.note = p.runner_up == nullptr
+                      ? std::string(p.algorithm->name)
+                      : fmt::format("{}; {} {}", p.algorithm->name, p.runner_up->name,
+                                    formatSeconds(p.runner_up_seconds));
+    }
+    f.add(tag + "/busbw", where + ": busbw", "GB/s",
+          bytes * sweep.collective->bus_factor(ranks) / p.seconds / 1e9);
+  }
+  f.assume(fmt::format(
+      "the {} measured ranks ran the {} algorithm: one link's latency {} per message (the first "
+      "segment's α) and bandwidth {} (the segment of {})",
+      sweep.ranks, measured.name, formatSeconds(link->alpha), gbPerSecond(1 / link->beta),
+      formatBytes(static_cast<std::uint64_t>(bytes))));
+  std::vector<std::string_view> names;
+  for (const AlgorithmCost& a : sweep.collective->algorithms) names.push_back(a.name);
+  f.assume(fmt::format(
+      "at each N the fastest of {} (docs/metrics.md); the model's per-call overhead beyond the "
+      "latency ({}) stays the same at every N",
+      fmt::join(names, ", "), formatSeconds(link->overhead)));
+  f.assume(networkAssumption(plan));
+}
+
+// The fp32 allreduce sweep the step's gradients follow: NCCL before MPI, in place before not.
+const Sweep* gradientSweep(const std::vector<Sweep>& sweeps) {
+  const Sweep* best = nullptr;
+  auto rank = [](const Sweep& s) { return (s.backend == "nccl" ? 2 : 0) + (s.in_place ? 1 : 0); };
+  for (const Sweep& s : sweeps) {
+    if (s.collective != &allReduce() || s.dtype != "fp32" || !s.fits()) continue;
+    if (best == nullptr || rank(s) > rank(*best)) best = &s;
+  }
+  return best;
+}
+
+// The measured cases of one step workload that the projection reads.
+struct StepWorkload {
+  std::string model;
+  std::string precision;
+  const CaseResult* compute = nullptr;   // mode none, the whole step
+  const CaseResult* backward = nullptr;  // mode none, its backward phase
+  const CaseResult* sequential = nullptr;
+  const CaseResult* overlap = nullptr;
+  std::vector<double> buckets;  // bytes, in launch order
+};
+
+std::vector<StepWorkload> stepWorkloads(const std::vector<CaseResult>& cases) {
+  std::vector<StepWorkload> workloads;
+  for (const CaseResult& c : cases) {
+    if (c.suite != key::kSuite || c.skipped()) continue;
+    const std::string model = param(c, key::kModel);
+    const std::string precision = param(c, key::kPrecision);
+    auto w = std::find_if(workloads.begin(), workloads.end(), [&](const StepWorkload& known) {
+      return known.model == model && known.precision == precision;
+    });
+    if (w == workloads.end()) {
+      w = workloads.emplace(workloads.end());
+      w->model = model;
+      w->precision = precision;
+    }
+    const std::string mode = param(c, key::kMode);
+    const bool whole = c.series == key::kWhole;
+    if (mode == kNone && whole) w->compute = &c;
+    if (mode == kNone && c.series == kBackward) w->backward = &c;
+    if (mode == kSequential && whole) w->sequential = &c;
+    if (mode == kOverlap && whole) w->overlap = &c;
+    if (w->buckets.empty()) w->buckets = numbers(param(c, key::kBucketSizes));
+  }
+  return workloads;
+}
+
+DerivedResult stepProjection(const StepWorkload& w, const Sweep& sweep,
+                             const LatencyBandwidthModel& m, const ProjectionPlan& plan) {
+  Figures f(std::string(key::kSuite), w.model + " " + w.precision,
+            "projected from the allreduce model");
+  const double compute = w.compute->across.median;
+  // T_ddp needs the backward phase of the compute step.
+  const bool overlaps = w.backward != nullptr;
+  const double backward = overlaps ? w.backward->across.median : 0;
+  // Each bucket's allreduce time on `ranks` ranks; empty where it cannot be projected.
+  auto bucketTimes = [&](int ranks) -> std::optional<std::vector<double>> {
+    std::vector<double> seconds;
+    for (double bytes : w.buckets) {
+      const auto t = timeAt(sweep, m, bytes, ranks, plan);
+      if (!t) return std::nullopt;
+      seconds.push_back(t->seconds);
+    }
+    return seconds;
+  };
+
+  const std::vector<double> measured = *bucketTimes(sweep.ranks);
+  const std::string at = fmt::format("at {} rank{}", sweep.ranks, sweep.ranks == 1 ? "" : "s");
+  if (w.sequential != nullptr && w.sequential->across.median > 0) {
+    const double predicted = sequentialStepTime(compute, measured);
+    const double actual = w.sequential->across.median;
+    f.add("step/projection/check/T_seq", fmt::format("T_seq predicted {} (sequential)", at), "s",
+          predicted)
+        .note = fmt::format("measured {}", formatSeconds(actual));
+    f.add("step/projection/check/T_seq_ratio",
+          fmt::format("predicted / measured T_seq {} (sequential)", at), "%",
+          predicted / actual * 100);
+  }
+  if (overlaps && w.overlap != nullptr && w.overlap->across.median > 0) {
+    const double predicted = overlappedStepTime(compute, backward, w.buckets, measured);
+    const double actual = w.overlap->across.median;
+    f.add("step/projection/check/T_ddp", fmt::format("T_ddp predicted {} (overlap)", at), "s",
+          predicted)
+        .note = fmt::format("measured {}", formatSeconds(actual));
+    f.add("step/projection/check/T_ddp_ratio",
+          fmt::format("predicted / measured T_ddp {} (overlap)", at), "%",
+          predicted / actual * 100);
+  }
+
+  if (sweep.ranks < 2) {
+    f.assume(oneRankAssumption());
+  } else {
+    for (int ranks : plan.ranks) {
+      const std::vector<double> seconds = *bucketTimes(ranks);
+      const std::string where = fmt::format("N={} ({})", ranks, placeOf(ranks, plan));
+      const double sequential = sequentialStepTime(compute, seconds);
+      f.add(fmt::format("step/projection/N={}/T_seq", ranks), "T_seq " + where, "s", sequential)
+          .note = fmt::format("efficiency T_c / T_seq {:.1f}%", compute / sequential * 100);
+      if (overlaps) {
+        const double overlapped = overlappedStepTime(compute, backward, w.buckets, seconds);
+        f.add(fmt::format("step/projection/N={}/T_ddp", ranks), "T_ddp " + where, "s", overlapped)
+            .note = fmt::format("efficiency T_c / T_ddp {:.1f}%", compute / overlapped * 100);
+      }
+    }
+  }
+
+  f.assume(fmt::format("T_c ({}, mode none) is the same at every N: the same batch per rank",
+                       formatSeconds(compute)));
+  f.assume(fmt::format(
+      "each of the {} bucket{} is allreduced in the time the model of this run's {} {} {} "
+      "allreduce gives (fitted at {} rank{}; elsewhere projected as that allreduce is)",
+      w.buckets.size(), w.buckets.size() == 1 ? "" : "s", sweep.backend, sweep.dtype,
+      sweep.in_place ? "in-place" : "out-of-place", sweep.ranks, sweep.ranks == 1 ? "" : "s"));
+  f.assume(
+      "T_seq = T_c + the buckets' allreduces one after another; copying gradients into and out "
+      "of the buckets is not counted");
+  if (overlaps) {
+    f.assume(fmt::format(
+        "T_ddp: backward ({}) produces the gradients at a constant rate, each bucket is reduced "
+        "once full and the one before it is done, and the reductions do not slow backward",
+        formatSeconds(backward)));
+  }
+  if (sweep.ranks >= 2) f.assume(networkAssumption(plan));
+  return f.take();
+}
+
+}  // namespace
+
+std::vector<DerivedResult> deriveCollectiveFigures(const std::vector<CaseResult>& cases,
+                                                   const ProjectionPlan& projection) {
+  std::vector<DerivedResult> results;
+  for (const Sweep& sweep : sweepsOf(cases)) {
+    if (!sweep.fits()) continue;
+    const LatencyBandwidthModel model = fitLatencyBandwidth(sweep.points);
+    Figures f(std::string(sweep.collective->name), sweep.subject(),
+              "latency-bandwidth model and projection");
+    fitFigures(f, sweep, model);
+    projectionFigures(f, sweep, model, projection);
+    results.push_back(f.take());
+  }
+  return results;
+}
+
+std::vector<DerivedResult> deriveStepProjection(const std::vector<CaseResult>& cases,
+                                                const ProjectionPlan& projection) {
+  const std::vector<Sweep> sweeps = sweepsOf(cases);
+  const Sweep* sweep = gradientSweep(sweeps);
+  if (sweep == nullptr) return {};
+  const LatencyBandwidthModel model = fitLatencyBandwidth(sweep->points);
+  std::vector<DerivedResult> results;
+  for (const StepWorkload& w : stepWorkloads(cases)) {
+    if (w.compute == nullptr || w.buckets.empty()) continue;
+    results.push_back(stepProjection(w, *sweep, model, projection));
+  }
+  return results;
+}
+
+}  // namespace splitstep

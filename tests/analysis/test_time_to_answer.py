@@ -1,0 +1,81 @@
+"""analysis/time_to_answer.py on a made-up OUTDIR of the layout launch/time-to-answer writes."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ANALYSIS = os.path.join(os.path.dirname(__file__), "..", "..", "analysis")
+sys.path.insert(0, ANALYSIS)
+
+from time_to_answer import format_table, run_row  # noqa: E402
+
+
+def rank(number, rule, wall):
+    return {"rank": number, "stop_rule": rule,
+            "wall": dict(zip(["cold_start", "warm_up", "prepare", "sampling"], wall))}
+
+
+def case(ranks, part_of="", skipped=False):
+    return {"suite": "allreduce", "case": "nccl fp32 8 B", "series": "allreduce",
+            "part_of": part_of, "skipped": skipped, "ranks": ranks}
+
+
+class TimeToAnswerTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        out = self.dir.name
+        document = {"metadata": {"wall": {"start_up": 2.0,
+                                          "suites": [{"suite": "allreduce", "seconds": 10.0}],
+                                          "gather": 0.5}},
+                    "cases": [case([rank(0, "converged", [0.5, 0.25, 0.25, 3.0]),
+                                    rank(1, "converged", [9, 9, 9, 9])]),
+                              case([rank(0, "noise-stable", [0.0, 0.25, 0.0, 4.0]),
+                                    rank(1, "max-time", [9, 9, 9, 9])]),
+                              # A step's phase repeats its whole's rule and time: not counted.
+                              case([rank(0, "noise-stable", [9, 9, 9, 9])], part_of="step"),
+                              case([], skipped=True)]}
+        with open(os.path.join(out, "allreduce-sweep.json"), "w") as f:
+            json.dump(document, f)
+        for name, seconds in (("allreduce-sweep", "14.00\n"), ("nccl-tests", "5.50\n")):
+            with open(os.path.join(out, name + ".seconds"), "w") as f:
+                f.write(seconds)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_rules_are_counted_per_rank_and_time_is_rank_zeros(self):
+        row = run_row(self.dir.name, "allreduce-sweep")
+        self.assertEqual(row["cases"], 2)
+        self.assertEqual((row["converged"], row["noise-stable"], row["max-time"]), (2, 1, 1))
+        self.assertEqual(row["sampling"], 7.0)
+        self.assertEqual(row["cold_start"], 0.5)
+        self.assertEqual(row["warm_up"], 0.5)
+        # The suites' 10 s less the Measurer's 8.25 s; 14 s less start-up, suites and gather.
+        self.assertAlmostEqual(row["set_up_and_checks"], 1.75)
+        self.assertAlmostEqual(row["launch"], 1.5)
+
+    def test_a_run_without_json_has_its_wall_time_only(self):
+        row = run_row(self.dir.name, "nccl-tests")
+        self.assertEqual(row["wall_s"], 5.5)
+        self.assertIsNone(row["cases"])
+        self.assertIsNone(run_row(self.dir.name, "quick"))  # not run
+
+    def test_the_table_has_a_line_per_run(self):
+        table = format_table([run_row(self.dir.name, "allreduce-sweep"),
+                              run_row(self.dir.name, "nccl-tests")]).splitlines()
+        self.assertEqual(len(table), 3)
+        self.assertTrue(table[0].startswith("run"))
+        self.assertEqual(table[1].split()[:3], ["allreduce-sweep", "14.0", "2"])
+        self.assertEqual(table[2].split()[:3], ["nccl-tests", "5.5", "-"])
+
+    def test_the_command_line_prints_the_table(self):
+        out = subprocess.run([sys.executable, os.path.join(ANALYSIS, "time_to_answer.py"),
+                              self.dir.name], check=True, capture_output=True, text=True).stdout
+        self.assertIn("allreduce-sweep", out)
+        self.assertIn("nccl-tests", out)
+
+
+if __name__ == "__main__":
+    unittest.main()

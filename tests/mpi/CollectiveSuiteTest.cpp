@@ -1,0 +1,146 @@
+// Every collective suite across real ranks on the CPU backend (MPI on host buffers): each case
+// it should time is timed and its check examines every element of the result and finds none
+// wrong, on every rank that holds a result; and a result that is wrong is caught.
+#include "suites/CollectiveSuite.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+
+#include "cluster/MpiAgreement.hpp"
+#include "comm/Collective.hpp"
+#include "comm/MpiCommunicator.hpp"
+
+namespace splitstep {
+namespace {
+
+// Sizes with one element per rank and less (8 B over four ranks), blocks that are not a
+// multiple of 16 elements, and blocks of many 16s.
+CollectivesPlan smallPlan() {
+  CollectivesPlan plan;
+  plan.bytes = {8, 1000, 65536};
+  plan.dtypes = {CollectiveDtype::Fp32};
+  plan.placements = {Placement::OutOfPlace, Placement::InPlace};
+  plan.backends = {Backend::Mpi};
+  return plan;
+}
+
+MeasureSettings quick() {
+  MeasureSettings settings;
+  settings.warmup = 1;
+  settings.loops = 1;
+  settings.samples = 3;
+  return settings;
+}
+
+struct Ranks {
+  Ranks() : device(openDevice({false, 0}, watchdog)), agreement(MPI_COMM_WORLD, watchdog) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  }
+  SuiteContext context(Communicator* comm) {
+    return {*device, {comm}, agreement, watchdog, quick(), rank, size};
+  }
+
+  Watchdog watchdog{60};
+  std::unique_ptr<Device> device;
+  MpiAgreement agreement;
+  int rank = 0;
+  int size = 1;
+};
+
+bool inPlace(const Sample& s) { return s.params.at("placement") == "in place"; }
+
+// Why the suite must skip `s` on MPI, or empty where it must time it.
+std::string expectedSkip(const CollectiveDescriptor& c, const Sample& s, int ranks) {
+  const CollectiveLayout layout = layoutFor(c, std::stoull(s.params.at("size")), 4, ranks, 0);
+  if (layout.count == 0) return "skipped: too small for one element per rank";
+  if (inPlace(s) && !c.in_place_refusal.empty())
+    return "skipped: " + std::string(c.in_place_refusal);
+  if (inPlace(s) && !c.mpi_in_place_refusal.empty()) {
+    return "skipped: " + std::string(c.mpi_in_place_refusal);
+  }
+  return {};
+}
+
+TEST(CollectiveSuite, EveryCollectiveIsCheckedOnEveryRankThatHoldsAResult) {
+  Ranks ranks;
+  MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);
+  for (const CollectiveDescriptor* c : collectives()) {
+    SCOPED_TRACE(std::string(c->name));
+    const std::vector<Sample> samples = CollectiveSuite(*c, smallPlan()).run(ranks.context(&mpi));
+    ASSERT_EQ(samples.size(), 6u);  // three sizes, two placements
+    int timed = 0;
+    for (const Sample& s : samples) {
+      SCOPED_TRACE(s.case_name);
+      const std::string skip = expectedSkip(*c, s, ranks.size);
+      if (!skip.empty()) {
+        EXPECT_TRUE(s.measurement.values.empty());
+        ASSERT_EQ(s.notes.size(), 1u);
+        EXPECT_EQ(s.notes.front(), skip);
+        continue;
+      }
+      ++timed;
+      EXPECT_EQ(s.measurement.values.size(), 3u);
+      ASSERT_EQ(s.checks.size(), 1u);
+      const Check& check = s.checks.front();
+      EXPECT_EQ(check.wrong, 0u);
+      const CollectiveLayout layout =
+          layoutFor(*c, std::stoull(s.params.at("size")), 4, ranks.size, ranks.rank);
+      if (c->result_at_root_only && ranks.rank != 0) {
+        EXPECT_EQ(check.checked, 0u);  // nothing defined to check off the root
+      } else {
+        EXPECT_EQ(check.checked, layout.recv);  // every element of the result
+      }
+      EXPECT_EQ(s.params.at("bytes"), std::to_string(layout.bytes));
+    }
+    EXPECT_GE(timed, 2);  // at least 1000 B and 64 KiB out of place
+  }
+}
+
+// MPI underneath, and then one element of every result spoiled with a value the check pattern
+// never holds: what a collective that writes the wrong thing looks like.
+class SpoilingCommunicator final : public Communicator {
+ public:
+  explicit SpoilingCommunicator(Communicator& real) : real_(real) {}
+  std::string backend() const override { return real_.backend(); }
+  bool usesDeviceBuffers() const override { return false; }
+  bool supports(const CollectiveDescriptor& collective, DataType type, bool in_place,
+                std::string& why_not) const override {
+    return real_.supports(collective, type, in_place, why_not);
+  }
+  void run(const CollectiveDescriptor& collective, const void* send, void* recv, std::size_t count,
+           DataType type, cudaStream_t stream) override {
+    real_.run(collective, send, recv, count, type, stream);
+    static_cast<float*>(recv)[0] = -1.0f;
+  }
+
+ private:
+  Communicator& real_;
+};
+
+TEST(CollectiveSuite, AWrongResultIsCaught) {
+  Ranks ranks;
+  MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);
+  SpoilingCommunicator spoiling(mpi);
+  CollectivesPlan plan = smallPlan();
+  plan.bytes = {1000};
+  plan.placements = {Placement::OutOfPlace};
+  for (const CollectiveDescriptor* c : collectives()) {
+    SCOPED_TRACE(std::string(c->name));
+    const std::vector<Sample> samples = CollectiveSuite(*c, plan).run(ranks.context(&spoiling));
+    ASSERT_EQ(samples.size(), 1u);
+    ASSERT_EQ(samples[0].checks.size(), 1u);
+    const Check& check = samples[0].checks.front();
+    if (c->result_at_root_only && ranks.rank != 0) {
+      EXPECT_EQ(check.checked, 0u);
+    } else {
+      EXPECT_EQ(check.wrong, 1u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace splitstep

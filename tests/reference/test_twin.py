@@ -1,0 +1,488 @@
+"""The PyTorch twins of splitstep's step models (step_twin.py) and the tools that compare
+splitstep with them (parity.py, kernel_table.py), on the CPU with tiny shapes."""
+import contextlib
+import csv
+import io
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import kernel_table  # noqa: E402
+import parity  # noqa: E402
+import step_twin  # noqa: E402
+
+TWIN = os.path.join(HERE, "step_twin.py")
+STEPS = 2
+TINY = {"mlp-layers": 3, "mlp-width": 16, "mlp-batch": 4,
+        "transformer-layers": 2, "transformer-width": 16, "transformer-heads": 2,
+        "transformer-seq": 5, "transformer-batch": 3, "vocab": 37,
+        "cnn-blocks": 2, "cnn-channels": 4, "cnn-image": 8, "cnn-batch": 2}
+TINY_ARGS = ["--device", "cpu", "--warmup", "1", "--steps", str(STEPS)] + [
+    arg for key, value in TINY.items() for arg in (f"--{key}", str(value))]
+
+
+# Parameter counts worked out by hand from splitstep's architectures (Workload.cpp); a
+# Linear(i, o) holds i*o + o, a LayerNorm or BatchNorm over w holds 2w.
+def block_parameters(w):
+    # norm1 2w, qkv 3w^2 + 3w, proj w^2 + w, norm2 2w, fc1 4w^2 + 4w, fc2 4w^2 + w
+    return 12 * w * w + 13 * w
+
+
+def expected_parameters(model, s):
+    if model == "mlp":
+        return s["mlp-layers"] * (s["mlp-width"] ** 2 + s["mlp-width"])
+    w, layers = s["transformer-width"], s["transformer-layers"]
+    if model == "transformer":
+        # embed, blocks, final norm, 1000-class head
+        return (w * w + w) + layers * block_parameters(w) + 2 * w + (1000 * w + 1000)
+    if model == "gpt":
+        # token and position embeddings, blocks, final norm, bias-free head onto the vocabulary
+        v = s["vocab"]
+        return v * w + s["transformer-seq"] * w + layers * block_parameters(w) + 2 * w + w * v
+    c = s["cnn-channels"]
+    # 3x3 stem (no bias), its BatchNorm, blocks of two 3x3 convolutions and two BatchNorms, head
+    return 27 * c + 2 * c + s["cnn-blocks"] * (2 * 9 * c * c + 4 * c) + (1000 * c + 1000)
+
+
+def run_twin(*args):
+    """step_twin.main in this process, its table swallowed; the exit status."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return step_twin.main(TINY_ARGS + list(args))
+
+
+def check_phases(test, document, ranks=1):
+    """One value per timed step for every phase on every rank, the phases inside the step."""
+    test.assertEqual([r["rank"] for r in document["ranks"]], list(range(ranks)))
+    for rank in document["ranks"]:
+        phases = rank["phases"]
+        test.assertEqual(set(phases), {"step", "data", "forward", "loss", "backward",
+                                       "optimizer"})
+        for name, values in phases.items():
+            test.assertEqual(len(values), STEPS, name)
+            test.assertTrue(all(v >= 0 for v in values), name)
+        for i in range(STEPS):
+            test.assertGreater(phases["forward"][i], 0)
+            test.assertGreater(phases["backward"][i], 0)
+            # The phases lie inside the step, one after another.
+            test.assertLessEqual(sum(phases[p][i] for p in step_twin.PHASES), phases["step"][i])
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class TwinModelsTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def run_json(self, *args):
+        path = os.path.join(self.dir.name, "twin.json")
+        self.assertEqual(run_twin(*args, "--json", path), 0)
+        with open(path) as f:
+            return json.load(f)
+
+    def check_phases(self, document, ranks=1):
+        check_phases(self, document, ranks)
+
+    def test_every_model_runs_in_fp32_and_bf16_and_writes_its_json(self):
+        for model in step_twin.MODELS:
+            for precision in ("fp32", "bf16"):
+                with self.subTest(model=model, precision=precision):
+                    document = self.run_json("--model", model, "--precision", precision)
+                    self.assertEqual(document["tool"], "step_twin")
+                    self.assertEqual((document["model"], document["precision"]),
+                                     (model, precision))
+                    self.assertEqual(document["parameters"], expected_parameters(model, TINY))
+                    self.assertEqual((document["world_size"], document["ddp"],
+                                      document["no_sync"]), (1, False, False))
+                    self.assertEqual(document["device"], "cpu")
+                    self.check_phases(document)
+
+    def test_fp16_scales_the_loss_and_still_steps(self):
+        document = self.run_json("--model", "mlp", "--precision", "fp16")
+        self.check_phases(document)
+
+    def test_shapes_follow_the_options(self):
+        self.assertEqual(self.run_json("--model", "gpt")["shape"],
+                         {"layers": 2, "width": 16, "heads": 2, "seq": 5, "batch": 3,
+                          "vocab": 37})
+        self.assertEqual(self.run_json("--model", "cnn")["shape"],
+                         {"blocks": 2, "channels": 4, "image": 8, "batch": 2})
+
+    def test_reference_presets_have_splitstep_parameter_counts(self):
+        defaults = {o.name: o.default for o in step_twin.OPTIONS}
+        # docs/step.md: the reference MLP has 536,936,448 parameters; h200x2.md: the ViT-B
+        # preset 86,415,592, and 12 x 2048 with 2048 tokens 610,548,712 in 150 tensors.
+        self.assertEqual(expected_parameters("mlp", defaults), 536_936_448)
+        self.assertEqual(expected_parameters("transformer", defaults), 86_415_592)
+        large = dict(defaults, **{"transformer-width": 2048, "transformer-seq": 2048})
+        self.assertEqual(expected_parameters("transformer", large), 610_548_712)
+        shape = {"layers": 12, "width": 768, "heads": 12}
+        model = step_twin.SPECS["transformer"].build(shape)
+        self.assertEqual(sum(p.numel() for p in model.parameters()), 86_415_592)
+        self.assertEqual(len(list(model.parameters())), 2 + 12 * 12 + 2 + 2)
+
+    def test_parameter_names_and_order_are_splitstep_s(self):
+        def names(model):
+            shape = step_twin.shape_of(dict(
+                {o.name: o.default for o in step_twin.OPTIONS}, **TINY, model=model))
+            return [n for n, _ in step_twin.SPECS[model].build(shape).named_parameters()]
+
+        self.assertEqual(names("mlp"), ["linear0.weight", "linear0.bias", "linear1.weight",
+                                        "linear1.bias", "linear2.weight", "linear2.bias"])
+        block = ["norm1.weight", "norm1.bias", "qkv.weight", "qkv.bias", "proj.weight",
+                 "proj.bias", "norm2.weight", "norm2.bias", "fc1.weight", "fc1.bias",
+                 "fc2.weight", "fc2.bias"]
+        blocks = [f"block{i}.{n}" for i in range(2) for n in block]
+        self.assertEqual(names("transformer"), ["embed.weight", "embed.bias"] + blocks +
+                         ["norm.weight", "norm.bias", "head.weight", "head.bias"])
+        self.assertEqual(names("gpt"), ["tok_embed.weight", "pos_embed.weight"] + blocks +
+                         ["norm.weight", "norm.bias", "head.weight"])
+        residual = ["conv1.weight", "bn1.weight", "bn1.bias", "conv2.weight", "bn2.weight",
+                    "bn2.bias"]
+        self.assertEqual(names("cnn"), ["stem.weight", "bn.weight", "bn.bias"] +
+                         [f"block{i}.{n}" for i in range(2) for n in residual] +
+                         ["head.weight", "head.bias"])
+
+    def test_batches_are_seeded_per_rank_and_in_range(self):
+        import torch
+        shape = {"layers": 1, "width": 8, "heads": 2, "seq": 6, "batch": 5, "vocab": 11}
+        draw = step_twin.SPECS["gpt"].host_batch
+
+        def batch(rank):
+            return draw(shape, torch.Generator().manual_seed(step_twin.batch_seed(rank)))
+
+        ids, target = batch(0)
+        self.assertEqual((ids.shape, ids.dtype), ((5, 6), torch.long))
+        self.assertTrue(0 <= int(ids.min()) and int(ids.max()) < 11)
+        self.assertTrue(0 <= int(target.min()) and int(target.max()) < 11)
+        self.assertTrue(torch.equal(ids, batch(0)[0]))
+        self.assertFalse(torch.equal(ids, batch(1)[0]))
+        labels = step_twin.SPECS["cnn"].host_batch(
+            {"image": 8, "batch": 64}, torch.Generator().manual_seed(1000))[1]
+        self.assertTrue(0 <= int(labels.min()) and int(labels.max()) < 1000)
+
+    def test_optimizers_and_inputs(self):
+        for optimizer, impl in (("sgd", "loop"), ("sgd", "foreach"), ("adamw", "fused")):
+            with self.subTest(optimizer=optimizer, impl=impl):
+                document = self.run_json("--model", "mlp", "--optimizer", optimizer,
+                                         "--optimizer-impl", impl, "--input", "pageable")
+                self.assertEqual((document["optimizer"], document["optimizer_impl"],
+                                  document["optimizer_impl_default"], document["input"]),
+                                 (optimizer, impl, False, "pageable"))
+                self.check_phases(document)
+        document = self.run_json("--model", "mlp")
+        # Nothing asked: torch.optim's own choice, the loop on the CPU.
+        self.assertEqual((document["optimizer_impl"], document["optimizer_impl_default"]),
+                         ("loop", True))
+
+    def test_optimizer_only_times_the_optimizer_step_alone(self):
+        document = self.run_json("--model", "transformer", "--optimizer", "adamw",
+                                 "--optimizer-only")
+        self.assertTrue(document["optimizer_only"])
+        phases = document["ranks"][0]["phases"]
+        self.assertEqual(list(phases), ["optimizer"])
+        self.assertEqual(len(phases["optimizer"]), STEPS)
+
+    def test_profile_writes_a_chrome_trace_per_rank(self):
+        self.run_json("--model", "mlp", "--profile", self.dir.name)
+        with open(os.path.join(self.dir.name, "twin-mlp-rank0.json")) as f:
+            trace = json.load(f)
+        self.assertTrue(any(e.get("name") == "aten::addmm" for e in trace["traceEvents"]))
+
+    def test_config_is_read_and_the_command_line_wins(self):
+        path = os.path.join(self.dir.name, "step.ini")
+        with open(path, "w") as f:
+            f.write("# a preset\nstep-models = cnn\nprecision = fp32  # inline comment\n"
+                    "optimizer = adamw\nsync-modes = none,overlap\ncnn-channels = 6\n"
+                    "samples = 7\nwarmup = 4\njson = ignored.json\n")
+        options = step_twin.parse_options(["--config", path, "--cnn-channels", "5"])
+        self.assertEqual((options["model"], options["precision"], options["optimizer"]),
+                         ("cnn", "fp32", "adamw"))
+        self.assertEqual((options["cnn-channels"], options["steps"], options["warmup"]),
+                         (5, 7, 4))
+        self.assertIsNone(options["json"])  # the twin's own output is never read from a preset
+        self.assertEqual(step_twin.parse_options(["--config", path, "--model", "gpt",
+                                                  "--samples", "3"])["steps"], 3)
+
+    def test_bad_options_exit_2(self):
+        path = os.path.join(self.dir.name, "two.ini")
+        with open(path, "w") as f:
+            f.write("step-models = mlp,transformer\n")
+        self.assertEqual(run_twin("--config", path), 2)  # one model per run
+        self.assertEqual(run_twin("--model", "transformer", "--transformer-heads", "3"), 2)
+        self.assertEqual(run_twin("--momentum", "0.9", "--optimizer", "adamw"), 2)
+        self.assertEqual(run_twin("--no-sync"), 2)
+        self.assertEqual(run_twin("--precision", "tf32"), 2)
+        self.assertEqual(run_twin("--config", os.path.join(self.dir.name, "missing.ini")), 2)
+        result = subprocess.run([sys.executable, TWIN, "--lr", "-1"], capture_output=True,
+                                text=True)
+        self.assertEqual(result.returncode, 2)
+        self.assertEqual(result.stderr.strip(), "step_twin: --lr: -1.0 is out of range (0, inf)")
+
+
+class TwinDdpTest(unittest.TestCase):
+    """--ddp under mpirun: two ranks on gloo."""
+
+    def setUp(self):
+        # CTest names the mpiexec CMake found; run by hand, the one on PATH.
+        self.mpirun = os.environ.get("SPLITSTEP_MPIEXEC")
+        if not (self.mpirun and os.access(self.mpirun, os.X_OK)):
+            self.mpirun = shutil.which("mpirun")
+        if not self.mpirun:
+            self.skipTest("mpirun not on PATH: the --ddp twin is not tested")
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def run_ranks(self, *args):
+        version = subprocess.run([self.mpirun, "--version"], capture_output=True, text=True)
+        # Open MPI refuses more ranks than cores unless told, and root unless consented.
+        extra = ["--oversubscribe"] if "Open MPI" in version.stdout + version.stderr else []
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                   OMP_NUM_THREADS="1", MASTER_PORT=str(free_port()))
+        path = os.path.join(self.dir.name, "twin.json")
+        result = subprocess.run([self.mpirun, "-np", "2", *extra, sys.executable, TWIN, "--ddp",
+                                 *TINY_ARGS, *args, "--json", path],
+                                capture_output=True, text=True, env=env, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        with open(path) as f:
+            return json.load(f)
+
+    def check(self, document, no_sync):
+        self.assertEqual((document["world_size"], document["ddp"], document["no_sync"]),
+                         (2, True, no_sync))
+        check_phases(self, document, ranks=2)
+
+    def test_ddp_and_no_sync_on_two_ranks(self):
+        self.check(self.run_ranks("--model", "mlp"), no_sync=False)
+        # BatchNorm buffers stay per rank; buckets other than DDP's default sizes.
+        self.check(self.run_ranks("--model", "cnn", "--no-sync", "--bucket-mb", "0.01",
+                                  "--first-bucket-mb", "0.001"), no_sync=True)
+
+
+# --- parity.py -----------------------------------------------------------------------------------
+
+MS = 1e-3
+
+
+def splitstep_document(cases):
+    """A results file of the documented schema holding step cases: (mode, world size,
+    {series: {rank: [seconds per sample]}}, parameters)."""
+    entries = []
+    for mode, world, series, parameters in cases:
+        for name, per_rank in series.items():
+            medians = [statistics.median(v) for v in per_rank.values()]
+            entries.append({
+                "suite": "step", "case": f"mlp bf16 {mode}", "series": name,
+                "part_of": "" if name == "step" else "step", "skipped": False, "unit": "s",
+                "params": {"model": "mlp", "precision": "bf16", "mode": mode,
+                           "optimizer": "sgd", "input": "device", "world_size": str(world),
+                           "parameters": str(parameters), "batch": "4"},
+                "across_ranks": {"n": len(medians), "median": statistics.median(medians)},
+                "ranks": [{"rank": r, "values": v, "summary": {"median": statistics.median(v)}}
+                          for r, v in per_rank.items()]})
+    return {"schema": "splitstep.results/1", "metadata": {}, "plan": {}, "ranks": [],
+            "cases": entries, "derived": []}
+
+
+def twin_document(ranks, ddp=False, no_sync=False, optimizer_only=False, parameters=816):
+    return {"tool": "step_twin", "torch": "2.11.0", "device": "cpu", "model": "mlp",
+            "precision": "bf16", "optimizer": "sgd", "optimizer_impl": "foreach",
+            "optimizer_impl_default": True, "input": "device", "world_size": len(ranks),
+            "ddp": ddp, "no_sync": no_sync, "optimizer_only": optimizer_only,
+            "parameters": parameters, "shape": {},
+            "ranks": [{"rank": r, "phases": p} for r, p in enumerate(ranks)]}
+
+
+def constant(**phases):
+    """Twin phases in ms, three equal samples each."""
+    return {name: [value * MS] * 3 for name, value in phases.items()}
+
+
+class ParityTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def write(self, name, document):
+        path = os.path.join(self.dir.name, name)
+        with open(path, "w") as f:
+            json.dump(document, f)
+        return path
+
+    def parity(self, *files):
+        out = io.StringIO()
+        csv_path = os.path.join(self.dir.name, "parity.csv")
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            status = parity.main([*files, "--csv", csv_path])
+        rows = {}
+        if status == 0:
+            with open(csv_path) as f:
+                rows = {(r["mode"], r["phase"]): r for r in csv.DictReader(f)}
+        return status, out.getvalue(), rows
+
+    def test_ratios_verdicts_and_pairing(self):
+        def ms(*values):
+            return [v * MS for v in values]
+
+        overlap = {
+            "forward": {0: ms(10.1, 10.1, 10.1), 1: ms(10.1, 10.1, 10.1)},
+            # Per sample, rank 0's backward + sync is 14, 13, 14 (median 14, where the sum of
+            # the medians would be 13); rank 1's is 12 throughout: 13 over ranks.
+            "backward": {0: ms(10, 12, 14), 1: ms(11, 11, 11)},
+            "sync": {0: ms(4, 1, 0), 1: ms(1, 1, 1)},
+            "optimizer": {0: ms(3, 3, 3), 1: ms(3, 3, 3)},
+            "step": {0: ms(19, 19, 19), 1: ms(19, 19, 19)},
+        }
+        alone = {name: {0: ms(v, v, v)} for name, v in
+                 (("forward", 10), ("backward", 20), ("optimizer", 2), ("step", 33))}
+        no_sync = {name: {0: ms(v, v, v), 1: ms(v + 2, v + 2, v + 2)} for name, v in
+                   (("forward", 10), ("backward", 20), ("optimizer", 2), ("step", 33))}
+        document = splitstep_document(
+            [("overlap", 2, overlap, 816), ("single", 2, alone, 816), ("none", 2, no_sync, 816),
+             ("sequential", 2, overlap, 816)])
+        # A detail series of the overlapped case (a bucket's timeline) is no phase: left out.
+        detail = dict(document["cases"][0], series="bucket 0 comm", detail=True)
+        document["cases"].append(detail)
+        splitstep = self.write("splitstep.json", document)
+        ddp = self.write("twin-ddp.json", twin_document(
+            [constant(forward=10, backward=13, optimizer=2, step=20)] * 2, ddp=True))
+        single = self.write("twin-1.json", twin_document(
+            [constant(forward=10, backward=20, optimizer=2, step=30)]))
+        # Another model (other parameter count) must not stand in for the no_sync run.
+        other = self.write("twin-other.json", twin_document(
+            [constant(forward=1, backward=1, optimizer=1, step=1)] * 2, ddp=True, no_sync=True,
+            parameters=999))
+        alone_optimizer = self.write("twin-opt.json", twin_document(
+            [{"optimizer": [2.5 * MS] * 3}], optimizer_only=True))
+
+        status, text, rows = self.parity(splitstep, ddp, single, other, alone_optimizer)
+        self.assertEqual(status, 0, text)
+        expected = {
+            ("overlap", "forward"): (10.1, 10, 1.01, "ok"),
+            ("overlap", "backward + sync"): (13, 13, 1.0, "ok"),
+            ("overlap", "optimizer"): (3, 2, 1.5, "slower"),
+            ("overlap", "step"): (19, 20, 0.95, "faster"),
+            ("overlap", "optimizer alone"): (3, 2.5, 1.2, "slower"),
+            ("single", "backward"): (20, 20, 1.0, "ok"),
+            ("single", "step"): (33, 30, 1.1, "slower"),
+        }
+        for key, (s, t, ratio, verdict) in expected.items():
+            with self.subTest(row=key):
+                row = rows[key]
+                self.assertAlmostEqual(float(row["splitstep_s"]), s * MS)
+                self.assertAlmostEqual(float(row["twin_s"]), t * MS)
+                self.assertAlmostEqual(float(row["ratio"]), ratio)
+                self.assertEqual(row["verdict"], verdict)
+                self.assertEqual(row["world_size"], "2")
+        self.assertEqual(rows[("single", "optimizer alone")]["verdict"], "faster")
+        self.assertEqual(len(rows), 10)  # overlap and single 5 each; none, sequential unpaired
+        self.assertNotIn(("none", "step"), rows)
+        self.assertIn("mlp bf16 none (2 rank(s)): no twin run", text)
+        self.assertIn("mlp bf16 sequential (2 rank(s)): PyTorch DDP has no such mode", text)
+        self.assertIn("5 of 10 rows within 2%", text)
+        self.assertRegex(text, r"overlap\s+2\s+backward \+ sync\s+13\.000\s+13\.000\s+1\.000\s+ok")
+
+        # A wider tolerance turns the 5% step gap into ok.
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            self.assertEqual(parity.main([splitstep, ddp, single, "--tolerance", "6%"]), 0)
+        self.assertIn("6 of 8 rows within 6%", out.getvalue())
+
+    def test_one_rank_none_pairs_with_the_twin_alone(self):
+        times = {name: {0: [v * MS] * 3} for name, v in (("forward", 1), ("backward", 2),
+                                                          ("optimizer", 1), ("step", 4))}
+        splitstep = self.write("s.json", splitstep_document([("none", 1, times, 816)]))
+        twin = self.write("t.json", twin_document(
+            [constant(forward=1, backward=2, optimizer=1, step=4)]))
+        status, text, rows = self.parity(splitstep, twin)
+        self.assertEqual(status, 0, text)
+        self.assertEqual({k: r["verdict"] for k, r in rows.items()},
+                         {("none", p): "ok" for p in ("forward", "backward", "optimizer", "step")})
+
+    def test_malformed_inputs_exit_2(self):
+        twin = self.write("t.json", twin_document([constant(forward=1, backward=1, optimizer=1,
+                                                             step=1)]))
+        splitstep = self.write("s.json", splitstep_document([]))
+        broken = os.path.join(self.dir.name, "broken.json")
+        with open(broken, "w") as f:
+            f.write("{not json")
+        no_case = self.write("nocase.json", {"schema": "splitstep.results/1", "cases": [
+            {"suite": "step", "case": "x", "series": "step", "skipped": False, "params": {}}]})
+        no_forward = splitstep_document([("none", 1, {"step": {0: [MS]}}, 816)])
+        for files in ((broken, twin), (twin,), (splitstep, twin), (no_case, twin),
+                      (self.write("noforward.json", no_forward), twin),
+                      (self.write("other.json", {"schema": "other"}), twin)):
+            with self.subTest(files=[os.path.basename(f) for f in files]):
+                status, text, _ = self.parity(*files)
+                self.assertEqual(status, 2)
+                self.assertEqual(len(text.strip().splitlines()), 1, text)
+                self.assertTrue(text.startswith("parity: "), text)
+
+
+# --- kernel_table.py -----------------------------------------------------------------------------
+
+
+def trace(kernels):
+    """A chrome trace: (name, microseconds) kernels, with CPU events that must be left out."""
+    events = [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "dur": 500.0, "ts": 0}]
+    events += [{"ph": "X", "cat": "kernel", "name": name, "dur": dur, "ts": i}
+               for i, (name, dur) in enumerate(kernels)]
+    return {"schemaVersion": 1, "traceEvents": events}
+
+
+class KernelTableTest(unittest.TestCase):
+    def test_sums_per_step_and_kernels_in_one_trace_only(self):
+        with tempfile.TemporaryDirectory() as d:
+            first = os.path.join(d, "splitstep.json")
+            second = os.path.join(d, "twin.json")
+            with open(first, "w") as f:
+                json.dump(trace([("gemm", 100), ("gemm", 110), ("gemm", 90), ("gelu", 30),
+                                 ("gelu", 30), ("gelu", 30), ("copy", 60)]), f)
+            with open(second, "w") as f:
+                json.dump(trace([("gemm", 80), ("gemm", 80), ("gemm", 80), ("gelu", 15),
+                                 ("gelu", 15), ("gelu", 15), ("fused_adam", 9)]), f)
+            a = kernel_table.load_kernels(first, 3)
+            b = kernel_table.load_kernels(second, 3)
+            self.assertEqual(a, {"gemm": (100.0, 1.0), "gelu": (30.0, 1.0), "copy": (20.0, 1 / 3)})
+            self.assertEqual(b["gemm"], (80.0, 1.0))
+            self.assertEqual(b["fused_adam"], (3.0, 1 / 3))
+
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(kernel_table.main([first, second, "--steps", "3"]), 0)
+            lines = out.getvalue().splitlines()
+            # Largest first, by the larger of the two times.
+            self.assertRegex(lines[2], r"^\s+100\.0\s+80\.0\s+\+20\.0\s+1\.0\s+1\.0\s+gemm$")
+            self.assertRegex(lines[3], r"^\s+30\.0\s+15\.0\s+\+15\.0\s+1\.0\s+1\.0\s+gelu$")
+            text = out.getvalue()
+            self.assertIn("all kernels per step: splitstep 150.0 us, twin 98.0 us, "
+                          "difference +52.0 us (ratio 1.531)", text)
+            self.assertIn("only in splitstep: 1 kernel(s), 20.0 us per step", text)
+            self.assertIn("only in twin: 1 kernel(s), 3.0 us per step", text)
+
+            # Different step counts per trace: the second profiled one step.
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                kernel_table.main([first, second, "--steps", "3,1", "--top", "1"])
+            self.assertIn("twin 294.0 us", out.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()
