@@ -112,7 +112,7 @@ TEST(CudaDevice, SmClockComesFromNvml) {
   EXPECT_LE(clock->current_mhz, clock->max_mhz);
 }
 
-TEST(CpuDevice, TimersLieOnTheHostClockAndTheCpuHasNoTelemetry) {
+TEST(CpuDevice, TimersAndMarksLieOnTheHostClockAndTheCpuHasNoTelemetry) {
   const auto device = openDevice({false, 0}, watchdog());
   const auto timer = device->newTimer();
   const double before = hostSeconds();
@@ -123,12 +123,18 @@ TEST(CpuDevice, TimersLieOnTheHostClockAndTheCpuHasNoTelemetry) {
   ASSERT_TRUE(span);
   EXPECT_LE(before, span->start);
   EXPECT_LE(span->end, after);
+  const auto mark = device->newMark(nullptr);
+  mark->record();
+  const std::optional<double> marked = mark->hostTime();
+  ASSERT_TRUE(marked);
+  EXPECT_LE(after, *marked);
+  EXPECT_LE(*marked, hostSeconds());
   std::string why_not;
   EXPECT_TRUE(device->telemetrySources(why_not).empty());
   EXPECT_EQ(why_not, "a CPU rank has no GPU to sample");
 }
 
-TEST(CudaDevice, AnAnchoredTimerLiesOnTheHostClockWhereItsWorkRan) {
+TEST(CudaDevice, AnchoredTimersAndMarksLieOnTheHostClockWhereTheirWorkRan) {
   SPLITSTEP_REQUIRE_GPU();
   const auto device = openDevice({true, 0}, watchdog());
   void* buffer = nullptr;
@@ -138,6 +144,7 @@ TEST(CudaDevice, AnAnchoredTimerLiesOnTheHostClockWhereItsWorkRan) {
   cudaStream_t other = nullptr;
   SPLITSTEP_CUDA_CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
   const auto on_other = device->newTimer(other);
+  const auto mark = device->newMark(other);
   EXPECT_FALSE(timer->hostSpan()) << "no anchor yet";
   device->anchorClock();
   const double queued = hostSeconds();
@@ -147,6 +154,7 @@ TEST(CudaDevice, AnAnchoredTimerLiesOnTheHostClockWhereItsWorkRan) {
   on_other->start();
   SPLITSTEP_CUDA_CHECK(cudaMemsetAsync(buffer, 2, bytes, other));
   on_other->stop();
+  mark->record();
   device->synchronize();
   SPLITSTEP_CUDA_CHECK(cudaStreamSynchronize(other));
   const double finished = hostSeconds();
@@ -163,6 +171,11 @@ TEST(CudaDevice, AnAnchoredTimerLiesOnTheHostClockWhereItsWorkRan) {
   EXPECT_GE(other_span->start, queued - kAnchorError);
   EXPECT_LE(other_span->end, finished + kAnchorError);
   EXPECT_NEAR(other_span->end - other_span->start, on_other->seconds(), 1e-6);
+  // So is a mark: this one came right after the other stream's timer stopped.
+  const std::optional<double> marked = mark->hostTime();
+  ASSERT_TRUE(marked);
+  EXPECT_NEAR(*marked, other_span->end, kAnchorError);
+  EXPECT_LE(*marked, finished + kAnchorError);
   SPLITSTEP_CUDA_CHECK(cudaStreamDestroy(other));
   SPLITSTEP_CUDA_CHECK(cudaFree(buffer));
 }
