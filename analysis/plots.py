@@ -7,6 +7,8 @@
                    backend, dtype and placement, as nccl-tests' plots show it
   matmul           TFLOP/s per dtype and shape, with the best measured rate of each dtype and,
                    given --peak, the datasheet figure
+  telemetry        per model and precision: each phase's mean SM clock, power and the power
+                   cap's share of the telemetry readings, one bar per sync mode
   scaling          per model: T_1, T_N and the weak-scaling efficiency T_1 / T_N, from the
                    step's derived figures (tags step/time/single, step/time/overlap or
                    step/time/sequential, step/efficiency/<mode>), over all files given
@@ -31,7 +33,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from splitstep_results import (ResultsError, load_cases, load_derived, load_ranks,  # noqa: E402
-                               read_results)
+                               load_telemetry, read_results)
 
 COLLECTIVES = ("allreduce", "reduce_scatter", "allgather", "broadcast")
 PHASES = ("data", "forward", "loss", "backward", "sync", "optimizer")
@@ -114,6 +116,57 @@ def step_breakdown_figures(ranks):
                       ncol=min(len(handles), 4), fontsize=8, frameon=False)
         figure.tight_layout(rect=(0, 0.1, 1, 1))
         figures.append((f"step-{_slug(model)}-{_slug(precision)}", figure))
+    return figures
+
+
+# --- telemetry by phase ---------------------------------------------------------------------
+
+TELEMETRY_SERIES = PHASES + ("comm", "step")
+MODE_COLORS = dict(zip(MODES, ("#8c8c8c", "#4c72b0", "#c44e52", "#55a868")))
+
+
+def telemetry_figures(telemetry):
+    """[(name, Figure)]: per model and precision, each phase's mean SM clock, power and the
+    power cap's share of the readings, one bar per sync mode (averaged over ranks).
+
+    `telemetry` is load_telemetry's frame."""
+    if telemetry.empty or "sm_clock_mhz_mean" not in telemetry:
+        return []
+    steps = telemetry[telemetry["suite"] == "step"]
+    if steps.empty or not {"model", "precision", "mode"} <= set(steps):
+        return []
+    power = next((c for c in ("power_w_mean", "power_avg_w_mean") if c in steps), None)
+    panels = [("sm_clock_mhz_mean", "SM clock (MHz)")]
+    if power:
+        panels.append((power, "power (W)" if power == "power_w_mean" else "power, 1 s avg (W)"))
+    panels.append(("limit power cap", "power cap (% of readings)"))
+    figures = []
+    for (model, precision), workload in steps.groupby(["model", "precision"], sort=False):
+        series = [p for p in TELEMETRY_SERIES if p in set(workload["series"])]
+        modes = [m for m in MODES if m in set(workload["mode"])]
+        figure, axes = plt.subplots(len(panels), 1, figsize=(max(7.0, 1.2 * len(series)), 7.5),
+                                    sharex=True, squeeze=False)
+        width = 0.8 / max(len(modes), 1)
+        for row, (column, label) in enumerate(panels):
+            panel = axes[row][0]
+            for i, mode in enumerate(modes):
+                rows = workload[workload["mode"] == mode]
+                values = [rows[rows["series"] == p][column].mean() if column in rows else np.nan
+                          for p in series]
+                if column == "limit power cap":  # absent: the cap never held
+                    values = [0.0 if np.isnan(v) else 100 * v for v in values]
+                panel.bar(np.arange(len(series)) + (i - (len(modes) - 1) / 2) * width, values,
+                          width, color=MODE_COLORS.get(mode, "#9e9e9e"), label=mode)
+            panel.set_ylabel(label, fontsize=9)
+            panel.grid(True, axis="y", alpha=0.3)
+        low = workload["sm_clock_mhz_mean"].min()
+        axes[0][0].set_ylim(max(0.0, 0.9 * low), None)
+        axes[-1][0].set_xticks(np.arange(len(series)), series)
+        axes[0][0].legend(title="mode", fontsize=8, ncol=len(modes))
+        figure.suptitle(f"{model} {precision}: SM clock and power by phase (telemetry, mean over "
+                        "ranks)", fontsize=11)
+        figure.tight_layout()
+        figures.append((f"telemetry-{_slug(model)}-{_slug(precision)}", figure))
     return figures
 
 
@@ -335,6 +388,7 @@ def figures_for(path, document, peaks=None, reference=None):
     """[(name, Figure)] of every per-file plot the document has cases for."""
     cases = load_cases(document)
     figures = step_breakdown_figures(load_ranks(document))
+    figures += telemetry_figures(load_telemetry(document))
     figures += busbw_figures(cases, document["metadata"].get("world_size"), reference)
     matmul = matmul_figure(cases, peaks)
     if matmul:

@@ -2,8 +2,9 @@
 
 `read_results` checks a file's structure and returns the document; the loaders turn it into
 DataFrames: `load_cases` (one row per case and series, across-rank figures), `load_ranks` (one
-row per case, series and rank), `load_samples` (one row per sample) and `load_derived` (one row
-per derived figure). Times are seconds throughout.
+row per case, series and rank), `load_samples` (one row per sample), `load_telemetry` (one row
+per case, series and rank with GPU telemetry) and `load_derived` (one row per derived figure).
+Times are seconds throughout.
 """
 import json
 import math
@@ -200,6 +201,35 @@ def load_samples(source):
     if not frames:
         return pd.DataFrame(columns=["suite", "case", "series", "rank", "sample", "value_s"])
     return pd.concat(frames, ignore_index=True)
+
+
+def load_telemetry(source):
+    """One row per measured case, series and rank that carries telemetry (docs/telemetry.md):
+    suite, case, series, part_of, rank, readings, for each quantity read `<quantity>_mean`,
+    `_min`, `_max` (e.g. sm_clock_mhz_mean, power_w_max), for each clock limit that held
+    `limit <name>` (the share of readings, e.g. "limit power cap"), and the case's params."""
+    document, path = _document(source)
+    rows = []
+    for case in document["cases"]:
+        if case.get("skipped", False):
+            continue
+        params = _params(case)
+        for rank in case.get("ranks", []):
+            telemetry = rank.get("telemetry")
+            if not isinstance(telemetry, dict):
+                continue
+            row = {"file": path, "suite": case["suite"], "case": case["case"],
+                   "series": case["series"], "part_of": case.get("part_of", ""),
+                   "rank": rank["rank"], "readings": telemetry.get("readings", 0)}
+            for key, value in telemetry.items():
+                if isinstance(value, dict) and "mean" in value:
+                    for statistic in ("mean", "min", "max"):
+                        row[f"{key}_{statistic}"] = value.get(statistic)
+            for limit, share in telemetry.get("clock_limits", {}).items():
+                row[f"limit {limit}"] = share
+            row.update(params)
+            rows.append(row)
+    return _numeric(pd.DataFrame(rows))
 
 
 def load_derived(source):

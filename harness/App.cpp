@@ -1,6 +1,7 @@
 #include "App.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -14,6 +15,8 @@
 #include "analysis/CollectiveAnalysis.hpp"
 #include "analysis/GroupAnalysis.hpp"
 #include "analysis/StepAnalysis.hpp"
+#include "analysis/TelemetryAnalysis.hpp"
+#include "cluster/ClockSync.hpp"
 #include "cluster/Cluster.hpp"
 #include "cluster/LaunchCheck.hpp"
 #include "cluster/MpiAgreement.hpp"
@@ -21,19 +24,26 @@
 #include "cluster/RankGroups.hpp"
 #include "collect/Collector.hpp"
 #include "collect/SampleCodec.hpp"
+#include "collect/TimelineCodec.hpp"
 #include "comm/MpiCommunicator.hpp"
 #include "comm/NcclCommunicator.hpp"
+#include "common/Units.hpp"
 #include "device/Device.hpp"
 #include "device/DeviceAssignment.hpp"
 #include "device/GpuTopology.hpp"
+#include "measure/Timeline.hpp"
 #include "meta/BuildInfo.hpp"
 #include "meta/Environment.hpp"
 #include "meta/RankLinks.hpp"
 #include "meta/RunContext.hpp"
+#include "report/AtomicFile.hpp"
+#include "report/ChromeTrace.hpp"
 #include "report/ConsoleReporter.hpp"
+#include "report/CsvReporter.hpp"
 #include "report/JsonReporter.hpp"
 #include "report/TerminalProgress.hpp"
 #include "suites/Suite.hpp"
+#include "telemetry/TelemetrySampler.hpp"
 
 namespace splitstep {
 namespace {
@@ -47,12 +57,62 @@ void requireSamePlan(const RunPlan& plan, const Cluster& cluster) {
 
 // Only rank 0 writes files, so only rank 0 can tell whether it can.
 std::optional<std::string> checkOutputs(const OutputPlan& output, const Cluster& cluster) {
-  if (cluster.rank() != 0 || output.json_path.empty()) return std::nullopt;
-  const std::filesystem::path parent = std::filesystem::absolute(output.json_path).parent_path();
-  if (!std::filesystem::is_directory(parent)) {
-    return fmt::format("--json: directory '{}' does not exist", parent.string());
+  if (cluster.rank() != 0) return std::nullopt;
+  for (const auto& [option, path] :
+       {std::pair{"--json", output.json_path}, std::pair{"--csv", output.csv_path},
+        std::pair{"--trace", output.trace_path}}) {
+    if (path.empty()) continue;
+    const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
+    if (!std::filesystem::is_directory(parent)) {
+      return fmt::format("{}: directory '{}' does not exist", option, parent.string());
+    }
   }
   return std::nullopt;
+}
+
+// The telemetry sampler of this rank's device, or nullptr (with the reason) where it has none.
+// Rank 0 learns which ranks sample, for the run's notes.
+std::unique_ptr<TelemetrySampler> startTelemetry(const TelemetryPlan& plan, const Device& device,
+                                                 const Cluster& cluster,
+                                                 std::vector<std::string>& notes) {
+  if (!plan.enabled) return nullptr;
+  std::string why_not;
+  std::vector<std::unique_ptr<TelemetrySource>> sources = device.telemetrySources(why_not);
+  std::unique_ptr<TelemetrySampler> sampler;
+  if (!sources.empty()) {
+    sampler = std::make_unique<TelemetrySampler>(std::move(sources), plan.interval);
+  }
+  const std::vector<std::uint64_t> sampling = cluster.allgather(sampler ? 1 : 0);
+  std::vector<int> without;
+  for (std::size_t r = 0; r < sampling.size(); ++r) {
+    if (sampling[r] == 0) without.push_back(static_cast<int>(r));
+  }
+  if (without.size() == sampling.size()) {
+    notes.push_back("telemetry: nothing to read (" + why_not + ")");
+  } else if (!without.empty()) {
+    notes.push_back(
+        fmt::format("telemetry: not read on rank(s) {} (NVML cannot be loaded there or "
+                    "does not know the GPU)",
+                    fmt::join(without, ", ")));
+  }
+  return sampler;
+}
+
+// This rank's spans and readings on rank 0's clock, the drift between the two offset
+// measurements interpolated.
+RankTimeline rankTimeline(const Timeline& timeline, std::vector<TelemetryReading> readings,
+                          const ClockOffset& start, const ClockOffset& end) {
+  RankTimeline mine;
+  const auto onRoot = [&](double t) { return onRootClock(t, start, end); };
+  for (TimelineSpan span : timeline.spans()) {
+    span.span = {onRoot(span.span.start), onRoot(span.span.end)};
+    mine.spans.push_back(std::move(span));
+  }
+  for (TelemetryReading& reading : readings) reading.time = onRoot(reading.time);
+  mine.readings = std::move(readings);
+  mine.clock_offset = start.offset;
+  mine.clock_uncertainty = std::max(start.uncertainty, end.uncertainty);
+  return mine;
 }
 
 AssignedDevice chooseDevice(const LaunchPlan& launch, const Cluster& cluster) {
@@ -141,6 +201,7 @@ void report(const RunContext& context, const std::vector<std::string>& payloads,
   ReporterMultiplex reporters;
   reporters.add(std::make_unique<ConsoleReporter>(std::cout));
   if (!output.json_path.empty()) reporters.add(std::make_unique<JsonReporter>(output.json_path));
+  if (!output.csv_path.empty()) reporters.add(std::make_unique<CsvReporter>(output.csv_path));
   reporters.reportContext(context);
   const std::vector<CaseResult> results = summarizeCases(by_rank);
   for (const CaseResult& result : results) reporters.reportCase(result);
@@ -154,8 +215,26 @@ void report(const RunContext& context, const std::vector<std::string>& payloads,
   for (const DerivedResult& derived : deriveCollectiveFigures(results, projection)) {
     reporters.reportDerived(derived);
   }
+  for (const DerivedResult& derived : deriveStepTelemetry(results)) {
+    reporters.reportDerived(derived);
+  }
   reporters.finalize();
   if (!output.json_path.empty()) std::cout << "results written to " << output.json_path << '\n';
+  if (!output.csv_path.empty()) std::cout << "rows written to " << output.csv_path << '\n';
+}
+
+void writeTrace(const RunContext& context, const std::vector<std::string>& payloads,
+                const std::string& path) {
+  std::vector<RankTimeline> timelines;
+  double uncertainty = 0;
+  for (const std::string& payload : payloads) {
+    timelines.push_back(decodeTimeline(payload));
+    uncertainty = std::max(uncertainty, timelines.back().clock_uncertainty);
+  }
+  writeFileAtomically(path, chromeTrace(context.ranks, timelines, context.command_line).dump());
+  std::cout << fmt::format(
+      "trace written to {} (ranks on rank 0's clock within {}; opens in ui.perfetto.dev)\n", path,
+      formatSeconds(uncertainty));
 }
 
 }  // namespace
@@ -195,13 +274,21 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   context.ranks = gatherRankInfo(*device, cluster);
   context.gpu_links = linksBetweenRanks(context.ranks);
   describeEnvironment(cluster, context);
+  std::unique_ptr<TelemetrySampler> sampler =
+      startTelemetry(plan.telemetry, *device, cluster, context.notes);
+  const bool tracing = !plan.output.trace_path.empty();
+  // Spans are recorded for the trace, and to attribute telemetry readings to cases and phases.
+  Timeline timeline(tracing || sampler != nullptr, tracing);
+  ClockOffset clock_at_start;
+  if (tracing) clock_at_start = measureClockOffset(cluster.comm(), watchdog);
 
   MpiAgreement agreement(cluster.comm(), watchdog);
   SuiteContext suite_context{*device,          {},
                              agreement,        watchdog,
                              plan.measure,     cluster.rank(),
                              cluster.size(),   cluster.localSize(),
-                             std::move(groups)};
+                             std::move(groups), nullptr,
+                             &timeline,        sampler.get()};
   for (const auto& comm : comms) {
     suite_context.communicators.push_back(comm.get());
     if (!context.backend.empty()) context.backend += ',';
@@ -228,7 +315,19 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
     context.wall.suites.emplace_back(suite->name(), lap());
   }
   if (progress) progress->finish();
+  std::vector<TelemetryReading> readings;
+  if (sampler && tracing) readings = sampler->all();
+  suite_context.telemetry = nullptr;
+  sampler.reset();  // nothing after the suites is worth reading
   const std::vector<std::string> payloads = gatherToRoot(encodeSamples(samples), cluster.comm());
+  std::vector<std::string> timelines;
+  if (tracing) {
+    watchdog.setOperation("trace");
+    const ClockOffset clock_at_end = measureClockOffset(cluster.comm(), watchdog);
+    timelines = gatherToRoot(
+        encodeTimeline(rankTimeline(timeline, std::move(readings), clock_at_start, clock_at_end)),
+        cluster.comm());
+  }
   context.wall.gather = lap();
   if (cluster.rank() != 0) return 0;
 
@@ -238,6 +337,7 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   context.plan = plan.entries();
   context.measure = plan.measure;
   report(context, payloads, plan.output, plan.projection);
+  if (tracing) writeTrace(context, timelines, plan.output.trace_path);
   return 0;
 }
 

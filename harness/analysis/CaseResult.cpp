@@ -4,14 +4,18 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 #include <tuple>
+#include <utility>
 
 namespace splitstep {
 namespace {
 
 constexpr double kLowClockFraction = 0.85;
 constexpr double kSpreadWarning = 4.0;
+constexpr double kLimitedShare = 0.10;
 
 using CaseKey = std::tuple<std::string, std::string, std::string>;
 
@@ -94,6 +98,80 @@ void shareOfWholes(std::vector<CaseResult>& results) {
   }
 }
 
+// The limits that slow the clock and held in at least kLimitedShare of the readings, with the
+// share each held in, the most frequent first.
+std::vector<std::pair<std::string, double>> slowingLimits(
+    const std::map<std::string, double>& share) {
+  std::vector<std::pair<std::string, double>> held;
+  for (const ClockLimit& limit : kClockLimits) {
+    const auto it = share.find(std::string(limit.name));
+    if (limit.slows && it != share.end() && it->second >= kLimitedShare) {
+      held.emplace_back(std::string(limit.name), it->second);
+    }
+  }
+  std::stable_sort(held.begin(), held.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return held;
+}
+
+// "power cap in 85% of 120 telemetry readings, thermal (software) in 12%", where `readings`
+// reads "of 120 telemetry readings" or "of the telemetry readings".
+std::string describeLimits(const std::vector<std::pair<std::string, double>>& held,
+                           const std::string& up_to, const std::string& readings) {
+  std::vector<std::string> parts;
+  for (const auto& [name, fraction] : held) {
+    parts.push_back(fmt::format("{} in {}{:.0f}%{}", name, up_to, fraction * 100,
+                                parts.empty() ? " " + readings : std::string()));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+// "; power 689 W mean against a 700 W limit" where both were read.
+std::string powerClause(const std::optional<TelemetryRange>& power,
+                        const std::optional<TelemetryRange>& limit) {
+  if (!power || !limit) return "";
+  return fmt::format("; power {:.0f} W mean against a {:.0f} W limit", power->mean, limit->max);
+}
+
+std::optional<TelemetryRange> powerOf(const TelemetrySummary& t) {
+  const TelemetryRange* power = t.range(TelemetryQuantity::Power);
+  if (power == nullptr) power = t.range(TelemetryQuantity::PowerAverage);
+  return power ? std::optional<TelemetryRange>(*power) : std::nullopt;
+}
+
+std::optional<TelemetryRange> optionalRange(const TelemetrySummary& t, TelemetryQuantity q) {
+  const TelemetryRange* range = t.range(q);
+  return range ? std::optional<TelemetryRange>(*range) : std::nullopt;
+}
+
+// Every rank's clock limits together: the largest share of each limit over the ranks, the ranks
+// it held on, the lowest mean SM clock and the highest mean power of them.
+std::string limitedRanks(const std::vector<RankResult>& ranks) {
+  std::map<std::string, double> largest;
+  std::vector<int> limited;
+  std::optional<TelemetryRange> clock;
+  std::optional<TelemetryRange> power;
+  std::optional<TelemetryRange> limit;
+  for (const RankResult& r : ranks) {
+    if (!r.telemetry || slowingLimits(r.telemetry->clock_limits).empty()) continue;
+    limited.push_back(r.rank);
+    for (const auto& [name, share] : r.telemetry->clock_limits) {
+      largest[name] = std::max(largest[name], share);
+    }
+    const auto mine = optionalRange(*r.telemetry, TelemetryQuantity::SmClock);
+    if (mine && (!clock || mine->mean < clock->mean)) clock = mine;
+    const auto watts = powerOf(*r.telemetry);
+    if (watts && (!power || watts->mean > power->mean)) power = watts;
+    if (!limit) limit = optionalRange(*r.telemetry, TelemetryQuantity::PowerLimit);
+  }
+  if (limited.empty()) return "";
+  return fmt::format(
+      "GPU clock held down on rank(s) {}: {}{}{}", fmt::join(limited, ", "),
+      describeLimits(slowingLimits(largest), "up to ", "of the telemetry readings"),
+      clock ? fmt::format("; lowest mean SM clock {:.0f} MHz", clock->mean) : std::string(),
+      powerClause(power, limit));
+}
+
 }  // namespace
 
 const RankResult* CaseResult::slowest() const {
@@ -135,6 +213,19 @@ std::vector<std::string> measurementWarnings(const Measurement& m, const Summary
   return warnings;
 }
 
+std::vector<std::string> telemetryWarnings(const TelemetrySummary& telemetry) {
+  const auto held = slowingLimits(telemetry.clock_limits);
+  if (held.empty()) return {};
+  const TelemetryRange* clock = telemetry.range(TelemetryQuantity::SmClock);
+  return {fmt::format(
+      "GPU clock held down: {}{}{}",
+      describeLimits(held, "", fmt::format("of {} telemetry readings", telemetry.limit_readings)),
+      clock ? fmt::format("; SM clock {:.0f} MHz mean, {:.0f}-{:.0f}", clock->mean, clock->min,
+                          clock->max)
+            : std::string(),
+      powerClause(powerOf(telemetry), optionalRange(telemetry, TelemetryQuantity::PowerLimit)))};
+}
+
 std::vector<std::string> caseWarnings(const std::vector<RankResult>& ranks) {
   std::vector<int> low_ranks;
   unsigned low_min = 0;
@@ -168,6 +259,7 @@ std::vector<std::string> caseWarnings(const std::vector<RankResult>& ranks) {
         "cached or disturbed",
         widest, fmt::join(spread_ranks, ", ")));
   }
+  if (std::string held = limitedRanks(ranks); !held.empty()) warnings.push_back(std::move(held));
   return warnings;
 }
 
@@ -197,6 +289,10 @@ std::vector<CaseResult> summarizeCases(const std::vector<std::vector<Sample>>& b
       rank.host_summary = summarize(match->measurement.host_values);
       rank.checks = match->checks;
       rank.warnings = measurementWarnings(rank.measurement, rank.summary);
+      rank.telemetry = match->telemetry;
+      if (rank.telemetry) {
+        for (std::string& w : telemetryWarnings(*rank.telemetry)) rank.warnings.push_back(w);
+      }
       for (const Check& check : match->checks) {
         result.checked += check.checked;
         result.wrong += check.wrong;

@@ -20,7 +20,8 @@ struct RankResult {
   MedianInterval median_ci;
   Measurement measurement;
   std::vector<Check> checks;
-  std::vector<std::string> warnings;  // from measurementWarnings()
+  std::vector<std::string> warnings;          // from measurementWarnings() and telemetryWarnings()
+  std::optional<TelemetrySummary> telemetry;  // Sample::telemetry
 };
 
 struct RateValue {
@@ -61,6 +62,10 @@ struct CaseResult {
 // A case whose SM clock was below 85% of the maximum when timing started or ended, or whose
 // slowest sample took more than 4x its fastest (%timeit's warning that a result may be cached).
 std::vector<std::string> measurementWarnings(const Measurement& m, const Summary& summary);
+
+// A rank whose GPU clock was held down by a limit (power cap, thermal, ...) in at least 10% of
+// the telemetry readings while the case ran.
+std::vector<std::string> telemetryWarnings(const TelemetrySummary& telemetry);
 
 // The same warnings for every rank of a case together, naming the ranks.
 std::vector<std::string> caseWarnings(const std::vector<RankResult>& ranks);

@@ -19,6 +19,24 @@ void getOptional(const nlohmann::json& json, const char* key, std::optional<T>& 
 
 }  // namespace
 
+void to_json(nlohmann::json& json, const TelemetrySummary& summary) {
+  json = {{"readings", summary.readings},
+          {"limit_readings", summary.limit_readings},
+          {"clock_limits", summary.clock_limits}};
+  for (const auto& [name, range] : summary.ranges) json[name] = range;
+}
+
+void from_json(const nlohmann::json& json, TelemetrySummary& summary) {
+  json.at("readings").get_to(summary.readings);
+  json.at("limit_readings").get_to(summary.limit_readings);
+  json.at("clock_limits").get_to(summary.clock_limits);
+  summary.ranges.clear();
+  for (const auto& [quantity, name] : EnumNames<TelemetryQuantity>::values) {
+    if (json.contains(std::string(name)))
+      json.at(std::string(name)).get_to(summary.ranges[std::string(name)]);
+  }
+}
+
 void to_json(nlohmann::json& json, const Measurement& m) {
   json = {{"clock", m.clock},
           {"method", m.method},
@@ -68,6 +86,7 @@ void to_json(nlohmann::json& json, const Sample& sample) {
           {"params", sample.params},         {"rates", sample.rates},
           {"checks", sample.checks},         {"notes", sample.notes},
           {"comparison", sample.comparison}, {"measurement", sample.measurement}};
+  putOptional(json, "telemetry", sample.telemetry);
 }
 void from_json(const nlohmann::json& json, Sample& sample) {
   json.at("suite").get_to(sample.suite);
@@ -82,6 +101,7 @@ void from_json(const nlohmann::json& json, Sample& sample) {
   json.at("notes").get_to(sample.notes);
   json.at("comparison").get_to(sample.comparison);
   json.at("measurement").get_to(sample.measurement);
+  getOptional(json, "telemetry", sample.telemetry);
 }
 
 std::string encodeSamples(const std::vector<Sample>& samples) {

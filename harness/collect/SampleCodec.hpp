@@ -17,6 +17,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankInfo, rank, host, local_rank, device, dev
                                    node_index, pci_bus_id, uuid, gpu_links)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Comparison, group, baseline, is_baseline)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SmClock, current_mhz, max_mhz, limited_by)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TelemetryRange, n, min, mean, max)
+// {"readings": 52, "sm_clock_mhz": {"n", "min", "mean", "max"}, ..., "limit_readings": 50,
+//  "clock_limits": {"power cap": 0.85}}: one key per quantity read.
+void to_json(nlohmann::json& json, const TelemetrySummary& summary);
+void from_json(const nlohmann::json& json, TelemetrySummary& summary);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PhaseWallTimes, cold_start, warm_up, prepare, sampling)
 void to_json(nlohmann::json& json, const Measurement& m);
 void from_json(const nlohmann::json& json, Measurement& m);

@@ -7,15 +7,23 @@
 #include <fstream>
 
 #include "device/CudaCheck.hpp"
-#include "device/NvmlClock.hpp"
+#include "device/NvmlGpu.hpp"
 #include "hold.cuh"
 
 namespace splitstep {
 namespace {
 
+// A device time (an event recorded on the idle working stream) and the host time it happened at.
+struct CudaClockAnchor {
+  cudaEvent_t event = nullptr;
+  double host = 0;
+  bool set = false;
+};
+
 class CudaEventTimer final : public IntervalTimer {
  public:
-  explicit CudaEventTimer(cudaStream_t stream) : stream_(stream) {
+  CudaEventTimer(cudaStream_t stream, const CudaClockAnchor& anchor)
+      : stream_(stream), anchor_(anchor) {
     SPLITSTEP_CUDA_CHECK(cudaEventCreate(&start_));
     SPLITSTEP_CUDA_CHECK(cudaEventCreate(&stop_));
   }
@@ -33,16 +41,26 @@ class CudaEventTimer final : public IntervalTimer {
     SPLITSTEP_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
     return ms / 1e3;
   }
+  std::optional<HostSpan> hostSpan() const override {
+    if (!anchor_.set) return std::nullopt;
+    float start_ms = 0;
+    float stop_ms = 0;
+    SPLITSTEP_CUDA_CHECK(cudaEventElapsedTime(&start_ms, anchor_.event, start_));
+    SPLITSTEP_CUDA_CHECK(cudaEventElapsedTime(&stop_ms, anchor_.event, stop_));
+    return HostSpan{anchor_.host + start_ms / 1e3, anchor_.host + stop_ms / 1e3};
+  }
 
  private:
   cudaStream_t stream_;
+  const CudaClockAnchor& anchor_;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
 };
 
 class CudaEventMark final : public TimeMark {
  public:
-  explicit CudaEventMark(cudaStream_t stream) : stream_(stream) {
+  CudaEventMark(cudaStream_t stream, const CudaClockAnchor& anchor)
+      : stream_(stream), anchor_(anchor) {
     SPLITSTEP_CUDA_CHECK(cudaEventCreate(&event_));
   }
   ~CudaEventMark() override { cudaEventDestroy(event_); }
@@ -56,9 +74,16 @@ class CudaEventMark final : public TimeMark {
         cudaEventElapsedTime(&ms, dynamic_cast<const CudaEventMark&>(earlier).event_, event_));
     return ms / 1e3;
   }
+  std::optional<double> hostTime() const override {
+    if (!anchor_.set) return std::nullopt;
+    float ms = 0;
+    SPLITSTEP_CUDA_CHECK(cudaEventElapsedTime(&ms, anchor_.event, event_));
+    return anchor_.host + ms / 1e3;
+  }
 
  private:
   cudaStream_t stream_;
+  const CudaClockAnchor& anchor_;
   cudaEvent_t event_ = nullptr;
 };
 
@@ -67,6 +92,9 @@ class HostMark final : public TimeMark {
   void record() override { at_ = std::chrono::steady_clock::now(); }
   double secondsSince(const TimeMark& earlier) const override {
     return std::chrono::duration<double>(at_ - dynamic_cast<const HostMark&>(earlier).at_).count();
+  }
+  std::optional<double> hostTime() const override {
+    return std::chrono::duration<double>(at_.time_since_epoch()).count();
   }
 
  private:
@@ -80,9 +108,15 @@ class HostTimer final : public IntervalTimer {
   void start() override { start_ = Clock::now(); }
   void stop() override { stop_ = Clock::now(); }
   double seconds() const override { return std::chrono::duration<double>(stop_ - start_).count(); }
+  std::optional<HostSpan> hostSpan() const override {
+    return HostSpan{onHostClock(start_), onHostClock(stop_)};
+  }
 
  private:
   using Clock = std::chrono::steady_clock;
+  static double onHostClock(Clock::time_point t) {
+    return std::chrono::duration<double>(t.time_since_epoch()).count();
+  }
   Clock::time_point start_;
   Clock::time_point stop_;
 };
@@ -151,10 +185,11 @@ class CudaDevice final : public Device {
     char pci_bus_id[32] = {};
     if (cudaDeviceGetPCIBusId(pci_bus_id, sizeof(pci_bus_id), index) == cudaSuccess) {
       pci_bus_id_ = pci_bus_id;
-      nvml_ = NvmlClock::open(pci_bus_id);
+      nvml_ = NvmlGpu::open(pci_bus_id);
     }
   }
   ~CudaDevice() override {
+    if (anchor_.event != nullptr) cudaEventDestroy(anchor_.event);
     if (hold_flags_ != nullptr) cudaFreeHost(const_cast<int*>(hold_flags_));
     if (flush_buffer_ != nullptr) cudaFree(flush_buffer_);
     cudaStreamDestroy(stream_);
@@ -170,7 +205,7 @@ class CudaDevice final : public Device {
   std::string uuid() const override { return uuid_; }
   cudaStream_t stream() const override { return stream_; }
   std::unique_ptr<TimeMark> newMark(cudaStream_t stream) override {
-    return std::make_unique<CudaEventMark>(stream);
+    return std::make_unique<CudaEventMark>(stream, anchor_);
   }
   std::optional<double> freeMemory() const override {
     std::size_t free = 0;
@@ -179,10 +214,10 @@ class CudaDevice final : public Device {
     return static_cast<double>(free);
   }
   std::unique_ptr<IntervalTimer> newTimer() override {
-    return std::make_unique<CudaEventTimer>(stream_);
+    return std::make_unique<CudaEventTimer>(stream_, anchor_);
   }
   std::unique_ptr<IntervalTimer> newTimer(cudaStream_t stream) override {
-    return std::make_unique<CudaEventTimer>(stream);
+    return std::make_unique<CudaEventTimer>(stream, anchor_);
   }
   void synchronize() override {
     cudaError_t state = cudaSuccess;
@@ -243,7 +278,25 @@ class CudaDevice final : public Device {
     return std::make_unique<CudaGraphReplay>(exec, stream_);
   }
 
-  std::optional<SmClock> smClock() override { return nvml_ ? nvml_->read() : std::nullopt; }
+  std::optional<SmClock> smClock() override { return nvml_ ? nvml_->smClock() : std::nullopt; }
+
+  void anchorClock() override {
+    synchronize();
+    if (anchor_.event == nullptr) SPLITSTEP_CUDA_CHECK(cudaEventCreate(&anchor_.event));
+    SPLITSTEP_CUDA_CHECK(cudaEventRecord(anchor_.event, stream_));
+    // The stream is idle, so the GPU records the event within microseconds of this return.
+    anchor_.host = hostSeconds();
+    anchor_.set = true;
+  }
+
+  std::vector<std::unique_ptr<TelemetrySource>> telemetrySources(
+      std::string& why_not) const override {
+    if (!nvml_) {
+      why_not = "NVML cannot be loaded or does not know " + label();
+      return {};
+    }
+    return nvml_->telemetrySources();
+  }
 
  private:
   int index_;
@@ -253,7 +306,8 @@ class CudaDevice final : public Device {
   std::string uuid_;
   std::size_t l2_bytes_ = 0;
   cudaStream_t stream_ = nullptr;
-  std::unique_ptr<NvmlClock> nvml_;
+  std::unique_ptr<NvmlGpu> nvml_;
+  CudaClockAnchor anchor_;
   volatile int* hold_flags_ = nullptr;
   volatile int* hold_device_flags_ = nullptr;
   void* flush_buffer_ = nullptr;
@@ -315,6 +369,11 @@ class CpuDevice final : public Device {
     return nullptr;
   }
   std::optional<SmClock> smClock() override { return std::nullopt; }
+  std::vector<std::unique_ptr<TelemetrySource>> telemetrySources(
+      std::string& why_not) const override {
+    why_not = "a CPU rank has no GPU to sample";
+    return {};
+  }
 };
 
 }  // namespace

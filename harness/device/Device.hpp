@@ -6,10 +6,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/Watchdog.hpp"
 #include "device/DeviceAssignment.hpp"
 #include "measure/MeasureDevice.hpp"
+#include "telemetry/TelemetrySampler.hpp"
 
 namespace splitstep {
 
@@ -23,6 +25,10 @@ class TimeMark {
   // Seconds from `earlier` to this mark, both recorded by the same device, once it finished
   // both; negative when this one came first.
   virtual double secondsSince(const TimeMark& earlier) const = 0;
+  // Where the mark lay on the host's steady clock, once the device finished it, for a mark
+  // recorded after the device's latest MeasureDevice::anchorClock(); empty where the device
+  // cannot tell.
+  virtual std::optional<double> hostTime() const = 0;
 };
 
 class Device : public MeasureDevice {
@@ -44,6 +50,10 @@ class Device : public MeasureDevice {
   // ignores the stream and times with the host clock, as newTimer() does.
   virtual std::unique_ptr<IntervalTimer> newTimer(cudaStream_t stream) = 0;
   using MeasureDevice::newTimer;
+  // What a TelemetrySampler reads on this device; empty, with the reason in `why_not`, where
+  // there is nothing to read (a CPU, a GPU NVML does not know).
+  virtual std::vector<std::unique_ptr<TelemetrySource>> telemetrySources(
+      std::string& why_not) const = 0;
   // A mark on `stream` (the CPU ignores it and reads the host clock).
   virtual std::unique_ptr<TimeMark> newMark(cudaStream_t stream) = 0;
 };

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "common/HostClock.hpp"
 #include "measure/Measurement.hpp"
 
 namespace splitstep {
@@ -18,6 +19,10 @@ class IntervalTimer {
   virtual void stop() = 0;
   // Seconds between start() and stop(); valid once the device has synchronized.
   virtual double seconds() const = 0;
+  // Where start() and stop() lay on the host's steady clock, for timelines and telemetry; valid
+  // once the device has synchronized, for an interval recorded after the device's latest
+  // MeasureDevice::anchorClock(). Empty where the device cannot tell.
+  virtual std::optional<HostSpan> hostSpan() const { return std::nullopt; }
 };
 
 // Holds the device's stream until released, so that work queued behind it starts without the
@@ -55,6 +60,10 @@ class MeasureDevice {
   virtual std::unique_ptr<GraphReplay> captureGraph(const std::function<void()>& body,
                                                     std::string& why_not) = 0;
   virtual std::optional<SmClock> smClock() = 0;
+  // Matches the device's clock with the host's, for the hostSpan() of intervals recorded from
+  // now on: waits for queued work, then notes a device time and the host time it happened at.
+  // Never inside a timed interval. Nothing to do where timers read the host's clock.
+  virtual void anchorClock() {}
 };
 
 }  // namespace splitstep

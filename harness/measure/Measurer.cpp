@@ -1,6 +1,7 @@
 #include "measure/Measurer.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -9,23 +10,29 @@
 
 namespace splitstep {
 
-Measurer::Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings)
-    : Measurer(device, agreement, settings, steady_clock_) {}
+Measurer::Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings,
+                   Timeline* timeline)
+    : Measurer(device, agreement, settings, steady_clock_, timeline) {}
 
 Measurer::Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings,
-                   WallClock& wall_clock)
+                   WallClock& wall_clock, Timeline* timeline)
     : device_(device),
       agreement_(agreement),
       settings_(settings),
       wall_clock_(wall_clock),
-      timer_(device.newTimer()) {}
+      timer_(device.newTimer()),
+      timeline_(timeline != nullptr && timeline->enabled() ? timeline : nullptr) {}
+
+void Measurer::anchor() {
+  if (timeline_ != nullptr) device_.anchorClock();
+}
 
 void Measurer::note(Measurement& m, const std::string& text) {
   if (std::find(m.notes.begin(), m.notes.end(), text) == m.notes.end()) m.notes.push_back(text);
 }
 
 Measurer::Timed Measurer::timeOnce(const std::function<void()>& run, int loops, bool queued,
-                                   Measurement& m) {
+                                   Measurement& m, std::string_view kind, const std::string& name) {
   if (flush_) {
     std::string why_not;
     if (!device_.flushCache(why_not)) {
@@ -46,6 +53,7 @@ Measurer::Timed Measurer::timeOnce(const std::function<void()>& run, int loops, 
   timer_->stop();
   if (hold) hold->release();
   device_.synchronize();
+  if (timeline_ != nullptr) timeline_->addDevice(Track::Work, kind, name, *timer_);
   if (hold && hold->timedOut()) {
     // The host blocks in a launch when the stream's launch queue, or a library's own work
     // queue (NCCL's), fills up behind the held stream; the hold then gives up after its timeout.
@@ -57,6 +65,8 @@ Measurer::Timed Measurer::timeOnce(const std::function<void()>& run, int loops, 
 }
 
 void Measurer::warmUp(const std::function<void()>& body) {
+  std::optional<Timeline::HostScope> scope;
+  if (timeline_ != nullptr) scope.emplace(*timeline_, span_kind::kMeasure, "warm-up");
   const double start = wall_clock_.seconds();
   for (int i = 0; i < settings_.warmup; ++i) body();
   device_.synchronize();
@@ -83,7 +93,8 @@ double Measurer::timerOverhead() {
 int Measurer::autorange(const std::function<void()>& run, double target_seconds, Measurement& m) {
   int loops = 1;
   for (;;) {
-    const Timed sample = timeOnce(run, loops, false, m);
+    anchor();
+    const Timed sample = timeOnce(run, loops, false, m, span_kind::kUntimed, "autorange");
     const int wanted = nextLoopCount(loops, sample.device, target_seconds, kMaxLoops);
     // Every rank wants at least `loops`; the maximum equals it only when no rank wants more.
     const auto agreed = static_cast<int>(agreement_.maxOverRanks(wanted));
@@ -118,15 +129,20 @@ Measurement Measurer::measure(const std::function<void()>& body,
 }
 
 void Measurer::coldStart(const std::function<void()>& body, Measurement& m) {
+  std::optional<Timeline::HostScope> scope;
+  if (timeline_ != nullptr) scope.emplace(*timeline_, span_kind::kMeasure, "cold start");
+  anchor();
   // Ranks of a collective meet before its first execution too: a rank that never arrives is
   // then found at a watched barrier, not inside a library call that may block the host.
   if (settings_.align_ranks) agreement_.barrier();
-  const Timed cold = timeOnce(body, 1, false, m);
+  const Timed cold = timeOnce(body, 1, false, m, span_kind::kUntimed, "cold start");
   m.cold = cold.device;
   m.cold_host = cold.host;
 }
 
 Measurer::Timing Measurer::prepare(const std::function<void()>& body, Measurement& m) {
+  std::optional<Timeline::HostScope> scope;
+  if (timeline_ != nullptr) scope.emplace(*timeline_, span_kind::kMeasure, "prepare");
   Timing timing;
   timing.run = body;
   if (settings_.cuda_graph) {
@@ -163,14 +179,18 @@ Measurer::Timing Measurer::prepare(const std::function<void()>& body, Measuremen
 
 void Measurer::takeSamples(const Timing& timing, const std::function<void()>& after_sample,
                            Measurement& m) {
+  std::optional<Timeline::HostScope> scope;
+  if (timeline_ != nullptr) scope.emplace(*timeline_, span_kind::kMeasure, "samples");
+  const std::string name = timeline_ != nullptr ? timeline_->caseLabel() : std::string();
   m.clock_at_start = device_.smClock();
   const double sampling_start = wall_clock_.seconds();
   double timed = 0;
   StopCheck mine;
   StopState decision = StopState::Continue;
   while (decision == StopState::Continue) {
+    anchor();
     if (settings_.align_ranks) m.arrival_waits.push_back(agreement_.barrier());
-    const Timed sample = timeOnce(timing.run, m.loops, timing.queued, m);
+    const Timed sample = timeOnce(timing.run, m.loops, timing.queued, m, span_kind::kSample, name);
     if (after_sample) after_sample();
     m.values.push_back(sample.device / m.loops);
     m.host_values.push_back(sample.host / m.loops);

@@ -12,6 +12,7 @@
 #include "measure/MeasureSettings.hpp"
 #include "measure/Measurement.hpp"
 #include "measure/RankAgreement.hpp"
+#include "measure/Timeline.hpp"
 #include "measure/WallClock.hpp"
 
 namespace splitstep {
@@ -23,10 +24,14 @@ class Measurer {
   static constexpr int kMaxQueuedLoops = 256;
   static constexpr int kMaxLoops = 1 << 20;
 
-  // `wall_clock` reads host time (a steady clock unless a test gives its own).
-  Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings);
+  // `wall_clock` reads host time (a steady clock unless a test gives its own). With an enabled
+  // `timeline`, the Measurer records its phases on the host track and each timed execution on
+  // the working stream's, anchoring the device's clock (outside the timed intervals) before
+  // each, so that every interval is placed on the host's clock afresh.
   Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings,
-           WallClock& wall_clock);
+           Timeline* timeline = nullptr);
+  Measurer(MeasureDevice& device, RankAgreement& agreement, MeasureSettings settings,
+           WallClock& wall_clock, Timeline* timeline = nullptr);
 
   // `after_sample`, if given, runs after each timed sample once the device has finished it:
   // a body that times its own parts (a training step's phases) reads its timers there.
@@ -53,7 +58,11 @@ class Measurer {
   void takeSamples(const Timing& timing, const std::function<void()>& after_sample, Measurement& m);
   void summarize(const Timing& timing, Measurement& m) const;
 
-  Timed timeOnce(const std::function<void()>& run, int loops, bool queued, Measurement& m);
+  // `kind` and `name`: how the timeline shows the interval (span_kind::kSample, kUntimed).
+  Timed timeOnce(const std::function<void()>& run, int loops, bool queued, Measurement& m,
+                 std::string_view kind, const std::string& name);
+  // Before an interval that the timeline should place: anchors the device's clock.
+  void anchor();
   double timerOverhead();
   int autorange(const std::function<void()>& run, double target_seconds, Measurement& m);
   void note(Measurement& m, const std::string& text);
@@ -64,6 +73,7 @@ class Measurer {
   SteadyWallClock steady_clock_;
   WallClock& wall_clock_;
   std::unique_ptr<IntervalTimer> timer_;
+  Timeline* timeline_;  // nullptr or disabled: nothing recorded
   bool flush_ = false;
 };
 

@@ -3,10 +3,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "measure/Measurement.hpp"
+#include "telemetry/TelemetrySummary.hpp"
 
 namespace splitstep {
 
@@ -49,6 +51,8 @@ struct Sample {
   std::vector<std::string> notes;  // from the suite, e.g. why a case was skipped
   Comparison comparison;
   Measurement measurement;  // empty values: the case was skipped on this rank
+  // The GPU's telemetry while the samples ran (a phase: while it ran); empty without a sampler.
+  std::optional<TelemetrySummary> telemetry;
 };
 
 }  // namespace splitstep

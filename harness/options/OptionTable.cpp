@@ -89,6 +89,20 @@ std::vector<MatmulShape> matmulShapes(const OptionValue& value) {
   return shapes;
 }
 
+// off, on (the default interval) or an interval.
+TelemetryPlan telemetryPlan(const OptionValue& value) {
+  constexpr double kShortest = 0.005;
+  constexpr double kLongest = 10;
+  if (value.text() == "off") return {false, TelemetryPlan{}.interval};
+  if (value.text() == "on") return {};
+  try {
+    return {true, value.seconds(kShortest, kLongest)};
+  } catch (const UsageError&) {
+    value.fail(
+        fmt::format("'{}' is not off, on or an interval from 5ms to 10s", printable(value.text())));
+  }
+}
+
 int integerIn(const OptionValue& value, int min, int max) {
   return static_cast<int>(value.integer(min, max));
 }
@@ -415,6 +429,18 @@ std::vector<OptionSpec> buildTable() {
     flagOption("quiet", "no progress line on stderr (rank 0 prints one where stderr is a terminal)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.quiet = v.onOff(); },
       [](const RunPlan& p) { return trueFalse(p.output.quiet); }),
+    option("telemetry", "on",
+      "read GPU clocks, power, temperature, clock limits and NVLink/PCIe throughput on a thread "
+      "of each rank during every case: off, on (every 20ms) or an interval from 5ms to 10s",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.telemetry = telemetryPlan(v); },
+      [](const RunPlan& p) { return p.telemetry.enabled ? number(p.telemetry.interval) : "off"; }),
+    option("trace", "",
+      "write a timeline of every rank to this file (Chrome trace JSON: opens in ui.perfetto.dev)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.output.trace_path = v.text(); },
+      [](const RunPlan& p) { return p.output.trace_path; }),
+    option("csv", "", "write one row per case and rank to this CSV file",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.output.csv_path = v.text(); },
+      [](const RunPlan& p) { return p.output.csv_path; }),
   };
   // clang-format on
 }

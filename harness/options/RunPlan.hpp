@@ -273,8 +273,16 @@ struct LaunchPlan {
 };
 
 struct OutputPlan {
-  std::string json_path;  // empty: no JSON file
-  bool quiet = false;     // no progress line on a terminal's stderr
+  std::string json_path;   // empty: no JSON file
+  std::string csv_path;    // empty: no CSV file
+  std::string trace_path;  // empty: no trace
+  bool quiet = false;      // no progress line on a terminal's stderr
+};
+
+// GPU telemetry read on a thread of each rank while cases run (telemetry/TelemetrySampler).
+struct TelemetryPlan {
+  bool enabled = true;
+  double interval = 0.02;  // seconds between readings
 };
 
 struct RunPlan {
@@ -287,6 +295,7 @@ struct RunPlan {
   ProjectionPlan projection;
   LaunchPlan launch;
   OutputPlan output;
+  TelemetryPlan telemetry;
   std::string config_file;  // empty when none was read
 
   // Every setting as (option name, canonical value), in a fixed order: the text that is hashed,

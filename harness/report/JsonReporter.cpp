@@ -76,6 +76,7 @@ void JsonReporter::reportCase(const CaseResult& result) {
     entry["host_summary"] = rank.host_summary;
     entry["checks"] = rank.checks;
     entry["warnings"] = rank.warnings;
+    entry["telemetry"] = rank.telemetry ? nlohmann::json(*rank.telemetry) : nlohmann::json();
     ranks.push_back(std::move(entry));
   }
   nlohmann::json rates = nlohmann::json::object();

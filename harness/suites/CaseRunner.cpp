@@ -1,5 +1,7 @@
 #include "suites/CaseRunner.hpp"
 
+#include <algorithm>
+
 #include "measure/Measurer.hpp"
 
 namespace splitstep {
@@ -30,19 +32,58 @@ void CaseRunner::skip(Sample& sample, const std::string& why) {
   sample.notes.push_back("skipped: " + why);
 }
 
+Timeline* CaseRunner::timeline() const {
+  Timeline* timeline = context_.timeline;
+  return timeline != nullptr && timeline->enabled() ? timeline : nullptr;
+}
+
 void CaseRunner::measure(Sample& sample, const MeasureSettings& settings,
                          const std::function<void()>& body,
                          const std::function<void()>& after_sample, MeasureDevice* clock,
                          RankAgreement* agreement) {
   begin(sample.case_name);
-  context_.watchdog.setOperation(suite_ + " " + sample.case_name);
+  const std::string label = suite_ + " " + sample.case_name;
+  context_.watchdog.setOperation(label);
   MeasureDevice& timer = clock != nullptr ? *clock : context_.device;
   RankAgreement& deciding = agreement != nullptr ? *agreement : context_.agreement;
-  sample.measurement = Measurer(timer, deciding, settings).measure(body, after_sample);
+  Timeline* recording = timeline();
+  if (recording == nullptr) {
+    sample.measurement = Measurer(timer, deciding, settings).measure(body, after_sample);
+    return;
+  }
+  // Without a trace, the previous case's spans have served their purpose.
+  recording->forget();
+  recording->setCase(label);
+  const std::size_t first = recording->spans().size();
+  {
+    Timeline::HostScope whole(*recording, span_kind::kCase, label);
+    sample.measurement = Measurer(timer, deciding, settings, recording).measure(body, after_sample);
+  }
+  std::vector<HostSpan> samples;
+  for (std::size_t i = first; i < recording->spans().size(); ++i) {
+    const TimelineSpan& span = recording->spans()[i];
+    if (span.track == Track::Work && span.kind == span_kind::kSample) samples.push_back(span.span);
+  }
+  sample.telemetry = telemetryDuring(samples);
+}
+
+std::optional<TelemetrySummary> CaseRunner::telemetryDuring(
+    const std::vector<HostSpan>& windows) const {
+  if (context_.telemetry == nullptr || windows.empty()) return std::nullopt;
+  double from = windows.front().start;
+  double to = windows.front().end;
+  for (const HostSpan& w : windows) {
+    from = std::min(from, w.start);
+    to = std::max(to, w.end);
+  }
+  TelemetrySummary summary = summarizeTelemetry(context_.telemetry->readings(from, to), windows);
+  if (summary.empty()) return std::nullopt;
+  return summary;
 }
 
 std::vector<Sample> CaseRunner::take() {
   context_.watchdog.setOperation("between suites");
+  if (Timeline* recording = timeline()) recording->setCase("");
   return std::exchange(samples_, {});
 }
 

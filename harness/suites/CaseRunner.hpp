@@ -34,6 +34,12 @@ class CaseRunner {
     measure(sample, context_.measure, body);
   }
 
+  // The timeline spans are recorded on while a case is measured; nullptr when none is.
+  Timeline* timeline() const;
+  // The telemetry read within `windows` (host spans of what ran); empty without a sampler or
+  // without a reading in them.
+  std::optional<TelemetrySummary> telemetryDuring(const std::vector<HostSpan>& windows) const;
+
   const SuiteContext& context() const { return context_; }
   // Cases added since the last take().
   std::size_t size() const { return samples_.size(); }

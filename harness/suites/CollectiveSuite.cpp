@@ -314,7 +314,13 @@ class RoundRunner {
           body.runOnce();
         },
         nullptr, &timer);
-    if (plan_.check) sample.checks.push_back(body.check());
+    if (plan_.check) {
+      std::optional<Timeline::HostScope> scope;
+      if (Timeline* timeline = runner_.timeline()) {
+        scope.emplace(*timeline, span_kind::kCheck, "check");
+      }
+      sample.checks.push_back(body.check());
+    }
   }
 
   const SuiteContext& context_;

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <memory>
+#include <optional>
 
 #include "common/Units.hpp"
 #include "measure/Measurer.hpp"
@@ -90,13 +91,38 @@ Measurement partOf(const Measurement& step, std::vector<double> values, double m
 }
 
 // One mode's timings on this rank, per sample: each phase's seconds and the gradient
-// collectives'. The whole step is the Measurer's (in the step's own Sample).
+// collectives'. The whole step is the Measurer's (in the step's own Sample). Where a timeline
+// records, also where each phase and each bucket's collective lay on the host's clock: the
+// windows its telemetry readings are attributed by.
 struct PhaseTimes {
   std::vector<std::vector<double>> phases = std::vector<std::vector<double>>(kPhases.size());
   std::vector<double> comm;
   std::vector<double> packing;
   std::vector<std::vector<BucketTiming>> buckets;  // per sample, per bucket
+  std::vector<std::vector<HostSpan>> phase_windows =
+      std::vector<std::vector<HostSpan>>(kPhases.size());
+  std::vector<HostSpan> comm_windows;
 };
+
+// The phases of the step just timed on the working stream's track, its bucket collectives on
+// the communication stream's.
+void recordSpans(const TrainingStep& step, const GradientSync* sync, Timeline& timeline,
+                 PhaseTimes& times) {
+  for (Phase phase : kPhases) {
+    if (const std::optional<HostSpan> span = step.span(phase)) {
+      timeline.add(Track::Work, span_kind::kPhase, std::string(toString(phase)), *span);
+      times.phase_windows[static_cast<std::size_t>(phase)].push_back(*span);
+    }
+  }
+  if (sync == nullptr) return;
+  const std::vector<std::size_t> bytes = sync->bucketBytes();
+  const std::vector<HostSpan> buckets = sync->bucketSpans();
+  for (std::size_t b = 0; b < buckets.size(); ++b) {
+    timeline.add(Track::Comm, span_kind::kCollective,
+                 fmt::format("allreduce bucket {} ({})", b, formatBytes(bytes[b])), buckets[b]);
+    times.comm_windows.push_back(buckets[b]);
+  }
+}
 
 PhaseTimes timeMode(TrainingStep& step, GradientSync* sync, SyncMode mode, CaseRunner& runner,
                     Sample& whole, const MeasureSettings& settings) {
@@ -112,6 +138,7 @@ PhaseTimes timeMode(TrainingStep& step, GradientSync* sync, SyncMode mode, CaseR
       times.packing.push_back(sync->packingSeconds());
       times.buckets.push_back(sync->bucketTimings());
     }
+    if (Timeline* timeline = runner.timeline()) recordSpans(step, sync, *timeline, times);
   };
   if (mode != SyncMode::Single) {
     if (sync != nullptr) sync->broadcastParameters();
@@ -131,6 +158,7 @@ PhaseTimes timeMode(TrainingStep& step, GradientSync* sync, SyncMode mode, CaseR
         whole, alone, [] {}, nullptr, nullptr, &deferring);
     whole.measurement = Measurement{};  // no values: measured on rank 0 only
     whole.measurement.clock = clock;
+    whole.telemetry.reset();
   }
   return times;
 }
@@ -267,16 +295,20 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
             part.measurement =
                 partOf(whole.measurement, times.phases[static_cast<std::size_t>(phase)],
                        settings.max_noise);
+            part.telemetry =
+                runner.telemetryDuring(times.phase_windows[static_cast<std::size_t>(phase)]);
           }
           if (used != nullptr) {
             Sample& part = runner.add(case_name, std::string(key::kComm), params);
             part.part_of = key::kWhole;
             part.measurement = partOf(whole.measurement, times.comm, settings.max_noise);
+            part.telemetry = runner.telemetryDuring(times.comm_windows);
             addLedger(runner, case_name, params, whole.measurement, times, used->bucketBytes(),
                       settings.max_noise);
           }
           Sample& step_sample = runner.add(case_name, std::string(key::kWhole), params);
           step_sample.measurement = std::move(whole.measurement);
+          step_sample.telemetry = std::move(whole.telemetry);
           // Notes about the whole suite go with its first timed case only.
           step_sample.notes = std::exchange(notes, {});
           step_sample.rates = {{"samples/s", static_cast<double>(batch), 1},
@@ -295,6 +327,12 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
         context.watchdog.setOperation(fmt::format("step {} {} {}: correctness check",
                                                   toString(model), toString(precision),
                                                   toString(mode)));
+        std::optional<Timeline::HostScope> scope;
+        if (Timeline* timeline = runner.timeline()) {
+          timeline->setCase(
+              fmt::format("step {} {} {}", toString(model), toString(precision), toString(mode)));
+          scope.emplace(*timeline, span_kind::kCheck, "check");
+        }
         StepCheckResult check = checkSynchronisedStep(
             model, plan_, recipe, mode == SyncMode::Overlap, context, *comm, torch_scope.device());
         Sample& whole = samples[base + index];

@@ -14,8 +14,10 @@
 #include "measure/MeasureSettings.hpp"
 #include "measure/RankAgreement.hpp"
 #include "measure/Sample.hpp"
+#include "measure/Timeline.hpp"
 #include "options/RunPlan.hpp"
 #include "suites/SuiteCatalog.hpp"
+#include "telemetry/TelemetrySampler.hpp"
 
 namespace splitstep {
 
@@ -31,6 +33,10 @@ struct SuiteContext {
   // The groups the collective suites run within (--groups); none: every rank together.
   RankGroups groups{};
   Progress* progress = nullptr;  // told of each case as it begins; none: nothing is shown
+  // Where spans are recorded (--trace, and to attribute telemetry); nullptr: nowhere.
+  Timeline* timeline = nullptr;
+  // The GPU's telemetry (--telemetry); nullptr where there is none.
+  const TelemetrySampler* telemetry = nullptr;
 };
 
 class Suite {

@@ -12,7 +12,7 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, ANALYSIS)
 
 import plots  # noqa: E402
-from splitstep_results import load_cases, load_ranks, load_samples  # noqa: E402
+from splitstep_results import load_cases, load_ranks, load_samples, load_telemetry  # noqa: E402
 from test_compare import run_command  # noqa: E402  (beside this file)
 
 PLOTS = os.path.join(ANALYSIS, "plots.py")
@@ -52,6 +52,26 @@ def step_cases():
         total = sum(PHASE_MS[p] for p in phases if p != "comm") * 1e-3
         cases.append(case("step", f"mlp bf16 {mode}", "step",
                           [samples(total, r) for r in ranks], params))
+    return cases
+
+
+def with_telemetry(cases):
+    """The step cases with telemetry on every rank: the SM clock 1500 MHz in mode none and
+    1425 MHz with overlap, 600 W and 690 W, the power cap holding in 40% and 90% of readings
+    (none of them in mode none's data phase)."""
+    for c in cases:
+        if c["suite"] != "step":
+            continue
+        overlap = c["params"]["mode"] == "overlap"
+        for rank in c["ranks"]:
+            limits = {"power cap": 0.9 if overlap else 0.4}
+            if c["params"]["mode"] == "none" and c["series"] == "data":
+                limits = {}
+            rank["telemetry"] = {
+                "readings": 20, "limit_readings": 20, "clock_limits": limits,
+                "sm_clock_mhz": {"n": 20, "min": 1400, "mean": 1425 if overlap else 1500,
+                                 "max": 1980},
+                "power_w": {"n": 20, "min": 500, "mean": 690 if overlap else 600, "max": 700}}
     return cases
 
 
@@ -128,12 +148,13 @@ class PlotsTest(unittest.TestCase):
 
     def test_every_plot_from_a_synthetic_file(self):
         path = self.write("run.json", document(
-            step_cases() + collective_cases() + collective_cases("allgather") + matmul_cases(),
-            step_derived()))
+            with_telemetry(step_cases()) + collective_cases() + collective_cases("allgather") +
+            matmul_cases(), step_derived()))
         result = self.run_plots(path, "-o", self.out, "--peak", "bf16=989")
         self.assertEqual(result.returncode, 0, result.stderr)
         expected = ["run-busbw-allgather.png", "run-busbw-allreduce.png",
-                    "run-matmul-tflops.png", "run-step-mlp-bf16.png", "scaling.png"]
+                    "run-matmul-tflops.png", "run-step-mlp-bf16.png",
+                    "run-telemetry-mlp-bf16.png", "scaling.png"]
         self.assertEqual(self.written(), expected)
         for name in expected:
             self.assertPng(name)
@@ -247,6 +268,26 @@ class FigureContentTest(unittest.TestCase):
         comm = [b for b in overlap.patches if b.get_width() < 0.5]
         self.assertAlmostEqual(comm[0].get_height(), PHASE_MS["comm"])
         self.assertEqual(len(panels[2].get_xticklabels()), 1)  # single: rank 0 alone
+
+    def test_telemetry_bars_are_each_phases_clock_power_and_power_cap_by_mode(self):
+        telemetry = load_telemetry(document(with_telemetry(step_cases())))
+        self.assertEqual(len(telemetry), 2 * 6 + 2 * 8 + 6)  # none, overlap (2 ranks), single
+        [(name, figure)] = plots.telemetry_figures(telemetry)
+        self.assertEqual(name, "telemetry-mlp-bf16")
+        clock, power, cap = figure.axes[:3]
+        labels = [t.get_text() for t in cap.get_xticklabels()]
+        self.assertEqual(labels, list(plots.TELEMETRY_SERIES))
+        # Bars are drawn mode by mode (none, overlap, single), one per series.
+        count = len(labels)
+        heights = [b.get_height() for b in clock.patches]
+        self.assertEqual(heights[labels.index("backward")], 1500)
+        self.assertEqual(heights[count + labels.index("backward")], 1425)
+        self.assertEqual([b.get_height() for b in power.patches][count], 690)
+        caps = [b.get_height() for b in cap.patches]
+        self.assertEqual(caps[labels.index("data")], 0)  # the cap never held there
+        self.assertAlmostEqual(caps[count + labels.index("step")], 90)
+        self.assertEqual(plots.telemetry_figures(load_telemetry(document(step_cases()))), [])
+        plots.plt.close("all")
 
     def test_busbw_lines_follow_size(self):
         cases = load_cases(document(collective_cases()))

@@ -179,5 +179,48 @@ TEST(CaseResult, APartIsMatchedToTheWholeOfItsOwnCaseAndSuite) {
   EXPECT_DOUBLE_EQ(*results[3].share, 0.25);
 }
 
+TelemetrySummary heldDown(double power_cap, double thermal) {
+  TelemetrySummary t;
+  t.readings = 120;
+  t.limit_readings = 120;
+  t.ranges["sm_clock_mhz"] = {120, 1455, 1590, 1980};
+  t.ranges["power_w"] = {120, 640, 689, 702};
+  t.ranges["power_limit_w"] = {120, 700, 700, 700};
+  t.clock_limits = {{"power cap", power_cap}, {"idle", 0.5}};
+  if (thermal > 0) t.clock_limits["thermal (software)"] = thermal;
+  return t;
+}
+
+TEST(CaseResult, TelemetryWarnsOfAClockHeldDownByALimit) {
+  EXPECT_EQ(telemetryWarnings(heldDown(0.85, 0.12)),
+            (std::vector<std::string>{
+                "GPU clock held down: power cap in 85% of 120 telemetry readings, thermal "
+                "(software) in 12%; SM clock 1590 MHz mean, 1455-1980; power 689 W mean against "
+                "a 700 W limit"}));
+  // Below 10% a limit is no warning, and idle never is: a GPU waiting for work is not slowed.
+  EXPECT_TRUE(telemetryWarnings(heldDown(0.05, 0)).empty());
+}
+
+TEST(CaseResult, CaseTelemetryWarningNamesTheRanksAndTheLargestShare) {
+  Sample calm = timed("bf16 n=8192", {1, 1.1});
+  calm.telemetry = heldDown(0.02, 0);
+  Sample capped = calm;
+  capped.telemetry = heldDown(0.85, 0);
+  capped.telemetry->ranges["sm_clock_mhz"].mean = 1520;
+  Sample capped_more = calm;
+  capped_more.telemetry = heldDown(0.95, 0);
+  const auto results = summarizeCases({{calm}, {capped}, {capped_more}});
+  EXPECT_EQ(results[0].warnings,
+            (std::vector<std::string>{
+                "GPU clock held down on rank(s) 1, 2: power cap in up to 95% of the telemetry "
+                "readings; lowest mean SM clock 1520 MHz; power 689 W mean against a 700 W "
+                "limit"}));
+  EXPECT_EQ(results[0].ranks[0].warnings.size(), 0u);
+  ASSERT_EQ(results[0].ranks[2].warnings.size(), 1u);
+  EXPECT_EQ(results[0].ranks[2].warnings[0].rfind("GPU clock held down: power cap in 95%", 0), 0u);
+  ASSERT_TRUE(results[0].ranks[1].telemetry);
+  EXPECT_DOUBLE_EQ(results[0].ranks[1].telemetry->limitShare("power cap"), 0.85);
+}
+
 }  // namespace
 }  // namespace splitstep

@@ -180,5 +180,22 @@ TEST(JsonReporter, DerivedAssumptionsAreAnArray) {
             (std::vector<std::string>{"nodes of 8 ranks", "a 50 GB/s network"}));
 }
 
+TEST(JsonReporter, EachRankCarriesItsTelemetryOrNull) {
+  Sample with = testing::matmulSample("bf16", {1.368e-3, 1.370e-3});
+  TelemetrySummary t;
+  t.readings = 40;
+  t.limit_readings = 40;
+  t.ranges["sm_clock_mhz"] = {40, 1455, 1590, 1980};
+  t.clock_limits = {{"power cap", 0.85}};
+  with.telemetry = t;
+  const Sample without = testing::matmulSample("bf16", {1.380e-3, 1.382e-3});
+  const nlohmann::json doc = writeAndRead(summarizeCases({{with}, {without}}));
+  const auto& ranks = doc["cases"][0]["ranks"];
+  EXPECT_EQ(ranks[0]["telemetry"]["readings"], 40);
+  EXPECT_EQ(ranks[0]["telemetry"]["sm_clock_mhz"]["min"], 1455);
+  EXPECT_EQ(ranks[0]["telemetry"]["clock_limits"]["power cap"], 0.85);
+  EXPECT_TRUE(ranks[1]["telemetry"].is_null());
+}
+
 }  // namespace
 }  // namespace splitstep

@@ -40,6 +40,10 @@ class FakeDevice final : public MeasureDevice {
     double seconds() const override {
       return stop_ > start_ ? stop_ - start_ : owner_.empty_interval;
     }
+    // The fake clock stands for the host's, shifted by what the last anchor saw.
+    std::optional<HostSpan> hostSpan() const override {
+      return HostSpan{owner_.anchor_host + start_, owner_.anchor_host + stop_};
+    }
 
    private:
     FakeDevice& owner_;
@@ -95,6 +99,11 @@ class FakeDevice final : public MeasureDevice {
     return std::make_unique<Replay>(*this, body);
   }
   std::optional<SmClock> smClock() override { return SmClock{1980, 1980, ""}; }
+  void anchorClock() override {
+    ++synchronizations;
+    events.push_back("anchor");
+  }
+  double anchor_host = 1000;
 };
 
 // The host's clock, running with the fake device's: the host waits for every sample, so wall time
@@ -439,6 +448,57 @@ TEST(Measurer, WarmupByTimeRunsUntilEveryRanksTimeIsUp) {
     device.now += 1e-3;
   });
   EXPECT_EQ(runs, 1 + 3 + 1);  // cold, three warm-ups for the other rank, one sample
+}
+
+TEST(Measurer, WithATimelineEveryTimedExecutionIsAnchoredOutsideItsInterval) {
+  FakeDevice device;
+  LocalAgreement agreement;
+  Timeline timeline(true, true);
+  timeline.setCase("matmul bf16 n=8192");
+  MeasureSettings settings = quickRule();
+  settings.loops = 2;
+  settings.samples = 3;
+  const Measurement m =
+      Measurer(device, agreement, settings, &timeline).measure([&] { device.now += 1e-3; });
+  // Each interval placed on the host's clock starts after an anchor, and no anchor falls
+  // between a start and its stop.
+  bool anchored = false;
+  bool inside = false;
+  for (const std::string& event : device.events) {
+    if (event == "anchor") {
+      EXPECT_FALSE(inside) << "an anchor inside a timed interval";
+      anchored = true;
+    } else if (event == "start") {
+      inside = true;
+    } else if (event == "stop") {
+      inside = false;
+    }
+  }
+  EXPECT_TRUE(anchored);
+  std::vector<const TimelineSpan*> samples;
+  std::vector<std::string> host;
+  for (const TimelineSpan& span : timeline.spans()) {
+    if (span.track == Track::Work && span.kind == span_kind::kSample) samples.push_back(&span);
+    if (span.track == Track::Host) host.push_back(span.name);
+    EXPECT_EQ(span.label, "matmul bf16 n=8192");
+  }
+  ASSERT_EQ(samples.size(), m.values.size());
+  for (const TimelineSpan* span : samples) {
+    EXPECT_EQ(span->name, "matmul bf16 n=8192");
+    EXPECT_NEAR(span->span.end - span->span.start, 2e-3, 1e-12);  // two loops of 1 ms
+  }
+  EXPECT_EQ(host, (std::vector<std::string>{"cold start", "warm-up", "prepare", "samples"}));
+}
+
+TEST(Measurer, WithoutATimelineNothingIsAnchored) {
+  FakeDevice device;
+  LocalAgreement agreement;
+  Timeline disabled;
+  MeasureSettings settings = quickRule();
+  settings.samples = 3;
+  Measurer(device, agreement, settings, &disabled).measure([&] { device.now += 1e-3; });
+  EXPECT_EQ(std::count(device.events.begin(), device.events.end(), "anchor"), 0);
+  EXPECT_TRUE(disabled.spans().empty());
 }
 
 }  // namespace

@@ -534,5 +534,24 @@ TEST(Options, ByteSizeParsing) {
   EXPECT_THROW(parseByteSize("x", "99999999999999G"), UsageError);
 }
 
+TEST(Options, TelemetryTraceAndCsv) {
+  const RunPlan defaults = parse({});
+  EXPECT_TRUE(defaults.telemetry.enabled);
+  EXPECT_DOUBLE_EQ(defaults.telemetry.interval, 0.02);
+  EXPECT_TRUE(defaults.output.trace_path.empty());
+  EXPECT_TRUE(defaults.output.csv_path.empty());
+  EXPECT_FALSE(parse({"--telemetry", "off"}).telemetry.enabled);
+  EXPECT_DOUBLE_EQ(parse({"--telemetry", "on"}).telemetry.interval, 0.02);
+  const RunPlan every_50ms = parse({"--telemetry", "50ms", "--trace", "t.json", "--csv", "r.csv"});
+  EXPECT_TRUE(every_50ms.telemetry.enabled);
+  EXPECT_DOUBLE_EQ(every_50ms.telemetry.interval, 0.05);
+  EXPECT_EQ(every_50ms.output.trace_path, "t.json");
+  EXPECT_EQ(every_50ms.output.csv_path, "r.csv");
+  EXPECT_EQ(errorOf({"--telemetry", "1ms"}),
+            "--telemetry: '1ms' is not off, on or an interval from 5ms to 10s");
+  EXPECT_EQ(errorOf({"--telemetry", "often"}),
+            "--telemetry: 'often' is not off, on or an interval from 5ms to 10s");
+}
+
 }  // namespace
 }  // namespace splitstep

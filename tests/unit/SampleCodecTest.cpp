@@ -89,5 +89,31 @@ TEST(SampleCodec, MalformedPayloadThrows) {
   EXPECT_ANY_THROW(decodeSamples(nlohmann::json::array({sample}).dump()));
 }
 
+TEST(SampleCodec, TelemetrySurvivesTheRoundTripAndIsNullWhereNoneWasRead) {
+  Sample with;
+  TelemetrySummary t;
+  t.readings = 52;
+  t.limit_readings = 50;
+  t.ranges["sm_clock_mhz"] = {50, 1455, 1590, 1980};
+  t.ranges["nvlink_tx_gbps"] = {49, 0, 120.5, 300};
+  t.clock_limits = {{"power cap", 0.85}};
+  with.telemetry = t;
+  const Sample without;
+  const nlohmann::json encoded = nlohmann::json::parse(encodeSamples({with, without}));
+  EXPECT_EQ(encoded[0]["telemetry"]["sm_clock_mhz"]["mean"], 1590);
+  EXPECT_TRUE(encoded[1]["telemetry"].is_null());
+  const std::vector<Sample> decoded = decodeSamples(encoded.dump());
+  ASSERT_TRUE(decoded[0].telemetry);
+  const TelemetrySummary& d = *decoded[0].telemetry;
+  EXPECT_EQ(d.readings, 52u);
+  EXPECT_EQ(d.limit_readings, 50u);
+  ASSERT_NE(d.range(TelemetryQuantity::NvlinkTx), nullptr);
+  EXPECT_DOUBLE_EQ(d.range(TelemetryQuantity::NvlinkTx)->mean, 120.5);
+  EXPECT_EQ(d.range(TelemetryQuantity::SmClock)->n, 50u);
+  EXPECT_EQ(d.range(TelemetryQuantity::Power), nullptr);
+  EXPECT_DOUBLE_EQ(d.limitShare("power cap"), 0.85);
+  EXPECT_FALSE(decoded[1].telemetry);
+}
+
 }  // namespace
 }  // namespace splitstep

@@ -5,6 +5,7 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
+#include <optional>
 #include <stdexcept>
 
 #include "comm/GradientBuckets.hpp"
@@ -191,6 +192,17 @@ double GradientSync::commSeconds() const {
   double seconds = 0;
   for (const BucketTiming& t : bucketTimings()) seconds += t.comm;
   return seconds;
+}
+
+std::vector<HostSpan> GradientSync::bucketSpans() const {
+  std::vector<HostSpan> spans;
+  for (const Bucket& bucket : buckets_) {
+    const std::optional<double> start = bucket.started->hostTime();
+    const std::optional<double> end = bucket.finished->hostTime();
+    if (!start || !end) return {};
+    spans.push_back({*start, *end});
+  }
+  return spans;
 }
 
 double GradientSync::packingSeconds() const {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "comm/Communicator.hpp"
+#include "common/HostClock.hpp"
 #include "device/Device.hpp"
 #include "options/RunPlan.hpp"
 
@@ -59,6 +60,9 @@ class GradientSync {
   double commSeconds() const;
   double packingSeconds() const;
   std::vector<BucketTiming> bucketTimings() const;
+  // Where each bucket's collective lay on the host's clock, in bucket order (empty where the
+  // device cannot place them: TimeMark::hostTime).
+  std::vector<HostSpan> bucketSpans() const;
 
   // DDP's start: every rank takes rank 0's parameters.
   void broadcastParameters();

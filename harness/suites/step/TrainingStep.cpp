@@ -215,4 +215,9 @@ double TrainingStep::seconds(Phase phase) const {
   return ran_[index] ? timers_[index]->seconds() : 0;
 }
 
+std::optional<HostSpan> TrainingStep::span(Phase phase) const {
+  const auto index = static_cast<std::size_t>(phase);
+  return ran_[index] ? timers_[index]->hostSpan() : std::nullopt;
+}
+
 }  // namespace splitstep

@@ -7,8 +7,10 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string_view>
 
+#include "common/HostClock.hpp"
 #include "common/StepKeys.hpp"
 #include "device/Device.hpp"
 #include "options/RunPlan.hpp"
@@ -54,6 +56,9 @@ class TrainingStep {
                       const std::function<void()>& before_optimizer = nullptr);
   // After the device has finished the step: the seconds of `phase` (0 for one not run).
   double seconds(Phase phase) const;
+  // After the device has finished the step: where `phase` lay on the host's clock (empty for a
+  // phase not run, or where the device cannot place it: IntervalTimer::hostSpan).
+  std::optional<HostSpan> span(Phase phase) const;
 
  private:
   class LossScaler;

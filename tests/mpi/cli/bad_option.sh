@@ -4,7 +4,8 @@ set -u
 source "$(dirname "$0")/common.sh"
 mpiexec=$1 ranks=$2 binary=$3
 
-for bad in "--min-samples 0" "--bogus" "--bytes 6" "matmull"; do
+for bad in "--min-samples 0" "--bogus" "--bytes 6" "matmull" "--telemetry 1ms" \
+  "--trace /nonexistent/trace.json"; do
   start=$SECONDS
   # shellcheck disable=SC2086
   output=$(mpirun_each_rank "$mpiexec" "$ranks" "$binary" $bad 2>&1)

@@ -1,0 +1,162 @@
+#include "report/CsvReporter.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/AtomicFile.hpp"
+
+namespace splitstep {
+namespace {
+
+std::string number(double value) { return fmt::format("{}", value); }
+
+std::string joinedParams(const std::map<std::string, std::string>& params) {
+  std::string text;
+  for (const auto& [key, value] : params) {
+    if (!text.empty()) text += ';';
+    text += key + '=' + value;
+  }
+  return text;
+}
+
+// "power cap=0.85;idle=0.02": each clock limit that held, with the share of readings.
+std::string joinedLimits(const std::map<std::string, double>& limits) {
+  std::string text;
+  for (const auto& [name, share] : limits) {
+    if (!text.empty()) text += ';';
+    text += name + '=' + number(share);
+  }
+  return text;
+}
+
+std::string quantityColumn(std::string_view quantity, std::string_view statistic) {
+  return fmt::format("{}_{}", quantity, statistic);
+}
+
+}  // namespace
+
+std::string csvField(const std::string& field) {
+  if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
+  std::string quoted = "\"";
+  for (char c : field) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + '"';
+}
+
+const std::vector<std::string>& CsvReporter::leadingColumns() {
+  static const std::vector<std::string> columns = {
+      "suite",  "case",        "series",      "part_of", "detail", "params", "rank",    "host",
+      "device", "device_name", "skipped",     "unit",    "clock",  "method", "samples", "loops",
+      "median", "median_low",  "median_high", "min",     "max",    "mean",   "stddev",  "noise"};
+  return columns;
+}
+
+std::vector<std::string> CsvReporter::trailingColumns() {
+  std::vector<std::string> columns = {"checked", "wrong", "stop_reason", "telemetry_readings"};
+  for (const auto& [quantity, name] : EnumNames<TelemetryQuantity>::values) {
+    for (const char* statistic : {"min", "mean", "max"}) {
+      columns.push_back(quantityColumn(name, statistic));
+    }
+  }
+  columns.emplace_back("clock_limits");
+  return columns;
+}
+
+void CsvReporter::reportContext(const RunContext& context) { ranks_ = context.ranks; }
+
+void CsvReporter::reportCase(const CaseResult& result) {
+  for (const RateValue& rate : result.rates) {
+    if (std::find(rate_names_.begin(), rate_names_.end(), rate.name) == rate_names_.end()) {
+      rate_names_.push_back(rate.name);
+    }
+  }
+  const Row common = {{"suite", result.suite},
+                      {"case", result.case_name},
+                      {"series", result.series},
+                      {"part_of", result.part_of},
+                      {"detail", result.detail ? "true" : "false"},
+                      {"params", joinedParams(result.params)},
+                      {"unit", result.unit},
+                      {"clock", result.clock},
+                      {"skipped", result.skipped() ? "true" : "false"}};
+  if (result.skipped()) {
+    rows_.push_back(common);
+    return;
+  }
+  for (const RankResult& r : result.ranks) {
+    Row row = common;
+    row["rank"] = std::to_string(r.rank);
+    if (static_cast<std::size_t>(r.rank) < ranks_.size()) {
+      const RankInfo& info = ranks_[static_cast<std::size_t>(r.rank)];
+      row["host"] = info.host;
+      row["device"] = info.device;
+      row["device_name"] = info.device_name;
+    }
+    const Summary& s = r.summary;
+    row["method"] = r.measurement.method;
+    row["samples"] = std::to_string(s.n);
+    row["loops"] = std::to_string(r.measurement.loops);
+    row["median"] = number(s.median);
+    row["median_low"] = number(r.median_ci.low);
+    row["median_high"] = number(r.median_ci.high);
+    row["min"] = number(s.min);
+    row["max"] = number(s.max);
+    row["mean"] = number(s.mean);
+    row["stddev"] = number(s.stddev);
+    row["noise"] = number(r.measurement.noise);
+    // The case's rates are at the across-rank median; a rate is amount / time, so this rank's
+    // is the same rate scaled by the ratio of the medians.
+    for (const RateValue& rate : result.rates) {
+      if (s.median > 0) row[rate.name] = number(rate.value * result.across.median / s.median);
+    }
+    std::uint64_t checked = 0;
+    std::uint64_t wrong = 0;
+    for (const Check& check : r.checks) {
+      checked += check.checked;
+      wrong += check.wrong;
+    }
+    row["checked"] = std::to_string(checked);
+    row["wrong"] = std::to_string(wrong);
+    row["stop_reason"] = r.measurement.stop_reason;
+    if (r.telemetry) {
+      row["telemetry_readings"] = std::to_string(r.telemetry->readings);
+      for (const auto& [name, range] : r.telemetry->ranges) {
+        row[quantityColumn(name, "min")] = number(range.min);
+        row[quantityColumn(name, "mean")] = number(range.mean);
+        row[quantityColumn(name, "max")] = number(range.max);
+      }
+      row["clock_limits"] = joinedLimits(r.telemetry->clock_limits);
+    }
+    rows_.push_back(std::move(row));
+  }
+}
+
+void CsvReporter::finalize() {
+  std::vector<std::string> columns = leadingColumns();
+  columns.insert(columns.end(), rate_names_.begin(), rate_names_.end());
+  const std::vector<std::string> trailing = trailingColumns();
+  columns.insert(columns.end(), trailing.begin(), trailing.end());
+  std::string text;
+  const auto line = [&text](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i > 0) text += ',';
+      text += csvField(cells[i]);
+    }
+    text += '\n';
+  };
+  line(columns);
+  for (const Row& row : rows_) {
+    std::vector<std::string> cells;
+    for (const std::string& column : columns) {
+      const auto it = row.find(column);
+      cells.push_back(it == row.end() ? std::string() : it->second);
+    }
+    line(cells);
+  }
+  writeFileAtomically(path_, text);
+}
+
+}  // namespace splitstep

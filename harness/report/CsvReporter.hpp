@@ -1,0 +1,39 @@
+// samples.csv: one row per case and rank, flat columns for spreadsheets and pandas
+// (docs/results-schema.md lists them). Written at finalize, atomically.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "report/Reporter.hpp"
+
+namespace splitstep {
+
+class CsvReporter final : public Reporter {
+ public:
+  explicit CsvReporter(std::string path) : path_(std::move(path)) {}
+  void reportContext(const RunContext& context) override;
+  void reportCase(const CaseResult& result) override;
+  // Derived figures are for the JSON and the console: a row is a case on a rank.
+  void reportDerived(const DerivedResult&) override {}
+  void finalize() override;
+
+  // The columns before the rates; the rates' columns follow in the order first seen, then
+  // the check, the stop reason and the telemetry columns.
+  static const std::vector<std::string>& leadingColumns();
+  static std::vector<std::string> trailingColumns();
+
+ private:
+  using Row = std::map<std::string, std::string>;  // by column; absent: an empty cell
+
+  std::string path_;
+  std::vector<RankInfo> ranks_;
+  std::vector<std::string> rate_names_;  // in the order first seen
+  std::vector<Row> rows_;
+};
+
+// `field` as a CSV cell (RFC 4180): quoted where it holds a comma, a quote or a line break.
+std::string csvField(const std::string& field);
+
+}  // namespace splitstep

@@ -1,0 +1,116 @@
+"""analysis/trace_view.py on a synthetic trace shaped as splitstep --trace writes it."""
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+ANALYSIS = os.path.join(os.path.dirname(__file__), "..", "..", "analysis")
+sys.path.insert(0, ANALYSIS)
+
+import trace_view  # noqa: E402
+from test_compare import run_command  # noqa: E402  (beside this file)
+
+TRACE_VIEW = os.path.join(ANALYSIS, "trace_view.py")
+PNG = b"\x89PNG\r\n\x1a\n"
+CASE = "step mlp bf16 overlap"
+
+
+def step_trace(ranks=2, steps=4):
+    """Per rank: a case on the host, `steps` samples of 50 ms with a forward and a backward
+    phase, a bucket per step on the communication stream, and SM clock, power and power-cap
+    counters every 20 ms."""
+    events = []
+    for pid in range(ranks):
+        events.append({"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "ts": 0,
+                       "args": {"name": f"rank {pid} node cuda:{pid} NVIDIA H200"}})
+        for tid, track in enumerate(("host", "working stream", "communication stream"), 1):
+            events.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "ts": 0,
+                           "args": {"name": track}})
+        events.append({"ph": "X", "name": CASE, "cat": "case", "pid": pid, "tid": 1, "ts": 0,
+                       "dur": 60000 * steps, "args": {"case": CASE}})
+        for s in range(steps):
+            t = 1000 + 60000 * s
+            events.append({"ph": "X", "name": CASE, "cat": "sample", "pid": pid, "tid": 2,
+                           "ts": t, "dur": 50000, "args": {"case": CASE}})
+            events.append({"ph": "X", "name": "forward", "cat": "phase", "pid": pid, "tid": 2,
+                           "ts": t, "dur": 15000, "args": {"case": CASE}})
+            events.append({"ph": "X", "name": "backward", "cat": "phase", "pid": pid, "tid": 2,
+                           "ts": t + 15000, "dur": 30000, "args": {"case": CASE}})
+            events.append({"ph": "X", "name": "allreduce bucket 0 (25 MiB)",
+                           "cat": "collective", "pid": pid, "tid": 3, "ts": t + 30000,
+                           "dur": 10000, "args": {"case": CASE}})
+        for i in range(steps * 3):
+            ts = 20000 * i
+            events.append({"ph": "C", "name": "SM clock (MHz)", "pid": pid, "tid": 0, "ts": ts,
+                           "args": {"value": 1500 + 10 * (i % 3)}})
+            events.append({"ph": "C", "name": "power (W)", "pid": pid, "tid": 0, "ts": ts,
+                           "args": {"value": 690}})
+            events.append({"ph": "C", "name": "clock limited by", "pid": pid, "tid": 0,
+                           "ts": ts, "args": {"power cap": i % 2}})
+    return {"traceEvents": events, "displayTimeUnit": "ms", "otherData": {}}
+
+
+class TraceViewTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.trace = os.path.join(self.dir.name, "trace.json")
+        with open(self.trace, "w") as f:
+            json.dump(step_trace(), f)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def run_view(self, *args, process=False):
+        return run_command(TRACE_VIEW, trace_view.main, [self.trace] + list(args), process)
+
+    def test_reads_processes_tracks_and_counters(self):
+        processes, by_track, counters = trace_view.read_trace(self.trace)
+        self.assertEqual(processes, {0: "rank 0 node cuda:0 NVIDIA H200",
+                                     1: "rank 1 node cuda:1 NVIDIA H200"})
+        self.assertEqual(set(by_track[1]), {"host", "working stream", "communication stream"})
+        self.assertEqual(len(by_track[0]["working stream"]), 12)  # 4 samples, 8 phases
+        self.assertEqual(len(counters[0]["SM clock (MHz)"]), 12)
+
+    def test_nested_spans_stack_in_lanes(self):
+        _, by_track, _ = trace_view.read_trace(self.trace)
+        depths = {(s["name"], s["ts"]): d
+                  for s, d in trace_view.lanes(by_track[0]["working stream"])}
+        self.assertEqual(depths[(CASE, 1000)], 0)
+        self.assertEqual(depths[("forward", 1000)], 1)
+        self.assertEqual(depths[("backward", 16000)], 1)  # after forward ends: the same lane
+
+    def test_writes_a_png_of_the_whole_trace_and_of_a_case(self):
+        whole = os.path.join(self.dir.name, "whole.png")
+        result = self.run_view("-o", whole, process=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout.strip(), whole)
+        with open(whole, "rb") as f:
+            self.assertEqual(f.read(8), PNG)
+        self.assertEqual(trace_view.window_of_case(trace_view.read_trace(self.trace)[1],
+                                                   CASE, 2), (1000 - 2200, 111000 + 2200))
+        svg = os.path.join(self.dir.name, "two-steps.svg")
+        result = self.run_view("-o", svg, "--case", CASE, "--steps", "2")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(svg) as f:
+            self.assertIn("<svg", f.read(2000))
+
+    def test_bad_input_exits_2_with_one_line(self):
+        other = os.path.join(self.dir.name, "results.json")
+        with open(other, "w") as f:
+            json.dump({"schema": "splitstep.results/1", "cases": []}, f)
+        for args, message in (
+                ([other, "-o", os.path.join(self.dir.name, "x.png")], "not a Chrome trace"),
+                ([self.trace, "-o", os.path.join(self.dir.name, "x.png"), "--case", "nope"],
+                 "no samples of case 'nope'"),
+                ([self.trace, "-o", os.path.join(self.dir.name, "x.gif")], "extension"),
+                ([self.trace, "-o", os.path.join(self.dir.name, "x.png"), "--from", "5",
+                  "--to", "1"], "the window is empty")):
+            result = run_command(TRACE_VIEW, trace_view.main, args)
+            self.assertEqual(result.returncode, 2, args)
+            self.assertIn(message, result.stderr)
+            self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

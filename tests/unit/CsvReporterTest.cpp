@@ -1,0 +1,138 @@
+#include "report/CsvReporter.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "ReportFixtures.hpp"
+#include "TempPath.hpp"
+
+namespace splitstep {
+namespace {
+
+using Table = std::vector<std::map<std::string, std::string>>;
+
+// The cells of one line, quotes undone (RFC 4180, no line breaks inside a cell here).
+std::vector<std::string> cellsOf(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      cells.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      cells.emplace_back();
+    } else {
+      cells.back() += c;
+    }
+  }
+  return cells;
+}
+
+// The header, and every row by column.
+std::pair<std::vector<std::string>, Table> writeAndRead(const std::vector<CaseResult>& cases) {
+  const auto path = testing::tempPathForThisTest(".csv");
+  CsvReporter reporter(path.string());
+  reporter.reportContext(testing::twoRankContext());
+  for (const CaseResult& c : cases) reporter.reportCase(c);
+  reporter.reportDerived(testing::stepDerived());
+  reporter.finalize();
+  std::ifstream file(path);
+  std::string line;
+  std::getline(file, line);
+  const std::vector<std::string> header = cellsOf(line);
+  Table rows;
+  while (std::getline(file, line)) {
+    const std::vector<std::string> cells = cellsOf(line);
+    EXPECT_EQ(cells.size(), header.size()) << line;
+    auto& row = rows.emplace_back();
+    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
+  }
+  std::filesystem::remove(path);
+  return {header, rows};
+}
+
+TEST(CsvReporter, OneRowPerCaseAndRankWithFlatColumns) {
+  const auto [header, rows] = writeAndRead(testing::matmulCases());
+  // fp32 and bf16 on two ranks each, and the skipped tf32 case once.
+  ASSERT_EQ(rows.size(), 5u);
+  const auto& bf16_r1 = rows[3];
+  EXPECT_EQ(bf16_r1.at("suite"), "matmul");
+  EXPECT_EQ(bf16_r1.at("case"), "bf16 n=8192");
+  EXPECT_EQ(bf16_r1.at("series"), "mm");
+  EXPECT_EQ(bf16_r1.at("params"), "dtype=bf16");
+  EXPECT_EQ(bf16_r1.at("rank"), "1");
+  EXPECT_EQ(bf16_r1.at("host"), "nodeA");
+  EXPECT_EQ(bf16_r1.at("device"), "cuda:1");
+  EXPECT_EQ(bf16_r1.at("device_name"), "NVIDIA H200");
+  EXPECT_EQ(bf16_r1.at("skipped"), "false");
+  EXPECT_DOUBLE_EQ(std::stod(bf16_r1.at("median")), 1.381e-3);
+  EXPECT_DOUBLE_EQ(std::stod(bf16_r1.at("min")), 1.380e-3);
+  EXPECT_DOUBLE_EQ(std::stod(bf16_r1.at("max")), 1.382e-3);
+  EXPECT_EQ(bf16_r1.at("samples"), "2");
+  EXPECT_EQ(bf16_r1.at("loops"), "2");
+  EXPECT_EQ(bf16_r1.at("stop_reason"), testing::matmulSample("bf16", {}).measurement.stop_reason);
+  EXPECT_EQ(bf16_r1.at("detail"), "false");
+  EXPECT_LE(std::stod(bf16_r1.at("median_low")), 1.381e-3);
+  EXPECT_GE(std::stod(bf16_r1.at("median_high")), 1.381e-3);
+  EXPECT_EQ(bf16_r1.at("checked"), "0");
+  // A rank's rate at its own median: 2 * 8192^3 FLOP / 1.381 ms.
+  EXPECT_NEAR(std::stod(bf16_r1.at("TFLOP/s")), 2.0 * 8192 * 8192 * 8192 / 1.381e-3 / 1e12, 1e-6);
+  EXPECT_EQ(bf16_r1.at("telemetry_readings"), "");  // no sampler in the fixture
+  const auto& skipped = rows[4];
+  EXPECT_EQ(skipped.at("case"), "tf32 n=8192");
+  EXPECT_EQ(skipped.at("skipped"), "true");
+  EXPECT_EQ(skipped.at("rank"), "");
+  EXPECT_EQ(skipped.at("median"), "");
+}
+
+TEST(CsvReporter, RatesFollowTheLeadingColumnsAndTelemetryComesLast) {
+  const auto [header, rows] = writeAndRead(testing::stepCases());
+  const std::vector<std::string>& leading = CsvReporter::leadingColumns();
+  ASSERT_GT(header.size(), leading.size() + 2);
+  EXPECT_TRUE(std::equal(leading.begin(), leading.end(), header.begin()));
+  EXPECT_EQ(header[leading.size()], "samples/s");
+  EXPECT_EQ(header[leading.size() + 1], "TFLOP/s");
+  const std::vector<std::string> trailing = CsvReporter::trailingColumns();
+  EXPECT_TRUE(std::equal(trailing.begin(), trailing.end(), header.end() - trailing.size()));
+  EXPECT_EQ(std::count(header.begin(), header.end(), "sm_clock_mhz_mean"), 1);
+  // Parts name their whole; their rows have no rates.
+  EXPECT_EQ(rows[0].at("series"), "forward");
+  EXPECT_EQ(rows[0].at("part_of"), "step");
+  EXPECT_EQ(rows[0].at("samples/s"), "");
+}
+
+TEST(CsvReporter, TelemetryFillsItsColumns) {
+  Sample s = testing::matmulSample("bf16", {1.368e-3, 1.370e-3});
+  TelemetrySummary t;
+  t.readings = 40;
+  t.limit_readings = 40;
+  t.ranges["sm_clock_mhz"] = {40, 1455, 1590.5, 1980};
+  t.ranges["power_w"] = {40, 650, 688, 701};
+  t.clock_limits = {{"power cap", 0.85}, {"idle", 0.05}};
+  s.telemetry = t;
+  const auto [header, rows] = writeAndRead(summarizeCases({{s}, {s}}));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].at("telemetry_readings"), "40");
+  EXPECT_EQ(rows[0].at("sm_clock_mhz_min"), "1455");
+  EXPECT_EQ(rows[0].at("sm_clock_mhz_mean"), "1590.5");
+  EXPECT_EQ(rows[0].at("power_w_max"), "701");
+  EXPECT_EQ(rows[0].at("temperature_c_mean"), "");
+  EXPECT_EQ(rows[0].at("clock_limits"), "idle=0.05;power cap=0.85");
+}
+
+TEST(CsvReporter, FieldsWithCommasOrQuotesAreQuoted) {
+  EXPECT_EQ(csvField("plain"), "plain");
+  EXPECT_EQ(csvField("a,b"), "\"a,b\"");
+  EXPECT_EQ(csvField("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csvField("two\nlines"), "\"two\nlines\"");
+}
+
+}  // namespace
+}  // namespace splitstep
