@@ -1,23 +1,18 @@
 #include "device/GpuTopology.hpp"
 
-#include <dlfcn.h>
-
 #include <array>
 #include <memory>
+#include <optional>
+
+#include "device/NvmlLibrary.hpp"
 
 namespace splitstep {
 namespace {
 
-// The few NVML declarations used here, as nvml.h gives them (a stable C ABI; enums are ints):
-// NVML is loaded at run time, so neither its header nor its library is needed to build.
-using NvmlReturn = int;
-using NvmlDevice = struct NvmlDeviceOpaque*;
-constexpr NvmlReturn NVML_SUCCESS = 0;
+// The NVML declarations used here besides NvmlLibrary's, as nvml.h gives them.
 constexpr int NVML_P2P_CAPS_INDEX_NVLINK = 2;
 constexpr int NVML_P2P_STATUS_OK = 0;
 constexpr unsigned NVML_DEVICE_UUID_V2_BUFFER_SIZE = 96;
-using InitFn = NvmlReturn (*)();
-using ShutdownFn = NvmlReturn (*)();
 using CountFn = NvmlReturn (*)(unsigned*);
 using ByIndexFn = NvmlReturn (*)(unsigned, NvmlDevice*);
 using ByPciBusIdFn = NvmlReturn (*)(const char*, NvmlDevice*);
@@ -26,46 +21,26 @@ using P2PStatusFn = NvmlReturn (*)(NvmlDevice, NvmlDevice, int, int*);
 using CommonAncestorFn = NvmlReturn (*)(NvmlDevice, NvmlDevice, int*);
 
 struct Nvml {
-  void* library = nullptr;
-  ShutdownFn shutdown = nullptr;
+  std::shared_ptr<const NvmlLibrary> library;
   CountFn count = nullptr;
   ByIndexFn by_index = nullptr;
   ByPciBusIdFn by_pci = nullptr;
   UuidFn uuid = nullptr;
   P2PStatusFn p2p = nullptr;
   CommonAncestorFn ancestor = nullptr;
-
-  Nvml() = default;
-  Nvml(const Nvml&) = delete;
-  Nvml& operator=(const Nvml&) = delete;
-  ~Nvml() {
-    if (shutdown != nullptr) shutdown();
-    if (library != nullptr) dlclose(library);
-  }
 };
 
-template <typename Function>
-bool bind(void* library, const char* name, Function& function) {
-  function = reinterpret_cast<Function>(dlsym(library, name));
-  return function != nullptr;
-}
-
-std::unique_ptr<Nvml> openNvml() {
-  auto nvml = std::make_unique<Nvml>();
-  nvml->library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (nvml->library == nullptr) return nullptr;
-  InitFn init = nullptr;
-  if (!bind(nvml->library, "nvmlInit_v2", init) ||
-      !bind(nvml->library, "nvmlDeviceGetCount_v2", nvml->count) ||
-      !bind(nvml->library, "nvmlDeviceGetHandleByIndex_v2", nvml->by_index) ||
-      !bind(nvml->library, "nvmlDeviceGetHandleByPciBusId_v2", nvml->by_pci) ||
-      !bind(nvml->library, "nvmlDeviceGetUUID", nvml->uuid) ||
-      !bind(nvml->library, "nvmlDeviceGetP2PStatus", nvml->p2p) ||
-      !bind(nvml->library, "nvmlDeviceGetTopologyCommonAncestor", nvml->ancestor) ||
-      init() != NVML_SUCCESS) {
-    return nullptr;
+std::optional<Nvml> openNvml() {
+  Nvml nvml;
+  nvml.library = NvmlLibrary::open();
+  if (!nvml.library || !nvml.library->bind("nvmlDeviceGetCount_v2", nvml.count) ||
+      !nvml.library->bind("nvmlDeviceGetHandleByIndex_v2", nvml.by_index) ||
+      !nvml.library->bind("nvmlDeviceGetHandleByPciBusId_v2", nvml.by_pci) ||
+      !nvml.library->bind("nvmlDeviceGetUUID", nvml.uuid) ||
+      !nvml.library->bind("nvmlDeviceGetP2PStatus", nvml.p2p) ||
+      !nvml.library->bind("nvmlDeviceGetTopologyCommonAncestor", nvml.ancestor)) {
+    return std::nullopt;
   }
-  bind(nvml->library, "nvmlShutdown", nvml->shutdown);  // only once init succeeded
   return nvml;
 }
 
@@ -93,7 +68,7 @@ std::string gpuLinkName(bool nvlink, int topology_level) {
 
 std::map<std::string, std::string> gpuLinksFrom(const std::string& pci_bus_id) {
   std::map<std::string, std::string> links;
-  const std::unique_ptr<Nvml> nvml = openNvml();
+  const std::optional<Nvml> nvml = openNvml();
   NvmlDevice mine = nullptr;
   unsigned count = 0;
   if (!nvml || nvml->by_pci(pci_bus_id.c_str(), &mine) != NVML_SUCCESS ||

@@ -1,5 +1,5 @@
-// How one GPU reaches the other GPUs of its node, from NVML (loaded at run time, as NvmlClock
-// loads it: splitstep runs where no driver is).
+// How one GPU reaches the other GPUs of its node, from NVML (loaded at run time through
+// NvmlLibrary: splitstep runs where no driver is).
 #pragma once
 
 #include <map>

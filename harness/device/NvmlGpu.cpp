@@ -1,22 +1,17 @@
 #include "device/NvmlGpu.hpp"
 
-#include <dlfcn.h>
-
 #include <array>
 #include <climits>
 #include <cstdint>
 #include <limits>
 
 #include "common/HostClock.hpp"
+#include "device/NvmlLibrary.hpp"
 
 namespace splitstep {
 namespace {
 
-// The few NVML declarations used here, as nvml.h gives them (a stable C ABI): NVML is loaded at
-// run time, so neither its header nor its library is needed to build.
-using NvmlReturn = int;
-using NvmlDevice = struct NvmlDeviceOpaque*;
-constexpr NvmlReturn NVML_SUCCESS = 0;
+// The NVML declarations used here besides NvmlLibrary's, as nvml.h gives them.
 constexpr NvmlReturn NVML_ERROR_NOT_SUPPORTED = 3;
 constexpr int NVML_CLOCK_SM = 1;
 constexpr int NVML_CLOCK_MEM = 2;
@@ -54,8 +49,6 @@ struct NvmlFieldValue {
   NvmlReturn result;
   NvmlValue value;
 };
-using InitFn = NvmlReturn (*)();
-using ShutdownFn = NvmlReturn (*)();
 using ByPciBusIdFn = NvmlReturn (*)(const char*, NvmlDevice*);
 using ClockInfoFn = NvmlReturn (*)(NvmlDevice, int, unsigned*);
 using ReasonsFn = NvmlReturn (*)(NvmlDevice, unsigned long long*);
@@ -95,20 +88,12 @@ double fieldNumber(const NvmlFieldValue& field) {
   }
 }
 
-template <typename Function>
-bool bind(void* library, const char* name, Function& function) {
-  function = reinterpret_cast<Function>(dlsym(library, name));
-  return function != nullptr;
-}
-
 }  // namespace
 
 // The loaded library and its functions; the optional ones are nullptr where the driver lacks
 // them. Shared by the GPU and its telemetry sources: NVML is shut down when the last one goes.
 struct NvmlGpu::Api {
-  void* library = nullptr;
-  InitFn init = nullptr;
-  ShutdownFn shutdown = nullptr;
+  std::shared_ptr<const NvmlLibrary> library;
   ByPciBusIdFn by_pci = nullptr;
   ClockInfoFn clock = nullptr;
   ClockInfoFn max_clock = nullptr;
@@ -118,14 +103,6 @@ struct NvmlGpu::Api {
   TemperatureFn temperature = nullptr;
   FieldValuesFn field_values = nullptr;
   PcieThroughputFn pcie = nullptr;
-
-  Api() = default;
-  Api(const Api&) = delete;
-  Api& operator=(const Api&) = delete;
-  ~Api() {
-    if (shutdown != nullptr) shutdown();
-    if (library != nullptr) dlclose(library);
-  }
 };
 
 namespace {
@@ -254,26 +231,24 @@ class PcieSource final : public TelemetrySource {
 
 std::unique_ptr<NvmlGpu> NvmlGpu::open(const std::string& pci_bus_id) {
   auto api = std::make_shared<Api>();
-  api->library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (api->library == nullptr) return nullptr;
+  api->library = NvmlLibrary::open();
+  if (!api->library) return nullptr;
+  const NvmlLibrary& nvml = *api->library;
   NvmlDevice device = nullptr;
-  if (!bind(api->library, "nvmlInit_v2", api->init) ||
-      !bind(api->library, "nvmlDeviceGetHandleByPciBusId_v2", api->by_pci) ||
-      !bind(api->library, "nvmlDeviceGetClockInfo", api->clock) ||
-      !bind(api->library, "nvmlDeviceGetMaxClockInfo", api->max_clock) ||
-      api->init() != NVML_SUCCESS) {
+  if (!nvml.bind("nvmlDeviceGetHandleByPciBusId_v2", api->by_pci) ||
+      !nvml.bind("nvmlDeviceGetClockInfo", api->clock) ||
+      !nvml.bind("nvmlDeviceGetMaxClockInfo", api->max_clock)) {
     return nullptr;
   }
-  bind(api->library, "nvmlShutdown", api->shutdown);  // only once init succeeded
   // Renamed in CUDA 12.2's NVML; drivers keep the old name too.
-  if (!bind(api->library, "nvmlDeviceGetCurrentClocksEventReasons", api->reasons)) {
-    bind(api->library, "nvmlDeviceGetCurrentClocksThrottleReasons", api->reasons);
+  if (!nvml.bind("nvmlDeviceGetCurrentClocksEventReasons", api->reasons)) {
+    nvml.bind("nvmlDeviceGetCurrentClocksThrottleReasons", api->reasons);
   }
-  bind(api->library, "nvmlDeviceGetPowerUsage", api->power);
-  bind(api->library, "nvmlDeviceGetEnforcedPowerLimit", api->power_limit);
-  bind(api->library, "nvmlDeviceGetTemperature", api->temperature);
-  bind(api->library, "nvmlDeviceGetFieldValues", api->field_values);
-  bind(api->library, "nvmlDeviceGetPcieThroughput", api->pcie);
+  nvml.bind("nvmlDeviceGetPowerUsage", api->power);
+  nvml.bind("nvmlDeviceGetEnforcedPowerLimit", api->power_limit);
+  nvml.bind("nvmlDeviceGetTemperature", api->temperature);
+  nvml.bind("nvmlDeviceGetFieldValues", api->field_values);
+  nvml.bind("nvmlDeviceGetPcieThroughput", api->pcie);
   if (api->by_pci(pci_bus_id.c_str(), &device) != NVML_SUCCESS) return nullptr;
   return std::unique_ptr<NvmlGpu>(new NvmlGpu(std::move(api), device));
 }
