@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "measure/Sample.hpp"
@@ -58,6 +59,15 @@ struct CaseResult {
   bool skipped() const { return ranks.empty(); }
   const RankResult* slowest() const;
 };
+
+// A case's parameter (Sample::params) of this name; "" where the case has none.
+std::string paramOf(const CaseResult& c, std::string_view key);
+
+// The same parameter as a number; nullopt where it is absent or not a number as a whole.
+std::optional<double> numberParamOf(const CaseResult& c, std::string_view key);
+
+// A parameter that lists numbers, "a,b,c"; empty where it is absent or any entry is not a number.
+std::vector<double> numberListParamOf(const CaseResult& c, std::string_view key);
 
 // A case whose SM clock was below 85% of the maximum when timing started or ended, or whose
 // slowest sample took more than 4x its fastest (%timeit's warning that a result may be cached).

@@ -4,9 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <optional>
 #include <set>
 #include <string>
@@ -29,34 +27,6 @@ constexpr std::string_view kSequential = toString(SyncMode::Sequential);
 constexpr std::string_view kOverlap = toString(SyncMode::Overlap);
 constexpr std::string_view kBackward = toString(Phase::Backward);
 
-std::string param(const CaseResult& c, std::string_view name) {
-  const auto it = c.params.find(std::string(name));
-  return it == c.params.end() ? std::string() : it->second;
-}
-
-std::optional<double> number(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const double value = std::strtod(text.c_str(), &end);
-  if (errno != 0 || end != text.c_str() + text.size()) return std::nullopt;
-  return value;
-}
-
-// "a,b,c" -> {a, b, c}; empty when any entry is not a number.
-std::vector<double> numbers(const std::string& text) {
-  std::vector<double> values;
-  std::size_t start = 0;
-  while (start <= text.size() && !text.empty()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const auto value = number(text.substr(start, comma - start));
-    if (!value) return {};
-    values.push_back(*value);
-    start = comma + 1;
-  }
-  return values;
-}
-
 std::string gbPerSecond(double bytes_per_second) {
   return fmt::format("{:.1f} GB/s", bytes_per_second / 1e9);
 }
@@ -71,8 +41,8 @@ struct Sweep {
   std::vector<TimedSize> points;
 
   bool holds(const CaseResult& c, const CollectiveDescriptor* d) const {
-    return d == collective && param(c, "backend") == backend && param(c, "dtype") == dtype &&
-           (param(c, "placement") == "in place") == in_place;
+    return d == collective && paramOf(c, "backend") == backend && paramOf(c, "dtype") == dtype &&
+           (paramOf(c, "placement") == "in place") == in_place;
   }
   std::string key() const {
     return fmt::format("{}/{}/{}/{}", collective->name, backend, dtype, in_place ? "in" : "out");
@@ -91,15 +61,15 @@ std::vector<Sweep> sweepsOf(const std::vector<CaseResult>& cases) {
   std::vector<Sweep> sweeps;
   for (const CaseResult& c : cases) {
     const CollectiveDescriptor* d = findCollective(c.suite);
-    const auto bytes = number(param(c, "bytes"));
+    const auto bytes = numberParamOf(c, "bytes");
     if (d == nullptr || c.skipped() || !bytes || c.across.median <= 0) continue;
     auto s = std::find_if(sweeps.begin(), sweeps.end(),
                           [&](const Sweep& known) { return known.holds(c, d); });
     if (s == sweeps.end()) {
       s = sweeps.insert(sweeps.end(), Sweep{d,
-                                            param(c, "backend"),
-                                            param(c, "dtype"),
-                                            param(c, "placement") == "in place",
+                                            paramOf(c, "backend"),
+                                            paramOf(c, "dtype"),
+                                            paramOf(c, "placement") == "in place",
                                             0,
                                             {}});
     }
@@ -283,8 +253,8 @@ std::vector<StepWorkload> stepWorkloads(const std::vector<CaseResult>& cases) {
   std::vector<StepWorkload> workloads;
   for (const CaseResult& c : cases) {
     if (c.suite != key::kSuite || c.skipped()) continue;
-    const std::string model = param(c, key::kModel);
-    const std::string precision = param(c, key::kPrecision);
+    const std::string model = paramOf(c, key::kModel);
+    const std::string precision = paramOf(c, key::kPrecision);
     auto w = std::find_if(workloads.begin(), workloads.end(), [&](const StepWorkload& known) {
       return known.model == model && known.precision == precision;
     });
@@ -293,13 +263,13 @@ std::vector<StepWorkload> stepWorkloads(const std::vector<CaseResult>& cases) {
       w->model = model;
       w->precision = precision;
     }
-    const std::string mode = param(c, key::kMode);
+    const std::string mode = paramOf(c, key::kMode);
     const bool whole = c.series == key::kWhole;
     if (mode == kNone && whole) w->compute = &c;
     if (mode == kNone && c.series == kBackward) w->backward = &c;
     if (mode == kSequential && whole) w->sequential = &c;
     if (mode == kOverlap && whole) w->overlap = &c;
-    if (w->buckets.empty()) w->buckets = numbers(param(c, key::kBucketSizes));
+    if (w->buckets.empty()) w->buckets = numberListParamOf(c, key::kBucketSizes);
   }
   return workloads;
 }

@@ -36,11 +36,6 @@ struct Series {
   std::vector<GroupRate> groups;
 };
 
-std::string param(const CaseResult& c, const std::string& key) {
-  const auto it = c.params.find(key);
-  return it == c.params.end() ? std::string() : it->second;
-}
-
 std::string slug(std::string text) {
   std::replace(text.begin(), text.end(), ' ', '-');
   return text;
@@ -97,14 +92,15 @@ std::vector<Series> collectSeries(const std::vector<CaseResult>& cases,
   std::vector<Series> series;
   std::map<std::pair<std::string, std::size_t>, std::size_t> found;  // (tag, nodes) -> series
   for (const CaseResult& c : cases) {
-    const std::string group = param(c, "group");
+    const std::string group = paramOf(c, "group");
     if (group.empty() || c.skipped()) continue;
     const auto rate = std::find_if(c.rates.begin(), c.rates.end(),
                                    [](const RateValue& r) { return r.name == kBusbw; });
     if (rate == c.rates.end()) continue;
-    const std::string size = param(c, "size");
-    const std::string tag = fmt::format("groups/busbw/{}/{}/{}/{}/{}", c.suite, param(c, "backend"),
-                                        param(c, "dtype"), slug(param(c, "placement")), size);
+    const std::string size = paramOf(c, "size");
+    const std::string tag =
+        fmt::format("groups/busbw/{}/{}/{}/{}/{}", c.suite, paramOf(c, "backend"),
+                    paramOf(c, "dtype"), slug(paramOf(c, "placement")), size);
     const std::vector<int> members = ranksOf(group);
     const std::size_t nodes = nodesSpanned(members, ranks);
     auto [it, added] = found.emplace(std::pair(tag, nodes), series.size());
@@ -116,7 +112,7 @@ std::vector<Series> collectSeries(const std::vector<CaseResult>& cases,
                         subject,
                         tag,
                         size.empty() ? std::string("?") : formatBytes(std::stoull(size)),
-                        param(c, "group_mode"),
+                        paramOf(c, "group_mode"),
                         nodes,
                         {}});
     }

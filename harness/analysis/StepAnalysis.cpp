@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <initializer_list>
 #include <map>
 #include <optional>
@@ -48,21 +46,6 @@ const char* symbolOf(std::string_view mode) {
   return "T";
 }
 
-std::string param(const CaseResult& c, std::string_view key) {
-  const auto it = c.params.find(std::string(key));
-  return it == c.params.end() ? std::string() : it->second;
-}
-
-std::optional<double> numberParam(const CaseResult& c, std::string_view key) {
-  const std::string text = param(c, key);
-  if (text.empty()) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const double value = std::strtod(text.c_str(), &end);
-  if (errno != 0 || end != text.c_str() + text.size()) return std::nullopt;
-  return value;
-}
-
 std::map<int, double> rankMedians(const CaseResult& c) {
   std::map<int, double> medians;
   for (const RankResult& r : c.ranks) medians[r.rank] = r.summary.median;
@@ -84,9 +67,9 @@ class WorkloadCases {
   const std::string& model() const { return model_; }
   const std::string& precision() const { return precision_; }
   bool matches(const CaseResult& c) const {
-    return param(c, key::kModel) == model_ && param(c, key::kPrecision) == precision_;
+    return paramOf(c, key::kModel) == model_ && paramOf(c, key::kPrecision) == precision_;
   }
-  void add(const CaseResult* c) { cases_[param(*c, key::kMode)].try_emplace(c->series, c); }
+  void add(const CaseResult* c) { cases_[paramOf(*c, key::kMode)].try_emplace(c->series, c); }
 
   const CaseResult* find(std::string_view mode, std::string_view series) const {
     const auto m = cases_.find(mode);
@@ -277,8 +260,8 @@ class StepFigures {
                   : "check its input pipeline, its SM clock and temperature, other processes "
                     "on its GPU and its CPU/NUMA binding"));
     }
-    if (const auto delayed = numberParam(*comm, key::kDelayRank)) {
-      const auto delay = numberParam(*comm, key::kDelay);
+    if (const auto delayed = numberParamOf(*comm, key::kDelayRank)) {
+      const auto delay = numberParamOf(*comm, key::kDelay);
       result_.notes.push_back(
           fmt::format("rank {} was made late by {} in every step on purpose "
                       "(--delay-rank, --delay-ms)",
@@ -288,7 +271,7 @@ class StepFigures {
 
   bool onCpu() const {
     for (std::string_view mode : {kNone, kSequential, kOverlap, kSingle}) {
-      if (const CaseResult* c = w_.step(mode)) return param(*c, key::kDevice) == "cpu";
+      if (const CaseResult* c = w_.step(mode)) return paramOf(*c, key::kDevice) == "cpu";
     }
     return false;
   }
@@ -364,7 +347,7 @@ class StepFigures {
       const CaseResult* comm = series(key::kBucketComm);
       const CaseResult* finish = series(key::kBucketFinish);
       if (!ready || !delay || !comm || !finish) break;
-      rows.push_back({b, numberParam(*ready, key::kBucketBytes).value_or(0), ready->across.median,
+      rows.push_back({b, numberParamOf(*ready, key::kBucketBytes).value_or(0), ready->across.median,
                       delay->across.median, comm->across.median, finish->across.median, finish});
     }
     if (rows.empty()) return;
@@ -394,7 +377,7 @@ class StepFigures {
   }
 
   int worldSize(const CaseResult& c) const {
-    const auto size = numberParam(c, key::kWorldSize);
+    const auto size = numberParamOf(c, key::kWorldSize);
     return size && *size >= 1 ? static_cast<int>(*size) : static_cast<int>(c.ranks.size());
   }
 
@@ -414,7 +397,7 @@ class StepFigures {
     const std::string mode = w_.firstMeasured({kOverlap, kSequential});
     if (!mode.empty()) {
       const CaseResult* c = w_.step(mode);
-      const auto batch = numberParam(*c, key::kBatch);
+      const auto batch = numberParamOf(*c, key::kBatch);
       if (batch && c->across.median > 0) {
         add(fmt::format("step/samples_per_s/per_gpu/{}", mode),
             fmt::format("samples/s per rank ({})", mode), "samples/s", *batch / c->across.median);
@@ -425,7 +408,7 @@ class StepFigures {
       }
     }
     if (const CaseResult* one = w_.step(kSingle)) {
-      const auto batch = numberParam(*one, key::kBatch);
+      const auto batch = numberParamOf(*one, key::kBatch);
       if (batch && one->across.median > 0) {
         add("step/samples_per_s/single", "samples/s on rank 0 alone (single)", "samples/s",
             *batch / one->across.median);
@@ -437,7 +420,7 @@ class StepFigures {
   std::optional<std::pair<double, std::string>> ceiling() const {
     std::optional<std::pair<double, std::string>> best;
     for (const CaseResult& c : cases_) {
-      if (c.suite != "matmul" || c.skipped() || param(c, "dtype") != w_.precision()) continue;
+      if (c.suite != "matmul" || c.skipped() || paramOf(c, "dtype") != w_.precision()) continue;
       for (const RateValue& rate : c.rates) {
         if (rate.name == "TFLOP/s" && (!best || rate.value > best->first)) {
           best = {rate.value, c.case_name};
@@ -450,7 +433,7 @@ class StepFigures {
   void modelFlops() {
     const CaseResult* compute = w_.step(kNone);
     if (!compute || compute->across.median <= 0) return;
-    const auto flop = numberParam(*compute, key::kFlopPerStep);
+    const auto flop = numberParamOf(*compute, key::kFlopPerStep);
     if (!flop) return;
     const double tflops = *flop / compute->across.median / 1e12;
     DerivedFigure& f = add("step/tflops/none", "model TFLOP/s at T_c (none)", "TFLOP/s", tflops);
@@ -601,7 +584,7 @@ std::vector<DerivedResult> deriveStepFigures(const std::vector<CaseResult>& case
                           [&c](const WorkloadCases& known) { return known.matches(c); });
     if (w == workloads.end()) {
       w = workloads.insert(workloads.end(),
-                           WorkloadCases(param(c, key::kModel), param(c, key::kPrecision)));
+                           WorkloadCases(paramOf(c, key::kModel), paramOf(c, key::kPrecision)));
     }
     w->add(&c);
   }

@@ -21,11 +21,6 @@ constexpr std::string_view kOverlap = toString(SyncMode::Overlap);
 constexpr std::string_view kBackward = toString(Phase::Backward);
 constexpr std::string_view kPowerCap = "power cap";
 
-std::string param(const CaseResult& c, std::string_view name) {
-  const auto it = c.params.find(std::string(name));
-  return it == c.params.end() ? std::string() : it->second;
-}
-
 // A case's telemetry over its ranks: each rank's mean SM clock, and the means over the ranks.
 struct CaseTelemetry {
   std::vector<std::pair<int, double>> clock_per_rank;
@@ -121,7 +116,7 @@ std::vector<DerivedResult> deriveStepTelemetry(const std::vector<CaseResult>& ca
   std::vector<std::pair<std::string, std::string>> workloads;
   for (const CaseResult& c : cases) {
     if (c.suite != key::kSuite) continue;
-    const std::pair workload{param(c, key::kModel), param(c, key::kPrecision)};
+    const std::pair workload{paramOf(c, key::kModel), paramOf(c, key::kPrecision)};
     if (std::find(workloads.begin(), workloads.end(), workload) == workloads.end()) {
       workloads.push_back(workload);
     }
@@ -135,11 +130,11 @@ std::vector<DerivedResult> deriveStepTelemetry(const std::vector<CaseResult>& ca
     const CaseResult* backward_none = nullptr;
     const CaseResult* backward_overlap = nullptr;
     for (const CaseResult& c : cases) {
-      if (c.suite != key::kSuite || param(c, key::kModel) != model ||
-          param(c, key::kPrecision) != precision) {
+      if (c.suite != key::kSuite || paramOf(c, key::kModel) != model ||
+          paramOf(c, key::kPrecision) != precision) {
         continue;
       }
-      const std::string mode = param(c, key::kMode);
+      const std::string mode = paramOf(c, key::kMode);
       if (c.series == kBackward && mode == kNone) backward_none = &c;
       if (c.series == kBackward && mode == kOverlap) backward_overlap = &c;
       const auto t = telemetryOf(c);
