@@ -125,12 +125,7 @@ class Figures {
     result_.title = std::move(title);
   }
   DerivedFigure& add(std::string tag, std::string name, std::string unit, double value) {
-    DerivedFigure& figure = result_.figures.emplace_back();
-    figure.tag = std::move(tag);
-    figure.name = std::move(name);
-    figure.unit = std::move(unit);
-    figure.value = value;
-    return figure;
+    return result_.addFigure(std::move(tag), std::move(name), std::move(unit), value);
   }
   void assume(std::string assumption) { result_.assumptions.push_back(std::move(assumption)); }
   void find(std::string finding) { result_.findings.push_back(std::move(finding)); }
@@ -295,25 +290,23 @@ DerivedResult stepProjection(const StepWorkload& w, const Sweep& sweep,
 
   const std::vector<double> measured = *bucketTimes(sweep.ranks);
   const std::string at = fmt::format("at {} rank{}", sweep.ranks, sweep.ranks == 1 ? "" : "s");
-  if (w.sequential != nullptr && w.sequential->across.median > 0) {
-    const double predicted = sequentialStepTime(compute, measured);
-    const double actual = w.sequential->across.median;
-    f.add("step/projection/check/T_seq", fmt::format("T_seq predicted {} (sequential)", at), "s",
-          predicted)
+  // The prediction at the measured rank count against the step measured there.
+  auto check = [&](std::string_view symbol, std::string_view mode, double predicted,
+                   double actual) {
+    f.add(fmt::format("step/projection/check/{}", symbol),
+          fmt::format("{} predicted {} ({})", symbol, at, mode), "s", predicted)
         .note = fmt::format("measured {}", formatSeconds(actual));
-    f.add("step/projection/check/T_seq_ratio",
-          fmt::format("predicted / measured T_seq {} (sequential)", at), "%",
+    f.add(fmt::format("step/projection/check/{}_ratio", symbol),
+          fmt::format("predicted / measured {} {} ({})", symbol, at, mode), "%",
           predicted / actual * 100);
+  };
+  if (w.sequential != nullptr && w.sequential->across.median > 0) {
+    check("T_seq", "sequential", sequentialStepTime(compute, measured),
+          w.sequential->across.median);
   }
   if (overlaps && w.overlap != nullptr && w.overlap->across.median > 0) {
-    const double predicted = overlappedStepTime(compute, backward, w.buckets, measured);
-    const double actual = w.overlap->across.median;
-    f.add("step/projection/check/T_ddp", fmt::format("T_ddp predicted {} (overlap)", at), "s",
-          predicted)
-        .note = fmt::format("measured {}", formatSeconds(actual));
-    f.add("step/projection/check/T_ddp_ratio",
-          fmt::format("predicted / measured T_ddp {} (overlap)", at), "%",
-          predicted / actual * 100);
+    check("T_ddp", "overlap", overlappedStepTime(compute, backward, w.buckets, measured),
+          w.overlap->across.median);
   }
 
   if (sweep.ranks < 2) {

@@ -35,6 +35,16 @@ struct DerivedResult {
   std::vector<std::string> notes;     // how the figures were obtained, what they leave out
   // What a model behind the figures takes for granted (a projection's premises), one each.
   std::vector<std::string> assumptions;
+
+  // A figure with these, appended; the caller fills in the rest.
+  DerivedFigure& addFigure(std::string tag, std::string name, std::string unit, double value) {
+    DerivedFigure& figure = figures.emplace_back();
+    figure.tag = std::move(tag);
+    figure.name = std::move(name);
+    figure.unit = std::move(unit);
+    figure.value = value;
+    return figure;
+  }
 };
 
 }  // namespace splitstep

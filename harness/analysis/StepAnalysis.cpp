@@ -131,12 +131,7 @@ class StepFigures {
 
  private:
   DerivedFigure& add(std::string tag, std::string name, std::string unit, double value) {
-    DerivedFigure& figure = result_.figures.emplace_back();
-    figure.tag = std::move(tag);
-    figure.name = std::move(name);
-    figure.unit = std::move(unit);
-    figure.value = value;
-    return figure;
+    return result_.addFigure(std::move(tag), std::move(name), std::move(unit), value);
   }
 
   void stepTimes() {
