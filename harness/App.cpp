@@ -283,12 +283,12 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
   if (tracing) clock_at_start = measureClockOffset(cluster.comm(), watchdog);
 
   MpiAgreement agreement(cluster.comm(), watchdog);
-  SuiteContext suite_context{*device,          {},
-                             agreement,        watchdog,
-                             plan.measure,     cluster.rank(),
-                             cluster.size(),   cluster.localSize(),
+  SuiteContext suite_context{*device,           {},
+                             agreement,         watchdog,
+                             plan.measure,      cluster.rank(),
+                             cluster.size(),    cluster.localSize(),
                              std::move(groups), nullptr,
-                             &timeline,        sampler.get()};
+                             &timeline,         sampler.get()};
   for (const auto& comm : comms) {
     suite_context.communicators.push_back(comm.get());
     if (!context.backend.empty()) context.backend += ',';
