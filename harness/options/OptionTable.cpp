@@ -189,9 +189,10 @@ std::vector<OptionSpec> buildTable() {
                    ? onOff(p.step.check)
                    : fmt::format("collectives {}, step {}", onOff(p.collectives.check), onOff(p.step.check));
       }),
-    option("test-stall-rank", "-1", "for tests of --timeout only: this rank stalls before its first collective",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.stall_rank = integerIn(v, -1, 1 << 30); },
-      [](const RunPlan& p) { return std::to_string(p.collectives.stall_rank); }),
+    option("test-stall-rank", "-1",
+      "for tests of --timeout only: this rank stops answering once --test-stall-after cases are done",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.launch.stall_rank = integerIn(v, -1, 1 << 30); },
+      [](const RunPlan& p) { return std::to_string(p.launch.stall_rank); }),
     option("step-models", "mlp", "step: models to train: " + enumChoices<StepModel>(),
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.models = v.choices<StepModel>(); },
       [](const RunPlan& p) { return names(p.step.models); }),
@@ -276,6 +277,9 @@ std::vector<OptionSpec> buildTable() {
     option("json", "", "write the full results to this JSON file",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.json_path = v.text(); },
       [](const RunPlan& p) { return p.output.json_path; }),
+    option("test-stall-after", "0", "for tests of --timeout only: see --test-stall-rank",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.launch.stall_after = v.count(0); },
+      [](const RunPlan& p) { return std::to_string(p.launch.stall_after); }),
   };
   // clang-format on
 }

@@ -52,16 +52,19 @@ std::string noiseCell(const CaseResult& c) {
 }
 
 // %timeit's two lines, for one rank.
-void printTimeit(std::ostream& out, const std::string& label, std::size_t indent,
-                 const RankResult& r) {
+void printTimeit(std::ostream& out, const std::string& label, const RankResult& r) {
   const Summary& s = r.summary;
   const Measurement& m = r.measurement;
-  out << fmt::format("  {:<{}}  {} ± {} per loop (mean ± std. dev. of {} runs, {} loop{} each)\n",
-                     label, indent, formatSeconds(s.mean), formatSeconds(s.stddev), s.n, m.loops,
+  const std::size_t indent = label.size();
+  out << fmt::format("  {}  {} ± {} per loop (mean ± std. dev. of {} runs, {} loop{} each)\n",
+                     label, formatSeconds(s.mean), formatSeconds(s.stddev), s.n, m.loops,
                      m.loops == 1 ? "" : "s");
-  out << fmt::format("  {:<{}}  median {}, IQR {}, min {}; cold start {}; host {} per loop\n", "",
-                     indent, formatSeconds(s.median), formatSeconds(s.iqr), formatSeconds(s.min),
-                     formatSeconds(m.cold), formatSeconds(r.host_summary.median));
+  const std::string host =
+      r.host_summary ? fmt::format("; host {} per loop", formatSeconds(r.host_summary->median))
+                     : "";
+  out << fmt::format("  {:<{}}  median {}, IQR {}, min {}; cold start {}{}\n", "", indent,
+                     formatSeconds(s.median), formatSeconds(s.iqr), formatSeconds(s.min),
+                     formatSeconds(m.cold), host);
 }
 
 // A part's name where it stands without its whole above it: "mlp bf16 overlap forward".
@@ -151,6 +154,21 @@ void ConsoleReporter::reportContext(const RunContext& context) {
 
 void ConsoleReporter::reportCase(const CaseResult& result) {
   if (!pending_.empty() && pending_.front().suite != result.suite) flushSuite();
+  if (pending_.empty()) {
+    out_ << fmt::format("\n{} [{}]\n", result.suite, result.clock);
+    method_shown_ = false;
+  }
+  // The case's own lines now, as %timeit prints each statement; the suite's table at its end.
+  if (result.skipped()) {
+    out_ << fmt::format("  {}: {}\n", fullName(result), fmt::join(result.notes, "; "));
+  } else if (const RankResult* slow = result.slowest(); slow && result.part_of.empty()) {
+    if (!method_shown_) {
+      out_ << fmt::format("  per loop, on the slowest rank ({}):\n", slow->measurement.method);
+      method_shown_ = true;
+    }
+    printTimeit(out_, result.case_name, *slow);
+  }
+  out_.flush();
   pending_.push_back(result);
 }
 
@@ -176,6 +194,12 @@ void ConsoleReporter::reportDerived(const DerivedResult& derived) {
 
 void ConsoleReporter::finalize() {
   flushSuite();
+  out_.flush();
+}
+
+void ConsoleReporter::endEarly(const std::string& reason) {
+  flushSuite();
+  out_ << fmt::format("\nThe run ended early: {}\n", reason);
   out_.flush();
 }
 
@@ -219,10 +243,6 @@ void ConsoleReporter::flushSuite() {
   std::vector<std::pair<std::string, std::vector<std::string>>> notes;
   std::vector<std::string> warnings;
   bool any_missed_target = false;
-  std::size_t label_width = 0;
-  for (const CaseResult& c : pending_) {
-    if (!c.skipped() && c.part_of.empty()) label_width = std::max(label_width, c.case_name.size());
-  }
   for (const TableEntry& entry : tableOrder(pending_)) {
     const CaseResult& c = *entry.result;
     for (const std::string& note : c.notes) {
@@ -265,22 +285,13 @@ void ConsoleReporter::flushSuite() {
     for (const std::string& w : c.warnings) warnings.push_back(fullName(c) + ": " + w);
   }
 
-  const CaseResult& first = pending_.front();
-  out_ << fmt::format("\n{} [{}]\n", first.suite, fmt::join(clocks, "; "));
-  printTable(out_, rows);
+  if (rows.size() > 1) printTable(out_, rows);
   if (any_missed_target) out_ << "  * the noise target was not met before --max-time\n";
-  out_ << fmt::format(
-      "  per loop, on the slowest rank ({}):\n",
-      first.ranks.empty() ? std::string("-") : first.ranks.front().measurement.method);
-  for (const CaseResult& c : pending_) {
-    if (const RankResult* slow = c.slowest(); slow && c.part_of.empty()) {
-      printTimeit(out_, c.case_name, label_width, *slow);
-    }
-  }
   for (const auto& [note, cases] : notes) {
     out_ << fmt::format("  note ({}): {}\n", fmt::join(cases, ", "), note);
   }
   for (const std::string& warning : warnings) out_ << "  warning: " << warning << '\n';
+  out_.flush();
   pending_.clear();
 }
 

@@ -1,4 +1,5 @@
-// The terminal report: one table per suite, across-rank spread and the slowest rank named; the
+// The terminal report, as the run goes: each case's %timeit lines as soon as it is measured;
+// at the end of each suite a table with the across-rank spread and the slowest rank named, the
 // parts of a whole (phases of a step) indented under it with their share; then derived figures.
 #pragma once
 
@@ -21,6 +22,8 @@ class ConsoleReporter final : public Reporter {
   // Printed at once, after the tables of every case reported before it.
   void reportDerived(const DerivedResult& derived) override;
   void finalize() override;
+  // Prints the table of the suite in progress and the reason.
+  void endEarly(const std::string& reason) override;
 
  private:
   void flushSuite();
@@ -28,6 +31,7 @@ class ConsoleReporter final : public Reporter {
   std::ostream& out_;
   std::vector<RankInfo> ranks_;
   std::vector<CaseResult> pending_;  // the cases of the suite being reported
+  bool method_shown_ = false;        // the suite's timing method was printed
 };
 
 }  // namespace splitstep

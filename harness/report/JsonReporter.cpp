@@ -1,13 +1,17 @@
 #include "report/JsonReporter.hpp"
 
+#include <string_view>
+
 #include "collect/SampleCodec.hpp"
 #include "report/AtomicFile.hpp"
 
 namespace splitstep {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Summary, n, min, max, mean, stddev, median, p5, p95, iqr, cv)
+// The settings users choose. align_ranks is left out: suites set it per case (collectives and
+// the step), where arrival_waits show it; a run-wide false would misstate those cases.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MeasureSettings, warmup, warmup_time, loops, min_sample_time,
                                    samples, min_samples, min_time, max_noise, max_time,
-                                   queued_start, l2_flush, cuda_graph, align_ranks)
+                                   queued_start, l2_flush, cuda_graph)
 
 void JsonReporter::reportContext(const RunContext& context) {
   const Versions& v = context.versions;
@@ -34,7 +38,10 @@ void JsonReporter::reportContext(const RunContext& context) {
       {"ranks", context.ranks},
       {"cases", nlohmann::json::array()},
       {"derived", nlohmann::json::array()},
+      {"complete", false},
+      {"ended", nullptr},
   };
+  write();
 }
 
 void JsonReporter::reportCase(const CaseResult& result) {
@@ -43,7 +50,8 @@ void JsonReporter::reportCase(const CaseResult& result) {
     nlohmann::json entry = rank.measurement;  // values, host_values, cold, loops, noise, ...
     entry["rank"] = rank.rank;
     entry["summary"] = rank.summary;
-    entry["host_summary"] = rank.host_summary;
+    entry["host_summary"] =
+        rank.host_summary ? nlohmann::json(*rank.host_summary) : nlohmann::json(nullptr);
     entry["checks"] = rank.checks;
     entry["warnings"] = rank.warnings;
     ranks.push_back(std::move(entry));
@@ -74,7 +82,14 @@ void JsonReporter::reportCase(const CaseResult& result) {
   if (result.speedup) {
     entry["speedup"] = {{"baseline", result.speedup_baseline}, {"value", *result.speedup}};
   }
-  document_["cases"].push_back(std::move(entry));
+  // Each case is printed once: the file is rewritten after every case, and printing the whole
+  // document each time would cost the square of its size.
+  std::string text = entry.dump(2);
+  for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 5)) {
+    text.replace(at, 1, "\n    ");  // to its depth in the document
+  }
+  case_texts_.push_back(std::move(text));
+  write();
 }
 
 void JsonReporter::reportDerived(const DerivedResult& derived) {
@@ -98,6 +113,32 @@ void JsonReporter::reportDerived(const DerivedResult& derived) {
                                   {"findings", derived.findings}});
 }
 
-void JsonReporter::finalize() { writeFileAtomically(path_, document_.dump(2) + "\n"); }
+void JsonReporter::finalize() {
+  document_["complete"] = true;
+  document_["ended"] = "completed";
+  write();
+}
+
+void JsonReporter::endEarly(const std::string& reason) {
+  document_["complete"] = false;
+  document_["ended"] = reason;
+  write();
+}
+
+void JsonReporter::write() const {
+  // The document with an empty case list, and the cases spliced in at its place: the same text
+  // as printing the whole document at once.
+  std::string text = document_.dump(2);
+  std::string cases = "[";
+  for (std::size_t i = 0; i < case_texts_.size(); ++i) {
+    cases += i == 0 ? "\n    " : ",\n    ";
+    cases += case_texts_[i];
+  }
+  cases += case_texts_.empty() ? "]" : "\n  ]";
+  constexpr std::string_view kEmpty = "\n  \"cases\": []";
+  const std::size_t at = text.find(kEmpty);
+  text.replace(at + kEmpty.size() - 2, 2, cases);
+  writeFileAtomically(path_, text + "\n");
+}
 
 }  // namespace splitstep

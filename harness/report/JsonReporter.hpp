@@ -1,9 +1,12 @@
 // results.json: run metadata, the plan, every case with every rank's samples, and the figures
-// derived from several cases (docs/results-schema.md).
+// derived from several cases (docs/results-schema.md). Rewritten (atomically) after every case
+// with "complete": false, so that a run that ends early keeps what it measured; "ended" says
+// how it ended.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "report/Reporter.hpp"
 
@@ -17,12 +20,15 @@ class JsonReporter final : public Reporter {
   void reportContext(const RunContext& context) override;
   void reportCase(const CaseResult& result) override;
   void reportDerived(const DerivedResult& derived) override;
-  // Writes the file (atomically).
   void finalize() override;
+  void endEarly(const std::string& reason) override;
 
  private:
+  void write() const;
+
   std::string path_;
-  nlohmann::json document_;
+  nlohmann::json document_;              // everything but the cases
+  std::vector<std::string> case_texts_;  // each case, printed once, indented to its depth
 };
 
 }  // namespace splitstep

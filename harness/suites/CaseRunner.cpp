@@ -1,14 +1,19 @@
 #include "suites/CaseRunner.hpp"
 
+#include <utility>
+
 #include "measure/Measurer.hpp"
 
 namespace splitstep {
 
-CaseRunner::CaseRunner(const SuiteContext& context, std::string suite)
-    : context_(context), suite_(std::move(suite)) {}
+CaseRunner::CaseRunner(const SuiteContext& context, std::string suite, Publish when)
+    : context_(context), suite_(std::move(suite)), when_(when) {}
 
 Sample& CaseRunner::add(std::string case_name, std::string series,
                         std::map<std::string, std::string> params, const MeasureDevice* clock) {
+  if (when_ == Publish::EachCase && !samples_.empty()) publish(std::exchange(samples_, {}));
+  // Named from the start: a case may agree on a decision with the other ranks before it is timed.
+  context_.watchdog.setOperation(suite_ + " " + case_name);
   Sample& sample = samples_.emplace_back();
   sample.suite = suite_;
   sample.case_name = std::move(case_name);
@@ -32,9 +37,12 @@ void CaseRunner::measure(Sample& sample, const MeasureSettings& settings,
   sample.measurement = Measurer(timer, deciding, settings).measure(body, after_sample);
 }
 
-std::vector<Sample> CaseRunner::take() {
-  context_.watchdog.setOperation("between suites");
-  return std::exchange(samples_, {});
+std::vector<Sample> CaseRunner::take() { return std::exchange(samples_, {}); }
+
+void CaseRunner::publish(std::vector<Sample> samples) {
+  if (!samples.empty()) context_.sink.publish(std::move(samples));
 }
+
+void CaseRunner::finish() { publish(std::exchange(samples_, {})); }
 
 }  // namespace splitstep

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
+#include <algorithm>
 #include <memory>
-#include <thread>
+#include <optional>
 
 #include "comm/CollectiveLayout.hpp"
 #include "common/Units.hpp"
@@ -15,10 +15,6 @@
 
 namespace splitstep {
 namespace {
-
-// Device memory beyond this share of what is free is not asked for: the allocator, NCCL's
-// buffers and fragmentation need the rest.
-constexpr double kUsableFreeMemory = 0.9;
 
 DataType toDataType(CollectiveDtype dtype) {
   switch (dtype) {
@@ -136,6 +132,31 @@ class CollectiveCase {
   std::byte* recv_ = nullptr;
 };
 
+// The largest allocation any rank makes for a call (a root may hold more): every rank decides
+// from the same figure.
+std::size_t largestAllocation(const CollectiveDescriptor& collective, std::uint64_t size,
+                              std::size_t element, int world_size, bool in_place) {
+  std::size_t largest = 0;
+  for (int r = 0; r < world_size; ++r) {
+    largest =
+        std::max(largest, layoutFor(collective, size, element, world_size, r).allocation(in_place));
+  }
+  return largest * element;
+}
+
+// Why a call of `layout` on `comm` is beyond a limit: more elements than the backend counts, or
+// buffers larger than the agreed budget; empty when it is within them.
+std::optional<std::string> beyondLimits(const CollectiveLayout& layout, std::size_t bytes,
+                                        const Communicator& comm, const MemoryBudget& budget) {
+  if (layout.call_count > comm.maxCount()) {
+    return fmt::format("{} elements per call, more than {} counts in one call ({})",
+                       layout.call_count, comm.backend(), comm.maxCount());
+  }
+  const Footprint need = comm.usesDeviceBuffers() ? Footprint{bytes, 0} : Footprint{0, bytes};
+  if (auto why = budget.shortfall(need)) return "buffers " + *why;
+  return std::nullopt;
+}
+
 // Collective: whether every rank has `bytes` of device memory to spare.
 bool fitsEverywhere(const SuiteContext& context, bool on_device, std::size_t bytes) {
   bool fits = true;
@@ -143,21 +164,15 @@ bool fitsEverywhere(const SuiteContext& context, bool on_device, std::size_t byt
     std::size_t free = 0;
     std::size_t total = 0;
     SPLITSTEP_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-    fits = static_cast<double>(bytes) <= kUsableFreeMemory * static_cast<double>(free);
+    fits = static_cast<double>(bytes) <= MemoryBudget::kUsable * static_cast<double>(free);
   }
   return context.agreement.maxOverRanks(fits ? 0 : 1) == 0;
 }
 
 }  // namespace
 
-std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
-  MeasureSettings settings = context.measure;
-  settings.align_ranks = true;
-  const std::optional<double> bus_factor = busBandwidthFactor(collective_, context.world_size);
-  // Host buffers are timed with the host clock: the call is complete when it returns.
-  const std::unique_ptr<Device> host_clock = openDevice({false, 0}, context.watchdog);
-  CaseRunner runner(context, name());
-  bool stalled = false;
+std::optional<std::string> CollectiveSuite::refusal(const SuiteContext& context) const {
+  std::optional<std::string> first_limit;
   for (CollectiveDtype dtype : plan_.dtypes) {
     const DataType type = toDataType(dtype);
     for (Placement placement : plan_.placements) {
@@ -165,7 +180,41 @@ std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
       for (std::uint64_t size : plan_.bytes) {
         const CollectiveLayout layout =
             layoutFor(collective_, size, elementBytes(type), context.world_size, context.rank);
-        const std::size_t bytes_needed = layout.allocation(in_place) * elementBytes(type);
+        const std::size_t bytes =
+            largestAllocation(collective_, size, elementBytes(type), context.world_size, in_place);
+        for (const Communicator* comm : context.communicators) {
+          std::string why_not;
+          if (layout.count == 0 || !comm->supports(collective_, type, in_place, why_not)) continue;
+          const auto limit = beyondLimits(layout, bytes, *comm, context.budget);
+          if (!limit) return std::nullopt;  // this case can run
+          if (!first_limit) {
+            first_limit = fmt::format("{} {} {}: {}", comm->backend(), toString(dtype),
+                                      formatBytes(size), *limit);
+          }
+        }
+      }
+    }
+  }
+  if (!first_limit) return std::nullopt;  // nothing was beyond a limit: the skips say why
+  return fmt::format("--bytes: no {} case fits on these ranks; {}", name(), *first_limit);
+}
+
+void CollectiveSuite::run(const SuiteContext& context) {
+  MeasureSettings settings = context.measure;
+  settings.align_ranks = true;
+  const std::optional<double> bus_factor = busBandwidthFactor(collective_, context.world_size);
+  // Host buffers are timed with the host clock: the call is complete when it returns.
+  const std::unique_ptr<Device> host_clock = openDevice({false, 0}, context.watchdog);
+  CaseRunner runner(context, name());
+  for (CollectiveDtype dtype : plan_.dtypes) {
+    const DataType type = toDataType(dtype);
+    for (Placement placement : plan_.placements) {
+      const bool in_place = placement == Placement::InPlace;
+      for (std::uint64_t size : plan_.bytes) {
+        const CollectiveLayout layout =
+            layoutFor(collective_, size, elementBytes(type), context.world_size, context.rank);
+        const std::size_t bytes_needed =
+            largestAllocation(collective_, size, elementBytes(type), context.world_size, in_place);
         for (Communicator* comm : context.communicators) {
           Device& timer = comm->usesDeviceBuffers() ? context.device : *host_clock;
           Sample& sample = runner.add(fmt::format("{} {} {}{}", comm->backend(), toString(dtype),
@@ -188,6 +237,10 @@ std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
             CaseRunner::skip(sample, why_not);
             continue;
           }
+          if (const auto limit = beyondLimits(layout, bytes_needed, *comm, context.budget)) {
+            CaseRunner::skip(sample, *limit);
+            continue;
+          }
           if (!fitsEverywhere(context, comm->usesDeviceBuffers(), bytes_needed)) {
             sample.notes.push_back(fmt::format(
                 "clipped: {} of buffers do not fit in the free device memory of every rank",
@@ -196,10 +249,6 @@ std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
           }
           CollectiveCase body(context, collective_, *comm, type, in_place, layout);
           body.fill();
-          if (plan_.stall_rank == context.rank && !stalled) {
-            stalled = true;  // --test-stall-rank: never arrive, as a hung rank would not
-            std::this_thread::sleep_for(std::chrono::hours(24));
-          }
           runner.measure(
               sample, settings, [&body] { body.runOnce(); }, nullptr, &timer);
           if (plan_.check) sample.checks.push_back(body.check());
@@ -214,7 +263,7 @@ std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
       }
     }
   }
-  return runner.take();
+  runner.finish();
 }
 
 namespace {

@@ -115,10 +115,11 @@ PhaseTimes timeMode(TrainingStep& step, GradientSync* sync, SyncMode mode, CaseR
 
 }  // namespace
 
-std::vector<Sample> StepSuite::run(const SuiteContext& context) {
+void StepSuite::run(const SuiteContext& context) {
   namespace key = step_keys;
   TorchScope torch_scope(context.device);
-  CaseRunner runner(context, name());
+  // A workload's cases are published once its checks have joined them.
+  CaseRunner runner(context, name(), CaseRunner::Publish::WhenTold);
   std::vector<std::string> notes;
   const MeasureSettings settings = stepSettings(context.measure, notes);
   if (plan_.input == InputSource::Pinned && !context.device.isCuda()) {
@@ -128,7 +129,6 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
   Communicator* comm = gradientBackend(context, no_sync);
   // Where each mode's whole-step Sample is, for the checks that follow the timing.
   std::vector<std::pair<SyncMode, std::size_t>> step_samples;
-  std::vector<Sample> samples;
   for (StepModel model : plan_.models) {
     for (StepPrecision precision : plan_.precisions) {
       const StepRecipe recipe = recipeFor(plan_, precision);
@@ -200,26 +200,21 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
         }
       }
       std::vector<Sample> produced = runner.take();
-      const std::size_t base = samples.size();
-      samples.insert(samples.end(), std::make_move_iterator(produced.begin()),
-                     std::make_move_iterator(produced.end()));
       // The timed model is gone: the check builds its own from the same seed.
-      if (!plan_.check || comm == nullptr) continue;
       for (const auto& [mode, index] : step_samples) {
-        if (!syncsGradients(mode)) continue;
+        if (!plan_.check || comm == nullptr || !syncsGradients(mode)) continue;
         context.watchdog.setOperation(fmt::format("step {} {} {}: correctness check",
                                                   toString(model), toString(precision),
                                                   toString(mode)));
         StepCheckResult check = checkSynchronisedStep(
             model, plan_, recipe, mode == SyncMode::Overlap, context, *comm, torch_scope.device());
-        Sample& whole = samples[base + index];
+        Sample& whole = produced[index];
         whole.checks.insert(whole.checks.end(), check.checks.begin(), check.checks.end());
         whole.notes.insert(whole.notes.end(), check.notes.begin(), check.notes.end());
       }
+      runner.publish(std::move(produced));
     }
   }
-  context.watchdog.setOperation("between suites");
-  return samples;
 }
 
 const SuiteRegistration kStepRegistration("step", [](const SuiteInfo&, const RunPlan& plan) {

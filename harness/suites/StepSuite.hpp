@@ -11,7 +11,7 @@ class StepSuite final : public Suite {
  public:
   explicit StepSuite(StepPlan plan) : plan_(std::move(plan)) {}
   std::string name() const override { return std::string(step_keys::kSuite); }
-  std::vector<Sample> run(const SuiteContext& context) override;
+  void run(const SuiteContext& context) override;
 
  private:
   StepPlan plan_;

@@ -1,7 +1,9 @@
-// A suite produces Samples for its cases; it knows nothing of ranks' other results or output.
+// A suite produces Samples for its cases and publishes them as they finish; it knows nothing of
+// ranks' other results or output.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,26 +14,43 @@
 #include "measure/RankAgreement.hpp"
 #include "measure/Sample.hpp"
 #include "options/RunPlan.hpp"
+#include "suites/MemoryBudget.hpp"
 #include "suites/SuiteCatalog.hpp"
 
 namespace splitstep {
+
+// Where finished cases go (rank 0 gathers and reports them while the run goes on). Collective:
+// every rank publishes the same cases, skipped ones included, in the same batches.
+class CaseSink {
+ public:
+  virtual ~CaseSink() = default;
+  virtual void publish(std::vector<Sample> samples) = 0;
+};
 
 struct SuiteContext {
   Device& device;
   std::vector<Communicator*> communicators;  // the collective backends to compare, in order
   RankAgreement& agreement;
   Watchdog& watchdog;
+  CaseSink& sink;
   MeasureSettings measure;
   int rank = 0;
   int world_size = 1;
+  MemoryBudget budget;  // agreed at start: what every rank can spare
 };
 
 class Suite {
  public:
   virtual ~Suite() = default;
   virtual std::string name() const = 0;
-  // Every rank calls this with the same plan, so every rank makes the same collective calls.
-  virtual std::vector<Sample> run(const SuiteContext& context) = 0;
+  // Why none of the suite's cases can run here (each needs more memory than the ranks can spare,
+  // or more elements than a backend counts), naming the option; empty when some can. Decided
+  // from the plan and the agreed budget alone, so every rank answers alike, before any suite
+  // runs (a refusal ends the job with status 2).
+  virtual std::optional<std::string> refusal(const SuiteContext&) const { return std::nullopt; }
+  // Every rank calls this with the same plan, so every rank makes the same collective calls and
+  // publishes the same cases to context.sink. Cases that cannot fit are skipped with a note.
+  virtual void run(const SuiteContext& context) = 0;
 };
 
 // Makes the suite `info` names, configured from its part of the plan.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "CollectingSink.hpp"
 #include "GpuSkip.hpp"
 #include "comm/MpiCommunicator.hpp"
 #include "comm/NcclCommunicator.hpp"
@@ -32,10 +33,11 @@ struct OneRank {
   SuiteContext context() {
     std::vector<Communicator*> comms = {&mpi};
     if (nccl) comms.insert(comms.begin(), nccl.get());
-    return {*device, comms, agreement, watchdog, quick(), 0, 1};
+    return {*device, comms, agreement, watchdog, sink, quick(), 0, 1, {}};
   }
 
   Watchdog watchdog{60};
+  testing::CollectingSink sink;
   LocalAgreement agreement;
   std::unique_ptr<Device> device;
   MpiCommunicator mpi;
@@ -45,7 +47,10 @@ struct OneRank {
 void expectMatmulSamples(OneRank& rank) {
   MatmulSuite suite(
       {{{64, 64, 64}, {128, 64, 32}}, {MatmulDtype::Fp32, MatmulDtype::Bf16, MatmulDtype::Tf32}});
-  const auto samples = suite.run(rank.context());
+  suite.run(rank.context());
+  // Each case is published on its own, as soon as the next one starts or the suite ends.
+  ASSERT_EQ(rank.sink.batches.size(), 6u);
+  const auto samples = rank.sink.take();
   ASSERT_EQ(samples.size(), 6u);
   EXPECT_EQ(samples[0].case_name, "fp32 n=64");
   EXPECT_EQ(samples[5].case_name, "tf32 128x64x32");
@@ -72,7 +77,8 @@ void expectMatmulSamples(OneRank& rank) {
 
 void expectMembwSamples(OneRank& rank) {
   MembwSuite suite({{1 << 20}});
-  const auto samples = suite.run(rank.context());
+  suite.run(rank.context());
+  const auto samples = rank.sink.take();
   std::size_t timed = 0;
   for (const Sample& s : samples) {
     SCOPED_TRACE(s.case_name);
@@ -104,7 +110,8 @@ void expectCollectiveSamples(OneRank& rank) {
   plan.placements = {Placement::OutOfPlace, Placement::InPlace};
   for (const CollectiveDescriptor* c : collectives()) {
     CollectiveSuite suite(*c, plan);
-    const auto samples = suite.run(rank.context());
+    suite.run(rank.context());
+    const auto samples = rank.sink.take();
     const std::size_t backends = rank.nccl ? 2 : 1;
     ASSERT_EQ(samples.size(), 3 * 2 * 3 * backends);
     for (const Sample& s : samples) {
@@ -137,7 +144,8 @@ void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
   plan.mlp = {2, 256, 64};
   plan.transformer = {1, 64, 4, 16, 8};
   plan.cnn = {1, 8, 16, 4};
-  const auto samples = StepSuite(plan).run(rank.context());
+  StepSuite(plan).run(rank.context());
+  const auto samples = rank.sink.take();
   std::size_t wholes = 0;
   for (const Sample& s : samples) {
     SCOPED_TRACE(s.case_name + " " + s.series);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "CollectingSink.hpp"
 #include "cluster/MpiAgreement.hpp"
 #include "comm/MpiCommunicator.hpp"
 #include "suites/TorchScope.hpp"
@@ -43,10 +44,11 @@ struct Ranks {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
   }
   SuiteContext context(Communicator* comm) {
-    return {*device, {comm}, agreement, watchdog, quick(), rank, size};
+    return {*device, {comm}, agreement, watchdog, sink, quick(), rank, size, {}};
   }
 
   Watchdog watchdog{60};
+  testing::CollectingSink sink;
   std::unique_ptr<Device> device;
   MpiAgreement agreement;
   int rank = 0;
@@ -62,7 +64,10 @@ const Check* findCheck(const Sample& s, const std::string& name) {
 TEST(StepSuite, SynchronisedStepsMatchTheOneProcessReferenceOnEveryRank) {
   Ranks ranks;
   MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);
-  const std::vector<Sample> samples = StepSuite(smallPlan()).run(ranks.context(&mpi));
+  StepSuite(smallPlan()).run(ranks.context(&mpi));
+  // A workload's cases are published together, with the checks that followed their timing.
+  EXPECT_EQ(ranks.sink.batches.size(), 2u);  // two models, one precision
+  const std::vector<Sample> samples = ranks.sink.take();
   int synced_cases = 0;
   for (const Sample& s : samples) {
     if (s.series != "step") continue;
@@ -95,7 +100,8 @@ TEST(StepSuite, EveryPhaseHasOneValuePerStepAndFitsInsideIt) {
   StepPlan plan = smallPlan();
   plan.models = {StepModel::Mlp};
   plan.check = false;
-  const std::vector<Sample> samples = StepSuite(plan).run(ranks.context(&mpi));
+  StepSuite(plan).run(ranks.context(&mpi));
+  const std::vector<Sample> samples = ranks.sink.take();
   for (const std::string mode : {"none", "sequential", "overlap", "single"}) {
     SCOPED_TRACE(mode);
     const std::string case_name = "mlp fp32 " + mode;

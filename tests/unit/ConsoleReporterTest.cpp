@@ -176,5 +176,43 @@ TEST(ConsoleReporter, DerivedFiguresFollowTheSuiteTablesWithUnitsPerRankValuesAn
   EXPECT_LT(text.find("  mlp bf16 overlap  12.20 ms ±"), derived);
 }
 
+TEST(ConsoleReporter, EachCaseIsPrintedAsSoonAsItIsReported) {
+  std::ostringstream out;
+  ConsoleReporter reporter(out);
+  reporter.reportContext(testing::twoRankContext());
+  const std::vector<CaseResult> cases = testing::matmulCases();
+  reporter.reportCase(cases[0]);
+  // Before the suite's table: its header, and the case's %timeit lines.
+  EXPECT_TRUE(hasLine(out.str(), "^matmul \\[device \\(CUDA events\\)\\]$")) << out.str();
+  EXPECT_TRUE(hasLine(out.str(), "^  fp32 n=8192  21\\.60 ms ± .* per loop")) << out.str();
+  EXPECT_FALSE(hasLine(out.str(), "^  case +min +median")) << out.str();
+  reporter.reportCase(cases[2]);  // skipped: its reason at once
+  EXPECT_TRUE(hasLine(out.str(), "^  tf32 n=8192: skipped: for a test$")) << out.str();
+  reporter.finalize();
+  EXPECT_TRUE(hasLine(out.str(), "^  case +min +median")) << out.str();
+}
+
+TEST(ConsoleReporter, ARunThatEndsEarlyPrintsTheTableSoFarAndWhy) {
+  std::ostringstream out;
+  ConsoleReporter reporter(out);
+  reporter.reportContext(testing::twoRankContext());
+  reporter.reportCase(testing::matmulCases()[1]);
+  reporter.endEarly("rank 1 (nodeA, pid 42, stopped) did not answer");
+  const std::string text = out.str();
+  EXPECT_TRUE(hasLine(text, "^  bf16 n=8192 .* r1 nodeA cuda:1 ")) << text;
+  EXPECT_TRUE(hasLine(text,
+                      "^The run ended early: rank 1 \\(nodeA, pid 42, stopped\\) did not "
+                      "answer$"))
+      << text;
+}
+
+TEST(ConsoleReporter, NoHostTimeIsPrintedWhereNoneWasTaken) {
+  Sample step = testing::stepSample("mlp", "bf16", "none", "step", {1e-3, 1e-3});
+  step.measurement.host_values.clear();
+  const std::string text = render(summarizeCases({{step}}));
+  EXPECT_TRUE(hasLine(text, "^ +median 1\\.000 ms, IQR .*; cold start 100\\.0 ms$")) << text;
+  EXPECT_FALSE(hasLine(text, "host 0")) << text;
+}
+
 }  // namespace
 }  // namespace splitstep
