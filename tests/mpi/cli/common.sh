@@ -37,11 +37,26 @@ rank_pid() {
   return 1
 }
 
-# wait_for_cases JSON N SECONDS: until the results file (rewritten after every case) holds N.
+# end_job PID: ends a job started in the background and every process below it, stopped or not.
+end_job() {
+  local p
+  for p in $(descendants "$1") "$1"; do
+    kill -CONT "$p" 2>/dev/null
+    kill -KILL "$p" 2>/dev/null
+  done
+}
+
+# A sweep whose cases last at least a second each (the stopping rule's --min-time), so that a
+# test can act on a case in progress once two are in the JSON.
+SLOW_SWEEP=(allreduce --device cpu --bytes 8,1K,64K,1M,4M,16M --min-time 1s --max-time 2s --warmup 1)
+
+# wait_for_cases JSON N SECONDS [PID]: until the results file (rewritten after every case) holds
+# N cases; fails after SECONDS, or as soon as the job PID has ended.
 wait_for_cases() {
-  local i
-  for ((i = 0; i < $3 * 10; i++)); do
+  local until=$((SECONDS + $3))
+  while [ "$SECONDS" -lt "$until" ]; do
     [ "$(json_cases "$1")" -ge "$2" ] && return 0
+    [ -n "${4:-}" ] && ! kill -0 "$4" 2>/dev/null && return 1
     sleep 0.1
   done
   return 1

@@ -7,14 +7,14 @@ source "$(dirname "$0")/common.sh"
 mpiexec=$1 ranks=$2 binary=$3
 dir=$(mktemp -d)
 job=
-trap '[ -n "$job" ] && kill -KILL "$job" 2>/dev/null; rm -rf "$dir"' EXIT
-sweep=(allreduce --device cpu --bytes 8,1K,64K,1M,4M,16M,64M --samples 20 --warmup 1 --timeout 60s)
+trap '[ -n "$job" ] && end_job "$job"; rm -rf "$dir"' EXIT
+sweep=("${SLOW_SWEEP[@]}" --timeout 60s)
 
 # shellcheck disable=SC2086
 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" "${sweep[@]}" \
   --json "$dir/mpirun.json" >"$dir/mpirun.out" 2>&1 &
 job=$!
-wait_for_cases "$dir/mpirun.json" 2 60 || fail "mpirun: no two cases within 60 s"
+wait_for_cases "$dir/mpirun.json" 2 60 "$job" || fail "mpirun: no two cases within 60 s: $(tail -5 "$dir/mpirun.out")"
 sent=$SECONDS
 kill -INT "$job"
 wait "$job"
@@ -31,7 +31,7 @@ echo "ok: mpirun: $(grep -m1 '^splitstep: rank 0' <<<"$output")"
 # One process, no launcher: the signal reaches it directly.
 "$binary" "${sweep[@]}" --json "$dir/alone.json" >"$dir/alone.out" 2>&1 &
 job=$!
-wait_for_cases "$dir/alone.json" 2 60 || fail "alone: no two cases within 60 s"
+wait_for_cases "$dir/alone.json" 2 60 "$job" || fail "alone: no two cases within 60 s: $(tail -5 "$dir/alone.out")"
 kill -INT "$job"
 wait "$job"
 status=$?
@@ -46,7 +46,7 @@ check_partial_json "$dir/alone.json" 1 2 '^interrupted \(SIGINT\) during allredu
 "$binary" "${sweep[@]}" --test-stall-rank 0 --test-stall-after 2 --json "$dir/busy.json" \
   >"$dir/busy.out" 2>&1 &
 job=$!
-wait_for_cases "$dir/busy.json" 2 60 || fail "busy: no two cases within 60 s"
+wait_for_cases "$dir/busy.json" 2 60 "$job" || fail "busy: no two cases within 60 s: $(tail -5 "$dir/busy.out")"
 sleep 0.5
 kill -TERM "$job"
 wait "$job"

@@ -8,17 +8,16 @@ mpiexec=$1 ranks=$2 binary=$3
 last=$((ranks - 1))
 dir=$(mktemp -d)
 job=
-trap '[ -n "$job" ] && kill -KILL "$job" 2>/dev/null; rm -rf "$dir"' EXIT
+trap '[ -n "$job" ] && end_job "$job"; rm -rf "$dir"' EXIT
 
 # start NAME TIMEOUT: a sweep in the background, until two cases are in its JSON; sets victim.
 start() {
   rm -f "$dir/$1.json"
   # shellcheck disable=SC2086
-  timeout 90 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" allreduce --device cpu \
-    --bytes 8,1K,64K,1M,4M,16M --samples 5 --warmup 1 --timeout "$2" --json "$dir/$1.json" \
-    >"$dir/$1.out" 2>&1 &
+  timeout 90 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" "${SLOW_SWEEP[@]}" \
+    --timeout "$2" --json "$dir/$1.json" >"$dir/$1.out" 2>&1 &
   job=$!
-  wait_for_cases "$dir/$1.json" 2 60 || fail "$1: no two cases within 60 s"
+  wait_for_cases "$dir/$1.json" 2 60 "$job" || fail "$1: no two cases within 60 s: $(tail -5 "$dir/$1.out")"
   victim=$(rank_pid "$job" "$last") || fail "$1: no process of rank $last"
 }
 
