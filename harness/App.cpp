@@ -384,6 +384,8 @@ int Run::execute() {
   startReports();
   stream_.stallIfAsked();
   for (const auto& suite : suites) {
+    // Until its first case names itself: a suite may build its workload first.
+    watchdog_.setOperation(fmt::format("the {} suite", suite->name()));
     suite->run(suite_context);
     watchdog_.setOperation("between suites");
   }
