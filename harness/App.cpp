@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <mpi.h>
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <limits>
+#include <thread>
 #include <utility>
 #include <variant>
 
@@ -30,7 +33,11 @@
 #include "common/Units.hpp"
 #include "device/Device.hpp"
 #include "device/DeviceAssignment.hpp"
+#include "device/FreeMemory.hpp"
 #include "device/GpuTopology.hpp"
+#include "fault/FaultChannel.hpp"
+#include "fault/FaultReasons.hpp"
+#include "fault/ProcessState.hpp"
 #include "measure/Timeline.hpp"
 #include "meta/BuildInfo.hpp"
 #include "meta/Environment.hpp"
@@ -48,6 +55,14 @@
 namespace splitstep {
 namespace {
 
+// Paths are echoed up to this length, escaped, in refusals.
+constexpr std::size_t kPathEcho = 200;
+// A rank stopped this long just before a roll call is the one the others waited for; a launcher
+// continues every rank (SIGCONT) before it ends a job, which stops none for long.
+constexpr double kLongStop = 0.5;
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
 void requireSamePlan(const RunPlan& plan, const Cluster& cluster) {
   const std::vector<std::uint64_t> hashes = cluster.allgather(planHash(plan, buildId()));
   if (auto mismatch = describePlanMismatch(hashes, cluster.hosts())) {
@@ -55,16 +70,16 @@ void requireSamePlan(const RunPlan& plan, const Cluster& cluster) {
   }
 }
 
-// Only rank 0 writes files, so only rank 0 can tell whether it can.
+// Only rank 0 writes files, so only rank 0 can tell whether it can; it tells before the run,
+// not after it.
 std::optional<std::string> checkOutputs(const OutputPlan& output, const Cluster& cluster) {
   if (cluster.rank() != 0) return std::nullopt;
   for (const auto& [option, path] :
        {std::pair{"--json", output.json_path}, std::pair{"--csv", output.csv_path},
         std::pair{"--trace", output.trace_path}}) {
     if (path.empty()) continue;
-    const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
-    if (!std::filesystem::is_directory(parent)) {
-      return fmt::format("{}: directory '{}' does not exist", option, parent.string());
+    if (const auto why = whyNotWritable(path)) {
+      return fmt::format("{}: '{}' {}", option, printable(path, kPathEcho), *why);
     }
   }
   return std::nullopt;
@@ -169,14 +184,15 @@ RankGroups formGroups(const CollectivesPlan& plan, const Cluster& cluster) {
   return std::get<RankGroups>(std::move(groups));
 }
 
-std::vector<RankInfo> gatherRankInfo(const Device& device, const Cluster& cluster) {
+std::vector<RankInfo> gatherRankInfo(const Device& device, const Cluster& cluster,
+                                     Watchdog& watchdog) {
   RankInfo mine{cluster.rank(), cluster.host(), cluster.localRank(), device.label(), device.name()};
   mine.node_index = nodeIndices(cluster.hosts()).at(static_cast<std::size_t>(cluster.rank()));
   mine.pci_bus_id = device.pciBusId();
   mine.uuid = device.uuid();
   if (!mine.pci_bus_id.empty()) mine.gpu_links = gpuLinksFrom(mine.pci_bus_id);
   std::vector<RankInfo> all;
-  for (const std::string& payload : gatherToRoot(encodeRankInfo(mine), cluster.comm())) {
+  for (const std::string& payload : gatherToRoot(encodeRankInfo(mine), cluster.comm(), watchdog)) {
     all.push_back(decodeRankInfo(payload));
   }
   return all;
@@ -193,53 +209,435 @@ void describeEnvironment(const Cluster& cluster, RunContext& context) {
   }
 }
 
-void report(const RunContext& context, const std::vector<std::string>& payloads,
-            const OutputPlan& output, const ProjectionPlan& projection) {
-  std::vector<std::vector<Sample>> by_rank;
-  for (const std::string& payload : payloads) by_rank.push_back(decodeSamples(payload));
-
-  ReporterMultiplex reporters;
-  reporters.add(std::make_unique<ConsoleReporter>(std::cout));
-  if (!output.json_path.empty()) reporters.add(std::make_unique<JsonReporter>(output.json_path));
-  if (!output.csv_path.empty()) reporters.add(std::make_unique<CsvReporter>(output.csv_path));
-  reporters.reportContext(context);
-  const std::vector<CaseResult> results = summarizeCases(by_rank);
-  for (const CaseResult& result : results) reporters.reportCase(result);
-  for (const DerivedResult& derived : deriveStepFigures(results)) reporters.reportDerived(derived);
-  for (const DerivedResult& derived : deriveStepProjection(results, projection)) {
-    reporters.reportDerived(derived);
-  }
-  for (const DerivedResult& derived : deriveGroupFigures(results, context.ranks)) {
-    reporters.reportDerived(derived);
-  }
-  for (const DerivedResult& derived : deriveCollectiveFigures(results, projection)) {
-    reporters.reportDerived(derived);
-  }
-  for (const DerivedResult& derived : deriveStepTelemetry(results)) {
-    reporters.reportDerived(derived);
-  }
-  reporters.finalize();
-  if (!output.json_path.empty()) std::cout << "results written to " << output.json_path << '\n';
-  if (!output.csv_path.empty()) std::cout << "rows written to " << output.csv_path << '\n';
+// The least over ranks of the device memory each has free and the host memory each may take
+// (what the node has available, shared by the node's ranks): every rank judges cases alike.
+MemoryBudget agreeBudget(const Device& device, const Cluster& cluster, RankAgreement& agreement) {
+  constexpr auto kUnknown = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  const auto least = [&agreement](std::uint64_t mine) {
+    return static_cast<std::uint64_t>(-agreement.maxOverRanks(-static_cast<std::int64_t>(mine)));
+  };
+  const std::optional<std::uint64_t> host = availableHostMemory();
+  const std::uint64_t device_free = least(device.isCuda() ? freeDeviceMemory() : kUnknown);
+  const std::uint64_t host_share =
+      least(host ? *host / static_cast<std::uint64_t>(cluster.localSize()) : kUnknown);
+  MemoryBudget budget;
+  if (device_free != kUnknown) budget.device_free = device_free;
+  if (host_share != kUnknown) budget.host_available = host_share;
+  return budget;
 }
 
-void writeTrace(const RunContext& context, const std::vector<std::string>& payloads,
-                const std::string& path) {
-  std::vector<RankTimeline> timelines;
-  double uncertainty = 0;
-  for (const std::string& payload : payloads) {
-    timelines.push_back(decodeTimeline(payload));
-    uncertainty = std::max(uncertainty, timelines.back().clock_uncertainty);
+RankPlace placeOf(const Cluster& cluster, int rank) {
+  const auto r = static_cast<std::size_t>(rank);
+  return {cluster.hosts()[r], cluster.pids()[r]};
+}
+
+// A rank as a culprit is named: with its state where it runs on this host.
+std::string describePeer(const Cluster& cluster, int rank) {
+  const RankPlace place = placeOf(cluster, rank);
+  const std::string_view state =
+      place.host == cluster.host() ? describe(processState(place.pid)) : std::string_view();
+  return describeRank(rank, place, state);
+}
+
+// The ranks of this host found stopped or gone: after a signal, who may have caused it.
+std::vector<std::string> peersNotAlive(const Cluster& cluster) {
+  std::vector<std::string> found;
+  for (int r = 0; r < cluster.size(); ++r) {
+    const RankPlace place = placeOf(cluster, r);
+    if (r == cluster.rank() || place.host != cluster.host()) continue;
+    if (const ProcessState state = processState(place.pid); state != ProcessState::Alive) {
+      found.push_back(describeRank(r, place, describe(state)));
+    }
   }
-  writeFileAtomically(path, chromeTrace(context.ranks, timelines, context.command_line).dump());
-  std::cout << fmt::format(
-      "trace written to {} (ranks on rank 0's clock within {}; opens in ui.perfetto.dev)\n", path,
-      formatSeconds(uncertainty));
+  return found;
+}
+
+// What a hung rank does, for the tests of the fault handling (--test-stall-rank): it stops
+// answering anything, for good.
+[[noreturn]] void stallForever() {
+  for (;;) std::this_thread::sleep_for(std::chrono::hours(24));
+}
+
+// Gathers each batch of finished cases from every rank to rank 0 as a suite publishes it; rank 0
+// summarises the batch with the earlier ones and hands its cases to the reporters at once.
+class StreamingReport final : public CaseSink {
+ public:
+  StreamingReport(const Cluster& cluster, Watchdog& watchdog, RunEnding& ending,
+                  Reporter* reporters, const LaunchPlan& launch)
+      : cluster_(cluster),
+        watchdog_(watchdog),
+        ending_(ending),
+        reporters_(reporters),
+        launch_(launch) {}
+
+  // Rank 0's progress line, erased before a case is printed; nullptr: none is shown.
+  void setProgress(Progress* progress) { progress_ = progress; }
+
+  void publish(std::vector<Sample> samples) override {
+    watchdog_.setOperation(fmt::format("gathering the results of {} {}", samples.front().suite,
+                                       samples.front().case_name));
+    const std::vector<std::string> payloads =
+        gatherToRoot(encodeSamples(samples), cluster_.comm(), watchdog_);
+    if (reporters_ != nullptr) {
+      std::vector<std::vector<Sample>> by_rank;
+      for (const std::string& payload : payloads) by_rank.push_back(decodeSamples(payload));
+      const std::vector<CaseResult> results = summarizer_.add(by_rank);
+      const std::lock_guard lock(ending_.reportMutex());
+      if (progress_ != nullptr) progress_->clear();
+      for (const CaseResult& result : results) reporters_->reportCase(result);
+      results_.insert(results_.end(), results.begin(), results.end());
+    }
+    ++batches_;
+    stallIfAsked();
+  }
+
+  // --test-stall-rank: this rank stops once --test-stall-after batches were gathered.
+  void stallIfAsked() const {
+    if (launch_.stall_rank == cluster_.rank() && batches_ >= launch_.stall_after) stallForever();
+  }
+
+  // Rank 0: every case so far, for the figures derived from several.
+  const std::vector<CaseResult>& results() const { return results_; }
+
+ private:
+  const Cluster& cluster_;
+  Watchdog& watchdog_;
+  RunEnding& ending_;
+  Reporter* reporters_;  // rank 0's; null elsewhere
+  const LaunchPlan& launch_;
+  Progress* progress_ = nullptr;
+  CaseSummarizer summarizer_;
+  std::vector<CaseResult> results_;
+  int batches_ = 0;
+};
+
+// What a rank needs to end the run after a fault.
+struct FaultScene {
+  const Cluster& cluster;
+  FaultChannel& faults;
+  RunEnding& ending;
+  const Watchdog& watchdog;
+  const SignalWatch& signals;
+  double grace;  // how long to wait for other ranks' answers and farewells
+};
+
+// Ends the run after `error`: names the culprit (a timeout asks every rank what it is doing;
+// the silent ones are to blame), tells every other rank, has rank 0 write what it has with the
+// reason, prints one line, and ends the job, without another collective: a peer may be dead.
+[[noreturn]] void endAfterFault(const std::exception& error, const FaultScene& scene) {
+  const Cluster& cluster = scene.cluster;
+  const int rank = cluster.rank();
+  std::string reason;
+  std::string line;
+  std::vector<int> culprits;
+  std::vector<int> silent;  // ranks known not to answer anything
+  int status = 1;
+  if (const auto* timeout = dynamic_cast<const TimeoutError*>(&error)) {
+    const FaultChannel::Answers answers =
+        scene.faults.rollCall(scene.grace, "ending after a timeout");
+    std::vector<std::string> blamed;
+    for (int r = 0; r < cluster.size(); ++r) {
+      const auto answer = answers.answers.find(r);
+      if (std::find(answers.silent.begin(), answers.silent.end(), r) != answers.silent.end()) {
+        blamed.push_back(silentRank(describePeer(cluster, r)));
+      } else if (answer != answers.answers.end() && answer->second.stopped_for >= kLongStop) {
+        blamed.push_back(stoppedRank(describePeer(cluster, r), answer->second.stopped_for));
+      } else {
+        continue;
+      }
+      culprits.push_back(r);
+    }
+    silent = answers.silent;
+    reason = line = timeoutReason(*timeout, rank, blamed);
+    scene.faults.giveUp(reason, culprits, scene.grace);
+  } else if (const auto* peer = dynamic_cast<const PeerGaveUp*>(&error)) {
+    reason = peer->what();
+    culprits = peer->culprits();
+    silent = culprits;  // as far as this rank knows
+    const bool late = std::find(culprits.begin(), culprits.end(), rank) != culprits.end();
+    line = late ? lateReason(reason) : fmt::format("rank {} gave up: {}", peer->from(), reason);
+  } else if (const auto* signal = dynamic_cast<const Interrupted*>(&error)) {
+    // The launcher ends the job within a second of its SIGTERM: no roll call, no farewells, and
+    // the results are written before the others are told, which may take the last 0.1 s.
+    status = 128 + signal->signal();
+    reason = line =
+        interruptReason(signal->signal(), scene.watchdog.operation(), peersNotAlive(cluster));
+    scene.ending.end(reason, line);
+    scene.faults.giveUp(reason, {}, 0.1);
+    std::_Exit(status);
+  } else {
+    culprits = {rank};
+    const std::string operation = scene.watchdog.operation();
+    reason = failureReason(describeRank(rank, placeOf(cluster, rank)), operation, error.what());
+    line = fmt::format("failed during {}: {}", operation, firstLine(error.what()));
+    scene.faults.giveUp(reason, culprits, scene.grace);
+  }
+  scene.ending.end(reason, line);
+  if (rank == 0) {
+    // Rank 0 ends the job once the others could print their line; a rank that did not answer
+    // will not.
+    std::vector<int> others;
+    for (int r = 1; r < cluster.size(); ++r) {
+      if (std::find(silent.begin(), silent.end(), r) == silent.end()) others.push_back(r);
+    }
+    scene.faults.awaitFarewells(others, scene.grace);
+  } else {
+    scene.faults.sayFarewell();
+    // Rank 0 ends the job; should it be the one that stalled, this rank does, a while later.
+    const auto start = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - start <
+           std::chrono::duration<double>(4 * scene.grace)) {
+      if (scene.signals.received() != 0) std::_Exit(status);
+      scene.faults.flush(0.05);
+    }
+  }
+  MPI_Abort(MPI_COMM_WORLD, status);
+  std::_Exit(status);
+}
+
+// The run from the device on, its parts kept alive until the process ends: after a fault,
+// the run ends while a collective may still be stuck in them, and destroying them could block.
+class Run {
+ public:
+  Run(const RunPlan& plan, const Invocation& invocation, Cluster& cluster, Watchdog& watchdog,
+      RunEnding& ending, RankGroups groups, SteadyTime started)
+      : plan_(plan),
+        invocation_(invocation),
+        cluster_(cluster),
+        watchdog_(watchdog),
+        ending_(ending),
+        groups_(std::move(groups)),
+        lap_start_(started),
+        recording_thread_(std::this_thread::get_id()),
+        stream_(cluster, watchdog, ending, cluster.rank() == 0 ? &reporters_ : nullptr,
+                plan.launch) {
+    context_.started_utc = utcNow();
+  }
+
+  // The suites from start to end on every rank, rank 0 reporting each case as it comes.
+  int execute();
+
+ private:
+  bool tracing() const { return !plan_.output.trace_path.empty(); }
+  // Wall seconds since the last lap (or the start of the run).
+  double lap();
+  void open();
+  void startProgress(const std::vector<std::unique_ptr<Suite>>& suites,
+                     const SuiteContext& suite_context);
+  void startReports();
+  // Collective: the timelines of every rank, on rank 0's clock (rank 0 holds them).
+  std::vector<std::string> gatherTimelines();
+  // Rank 0, once every suite ended: the figures derived from several cases, the files, the trace.
+  void finishReports(const std::vector<std::string>& timelines);
+  // Rank 0, when the run ends early on the thread that records spans: its own timeline, since
+  // the other ranks' can no longer be gathered.
+  void writeOwnTrace();
+
+  const RunPlan& plan_;
+  const Invocation& invocation_;
+  Cluster& cluster_;
+  Watchdog& watchdog_;
+  RunEnding& ending_;
+  RankGroups groups_;
+  SteadyTime lap_start_;
+  std::thread::id recording_thread_;  // the one that records spans on timeline_
+  RunContext context_;
+  std::unique_ptr<Device> device_;
+  std::vector<std::unique_ptr<Communicator>> comms_;
+  std::unique_ptr<TelemetrySampler> sampler_;
+  Timeline timeline_;
+  ClockOffset clock_at_start_;
+  std::optional<MpiAgreement> agreement_;
+  std::unique_ptr<Progress> progress_;  // rank 0's, on a terminal
+  ReporterMultiplex reporters_;         // rank 0's
+  StreamingReport stream_;
+};
+
+double Run::lap() {
+  const auto now = std::chrono::steady_clock::now();
+  return std::chrono::duration<double>(now - std::exchange(lap_start_, now)).count();
+}
+
+void Run::open() {
+  watchdog_.setOperation("opening the device");
+  device_ = openDevice(chooseDevice(plan_.launch, cluster_), watchdog_);
+  if (std::any_of(plan_.suites.begin(), plan_.suites.end(), usesCommunicators)) {
+    watchdog_.setOperation("opening the communicators");
+    comms_ = openCommunicators(plan_.collectives, *device_, cluster_, watchdog_, context_.notes);
+  }
+  watchdog_.setOperation("gathering the ranks' devices");
+  context_.ranks = gatherRankInfo(*device_, cluster_, watchdog_);
+  context_.gpu_links = linksBetweenRanks(context_.ranks);
+  describeEnvironment(cluster_, context_);
+  sampler_ = startTelemetry(plan_.telemetry, *device_, cluster_, context_.notes);
+  // Spans are recorded for the trace, and to attribute telemetry readings to cases and phases.
+  timeline_ = Timeline(tracing() || sampler_ != nullptr, tracing());
+  if (tracing()) {
+    watchdog_.setOperation("measuring the ranks' clocks against rank 0's");
+    clock_at_start_ = measureClockOffset(cluster_.comm(), watchdog_);
+  }
+  agreement_.emplace(cluster_.comm(), watchdog_);
+}
+
+void Run::startProgress(const std::vector<std::unique_ptr<Suite>>& suites,
+                        const SuiteContext& suite_context) {
+  // Rank 0 shows where the run stands, on a terminal only: a log file keeps the report alone.
+  if (cluster_.rank() != 0 || plan_.output.quiet || !TerminalProgress::stderrReachesTerminal()) {
+    return;
+  }
+  progress_ = std::make_unique<TerminalProgress>(std::cerr);
+  std::size_t cases = 0;
+  for (const auto& suite : suites) cases += suite->caseCount(suite_context);
+  progress_->start(cases);
+  stream_.setProgress(progress_.get());
+}
+
+void Run::startReports() {
+  ending_.setEarlyReport([this](const std::string& reason) {
+    if (progress_) progress_->clear();
+    reporters_.endEarly(reason);
+    if (cluster_.rank() == 0 && tracing() && std::this_thread::get_id() == recording_thread_) {
+      writeOwnTrace();
+    }
+  });
+  if (cluster_.rank() != 0) return;
+  context_.versions = collectVersions();
+  context_.command_line = invocation_.command_line;
+  context_.plan_hash = fmt::format("{:016x}", planHash(plan_, buildId()));
+  context_.plan = plan_.entries();
+  context_.measure = plan_.measure;
+  // The files first: when a launcher ends the job it kills what is still running after a short
+  // grace period, and the files are what must be complete by then (reporters run in this order).
+  if (!plan_.output.json_path.empty()) {
+    reporters_.add(std::make_unique<JsonReporter>(plan_.output.json_path));
+  }
+  if (!plan_.output.csv_path.empty()) {
+    reporters_.add(std::make_unique<CsvReporter>(plan_.output.csv_path));
+  }
+  reporters_.add(std::make_unique<ConsoleReporter>(std::cout));
+  const std::lock_guard lock(ending_.reportMutex());
+  reporters_.reportContext(context_);
+}
+
+std::vector<std::string> Run::gatherTimelines() {
+  std::vector<TelemetryReading> readings;
+  if (sampler_) readings = sampler_->all();
+  watchdog_.setOperation("gathering the ranks' timelines for the trace");
+  const ClockOffset clock_at_end = measureClockOffset(cluster_.comm(), watchdog_);
+  return gatherToRoot(
+      encodeTimeline(rankTimeline(timeline_, std::move(readings), clock_at_start_, clock_at_end)),
+      cluster_.comm(), watchdog_);
+}
+
+void Run::finishReports(const std::vector<std::string>& timelines) {
+  const std::lock_guard lock(ending_.reportMutex());
+  reporters_.reportWallTimes(context_.wall);
+  // Figures derived from several cases, once all of them are in.
+  const std::vector<CaseResult>& results = stream_.results();
+  const ProjectionPlan& projection = plan_.projection;
+  for (const DerivedResult& derived : deriveStepFigures(results)) reporters_.reportDerived(derived);
+  for (const DerivedResult& derived : deriveStepProjection(results, projection)) {
+    reporters_.reportDerived(derived);
+  }
+  for (const DerivedResult& derived : deriveGroupFigures(results, context_.ranks)) {
+    reporters_.reportDerived(derived);
+  }
+  for (const DerivedResult& derived : deriveCollectiveFigures(results, projection)) {
+    reporters_.reportDerived(derived);
+  }
+  for (const DerivedResult& derived : deriveStepTelemetry(results)) {
+    reporters_.reportDerived(derived);
+  }
+  reporters_.finalize();
+  const OutputPlan& output = plan_.output;
+  if (!output.json_path.empty()) std::cout << "results written to " << output.json_path << '\n';
+  if (!output.csv_path.empty()) std::cout << "rows written to " << output.csv_path << '\n';
+  if (tracing()) {
+    std::vector<RankTimeline> decoded;
+    double uncertainty = 0;
+    for (const std::string& payload : timelines) {
+      decoded.push_back(decodeTimeline(payload));
+      uncertainty = std::max(uncertainty, decoded.back().clock_uncertainty);
+    }
+    writeFileAtomically(output.trace_path,
+                        chromeTrace(context_.ranks, decoded, context_.command_line).dump());
+    std::cout << fmt::format(
+        "trace written to {} (ranks on rank 0's clock within {}; opens in ui.perfetto.dev)\n",
+        output.trace_path, formatSeconds(uncertainty));
+  }
+  std::cout << std::flush;
+}
+
+void Run::writeOwnTrace() {
+  if (context_.ranks.empty()) return;
+  std::vector<TelemetryReading> readings;
+  if (sampler_) readings = sampler_->all();
+  // Rank 0's clock is the trace's: no offset to apply.
+  const std::vector<RankTimeline> timelines = {
+      rankTimeline(timeline_, std::move(readings), ClockOffset{}, ClockOffset{})};
+  writeFileAtomically(
+      plan_.output.trace_path,
+      chromeTrace({context_.ranks.front()}, timelines, context_.command_line).dump());
+  std::cout << fmt::format("trace of rank 0 alone written to {} (the run ended early)\n",
+                           plan_.output.trace_path)
+            << std::flush;
+}
+
+int Run::execute() {
+  open();
+  watchdog_.setOperation("agreeing on the memory every rank can spare");
+  const MemoryBudget budget = agreeBudget(*device_, cluster_, *agreement_);
+  SuiteContext suite_context{*device_,        {},
+                             *agreement_,     watchdog_,
+                             stream_,         plan_.measure,
+                             cluster_.rank(), cluster_.size(),
+                             groups_,         nullptr,
+                             &timeline_,      sampler_.get(),
+                             budget};
+  for (const auto& comm : comms_) {
+    suite_context.communicators.push_back(comm.get());
+    if (!context_.backend.empty()) context_.backend += ',';
+    context_.backend += comm->backend();
+  }
+  std::vector<std::unique_ptr<Suite>> suites;
+  std::optional<std::string> refusal;
+  for (const std::string& name : plan_.suites) {
+    suites.push_back(makeSuite(name, plan_));
+    if (!refusal) refusal = suites.back()->refusal(suite_context);
+  }
+  // Every suite says before any runs whether it can, so an infeasible plan ends in seconds.
+  cluster_.requireAllOk(refusal);
+  startProgress(suites, suite_context);
+  suite_context.progress = progress_.get();
+
+  context_.wall.start_up = lap();
+  startReports();
+  stream_.stallIfAsked();
+  for (const auto& suite : suites) {
+    // Until its first case names itself: a suite may build its workload first.
+    watchdog_.setOperation(fmt::format("the {} suite", suite->name()));
+    suite->run(suite_context);
+    watchdog_.setOperation("between suites");
+    const std::lock_guard lock(ending_.reportMutex());
+    context_.wall.suites.emplace_back(suite->name(), lap());
+    reporters_.reportWallTimes(context_.wall);
+  }
+  if (progress_) progress_->finish();
+  // Nothing after the suites is worth reading; a trace keeps what was read.
+  suite_context.telemetry = nullptr;
+  std::vector<std::string> timelines;
+  if (tracing()) timelines = gatherTimelines();
+  sampler_.reset();
+  context_.wall.gather = lap();
+  if (cluster_.rank() == 0) finishReports(timelines);
+  ending_.completed();
+  return 0;
 }
 
 }  // namespace
 
-int runApp(const Invocation& invocation, Cluster& cluster) {
+int runApp(const Invocation& invocation, Cluster& cluster, RunEnding& ending,
+           const SignalWatch& signals) {
   cluster.requireAllOk(invocation.usage_error);
   const ParsedCommand& command = invocation.command;
   if (command.action == ParsedCommand::Action::Help) {
@@ -251,94 +649,44 @@ int runApp(const Invocation& invocation, Cluster& cluster) {
     return 0;
   }
   const RunPlan& plan = command.plan;
-  // Wall time of each part of the run, for the report to say where it went.
-  auto mark = std::chrono::steady_clock::now();
-  const auto lap = [&mark] {
-    const auto now = std::chrono::steady_clock::now();
-    return std::chrono::duration<double>(now - std::exchange(mark, now)).count();
-  };
+  // The wall time of each part of the run is counted from here, for the report to say where it
+  // went.
+  const SteadyTime started = std::chrono::steady_clock::now();
   cluster.requireAllOk(checkLaunchSize(LauncherEnvironment::fromProcess(), cluster.size()));
   requireSamePlan(plan, cluster);
   cluster.requireAllOk(checkOutputs(plan.output, cluster));
   RankGroups groups = formGroups(plan.collectives, cluster);
 
-  RunContext context;
-  context.started_utc = utcNow();
   // Declared before everything that waits under it, so that it outlives them.
   Watchdog watchdog(plan.launch.timeout);
-  const std::unique_ptr<Device> device = openDevice(chooseDevice(plan.launch, cluster), watchdog);
-  std::vector<std::unique_ptr<Communicator>> comms;
-  if (std::any_of(plan.suites.begin(), plan.suites.end(), usesCommunicators)) {
-    comms = openCommunicators(plan.collectives, *device, cluster, watchdog, context.notes);
+  // Its poll is the first check of every wait: a peer's notice wins over this rank's signal.
+  FaultChannel faults(cluster.comm(), watchdog, [&watchdog, &signals, &plan] {
+    return FaultChannel::Answer{
+        watchdog.activity(),
+        std::max(signals.recentStop(2 * plan.launch.timeout), watchdog.pausedInWait())};
+  });
+  const auto interrupt_check = watchdog.watch([&signals] { signals.check(); }, nullptr);
+  ending.setInterruptReason([&watchdog, &cluster](int signal) {
+    return interruptReason(signal, watchdog.operation(), peersNotAlive(cluster));
+  });
+  const FaultScene scene{cluster,  faults,  ending,
+                         watchdog, signals, std::clamp(plan.launch.timeout / 4, 1.0, 10.0)};
+  // A wait that fails ends the run where it stands, before anything is unwound.
+  watchdog.setFailureHandler(
+      [&scene](const std::exception& error) { endAfterFault(error, scene); });
+  // Outside the try block, so that its parts are still there while the run ends after any
+  // other failure.
+  Run run(plan, invocation, cluster, watchdog, ending, std::move(groups), started);
+  try {
+    const int status = run.execute();
+    ending.setInterruptReason(nullptr);
+    return status;
+  } catch (const StartupRefused&) {
+    ending.setInterruptReason(nullptr);
+    throw;
+  } catch (const std::exception& error) {
+    endAfterFault(error, scene);
   }
-  context.ranks = gatherRankInfo(*device, cluster);
-  context.gpu_links = linksBetweenRanks(context.ranks);
-  describeEnvironment(cluster, context);
-  std::unique_ptr<TelemetrySampler> sampler =
-      startTelemetry(plan.telemetry, *device, cluster, context.notes);
-  const bool tracing = !plan.output.trace_path.empty();
-  // Spans are recorded for the trace, and to attribute telemetry readings to cases and phases.
-  Timeline timeline(tracing || sampler != nullptr, tracing);
-  ClockOffset clock_at_start;
-  if (tracing) clock_at_start = measureClockOffset(cluster.comm(), watchdog);
-
-  MpiAgreement agreement(cluster.comm(), watchdog);
-  SuiteContext suite_context{*device,           {},
-                             agreement,         watchdog,
-                             plan.measure,      cluster.rank(),
-                             cluster.size(),    cluster.localSize(),
-                             std::move(groups), nullptr,
-                             &timeline,         sampler.get()};
-  for (const auto& comm : comms) {
-    suite_context.communicators.push_back(comm.get());
-    if (!context.backend.empty()) context.backend += ',';
-    context.backend += comm->backend();
-  }
-  std::vector<std::unique_ptr<Suite>> suites;
-  for (const std::string& name : plan.suites) suites.push_back(makeSuite(name, plan));
-  // Every suite says before any runs whether it can, so an infeasible plan ends in seconds.
-  for (const auto& suite : suites) cluster.requireAllOk(suite->preflight(suite_context));
-  // Rank 0 shows where the run stands, on a terminal only: a log file keeps the report alone.
-  std::unique_ptr<Progress> progress;
-  if (cluster.rank() == 0 && !plan.output.quiet && TerminalProgress::stderrReachesTerminal()) {
-    progress = std::make_unique<TerminalProgress>(std::cerr);
-    std::size_t cases = 0;
-    for (const auto& suite : suites) cases += suite->caseCount(suite_context);
-    progress->start(cases);
-    suite_context.progress = progress.get();
-  }
-  std::vector<Sample> samples;
-  context.wall.start_up = lap();
-  for (const auto& suite : suites) {
-    std::vector<Sample> produced = suite->run(suite_context);
-    samples.insert(samples.end(), produced.begin(), produced.end());
-    context.wall.suites.emplace_back(suite->name(), lap());
-  }
-  if (progress) progress->finish();
-  std::vector<TelemetryReading> readings;
-  if (sampler && tracing) readings = sampler->all();
-  suite_context.telemetry = nullptr;
-  sampler.reset();  // nothing after the suites is worth reading
-  const std::vector<std::string> payloads = gatherToRoot(encodeSamples(samples), cluster.comm());
-  std::vector<std::string> timelines;
-  if (tracing) {
-    watchdog.setOperation("trace");
-    const ClockOffset clock_at_end = measureClockOffset(cluster.comm(), watchdog);
-    timelines = gatherToRoot(
-        encodeTimeline(rankTimeline(timeline, std::move(readings), clock_at_start, clock_at_end)),
-        cluster.comm());
-  }
-  context.wall.gather = lap();
-  if (cluster.rank() != 0) return 0;
-
-  context.versions = collectVersions();
-  context.command_line = invocation.command_line;
-  context.plan_hash = fmt::format("{:016x}", planHash(plan, buildId()));
-  context.plan = plan.entries();
-  context.measure = plan.measure;
-  report(context, payloads, plan.output, plan.projection);
-  if (tracing) writeTrace(context, timelines, plan.output.trace_path);
-  return 0;
 }
 
 }  // namespace splitstep

@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "fault/RunEnding.hpp"
+#include "fault/SignalWatch.hpp"
 #include "options/Options.hpp"
 
 namespace splitstep {
@@ -18,8 +20,12 @@ struct Invocation {
   std::string command_line;
 };
 
-// Runs on every rank after MPI_Init. Returns the exit status; throws StartupRefused (status 2)
-// when start-up is refused on every rank, or another exception for a failure during the run.
-int runApp(const Invocation& invocation, Cluster& cluster);
+// Runs on every rank after MPI_Init. Returns the exit status of a run that completed; throws
+// StartupRefused (status 2) when start-up is refused on every rank, or another exception for a
+// failure before the run. A run that fails, times out or is interrupted does not return: rank 0
+// ends its reports with the reason, every rank prints one line (`ending`) and the job ends with
+// a non-zero status.
+int runApp(const Invocation& invocation, Cluster& cluster, RunEnding& ending,
+           const SignalWatch& signals);
 
 }  // namespace splitstep

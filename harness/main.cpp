@@ -6,8 +6,13 @@
 
 #include "App.hpp"
 #include "cluster/Cluster.hpp"
+#include "fault/FaultReasons.hpp"
 
 namespace {
+
+// How long after a first SIGINT or SIGTERM the run may take to end by itself at its next wait,
+// before the signal watch ends it: mpirun kills a rank about a second after its SIGTERM.
+constexpr double kSignalGrace = 0.3;
 
 // The command as a user could paste it back into a shell.
 std::string quoteCommandLine(int argc, char** argv) {
@@ -40,20 +45,23 @@ int main(int argc, char** argv) {
     invocation.usage_error = e.what();
   }
 
+  splitstep::RunEnding ending;
+  // Before MPI_Init, so that every thread MPI starts leaves SIGINT and SIGTERM to the watch.
+  splitstep::SignalWatch signals(kSignalGrace,
+                                 [&ending](int signal) { ending.endOnSignal(signal); });
   MPI_Init(&argc, &argv);
   int status = 0;
   {
     splitstep::Cluster cluster(MPI_COMM_WORLD);
+    ending.setLabel(fmt::format("rank {} on {}", cluster.rank(), cluster.host()));
     try {
-      status = splitstep::runApp(invocation, cluster);
+      status = splitstep::runApp(invocation, cluster, ending, signals);
     } catch (const splitstep::StartupRefused& e) {
       if (e.shouldPrint()) std::cerr << "splitstep: error: " << e.what() << std::endl;
       status = 2;
     } catch (const std::exception& e) {
-      // Other ranks may be waiting in a collective for this one: end the whole job.
-      std::cerr << fmt::format("splitstep: rank {} on {} failed: {}", cluster.rank(),
-                               cluster.host(), e.what())
-                << std::endl;
+      // Before the run: other ranks may be waiting in a collective for this one.
+      ending.end(e.what(), fmt::format("failed: {}", splitstep::firstLine(e.what())));
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
   }

@@ -72,34 +72,6 @@ void finishCase(CaseResult& result, const std::vector<Rate>& rates) {
   }
 }
 
-void compareWithBaselines(std::vector<CaseResult>& results,
-                          const std::vector<Comparison>& comparisons) {
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const Comparison& mine = comparisons[i];
-    if (mine.group.empty() || results[i].skipped()) continue;
-    for (std::size_t j = 0; j < results.size(); ++j) {
-      const Comparison& other = comparisons[j];
-      if (other.is_baseline && other.group == mine.group && results[j].suite == results[i].suite &&
-          !results[j].skipped()) {
-        results[i].speedup = results[j].across.median / results[i].across.median;
-        results[i].speedup_baseline = mine.baseline;
-      }
-    }
-  }
-}
-
-void shareOfWholes(std::vector<CaseResult>& results) {
-  for (CaseResult& part : results) {
-    if (part.part_of.empty() || part.skipped()) continue;
-    const auto whole = std::find_if(results.begin(), results.end(), [&part](const CaseResult& c) {
-      return c.suite == part.suite && c.case_name == part.case_name && c.series == part.part_of;
-    });
-    if (whole != results.end() && !whole->skipped() && whole->across.median > 0) {
-      part.share = part.across.median / whole->across.median;
-    }
-  }
-}
-
 // The limits that slow the clock and held in at least kLimitedShare of the readings, with the
 // share each held in, the most frequent first.
 std::vector<std::pair<std::string, double>> slowingLimits(
@@ -298,37 +270,43 @@ std::vector<std::string> caseWarnings(const std::vector<RankResult>& ranks) {
   return warnings;
 }
 
-std::vector<CaseResult> summarizeCases(const std::vector<std::vector<Sample>>& by_rank) {
+std::vector<CaseResult> CaseSummarizer::add(const std::vector<std::vector<Sample>>& by_rank) {
   std::vector<CaseResult> results;
   std::vector<Comparison> comparisons;
   if (by_rank.empty()) return results;
-  std::set<CaseKey> seen;
+  // Each rank's samples of the batch by case, so that matching stays linear in the batch.
+  std::vector<std::map<CaseKey, const Sample*>> index(by_rank.size());
+  for (std::size_t r = 0; r < by_rank.size(); ++r) {
+    for (const Sample& sample : by_rank[r]) index[r].try_emplace(keyOf(sample), &sample);
+  }
   for (const Sample& first : by_rank.front()) {
     const CaseKey key = keyOf(first);
-    if (!seen.insert(key).second) continue;
+    if (!seen_.insert(key).second) continue;
     CaseResult result = startCase(first);
     std::vector<Rate> rates;
     for (std::size_t r = 0; r < by_rank.size(); ++r) {
-      const auto match = std::find_if(by_rank[r].begin(), by_rank[r].end(),
-                                      [&key](const Sample& s) { return keyOf(s) == key; });
-      if (match == by_rank[r].end()) continue;
-      for (const std::string& note : match->notes) addOnce(result.notes, note);
-      for (const std::string& note : match->measurement.notes) addOnce(result.notes, note);
-      if (match->measurement.values.empty()) continue;
-      if (rates.empty()) rates = match->rates;
+      const auto found = index[r].find(key);
+      if (found == index[r].end()) continue;
+      const Sample& match = *found->second;
+      for (const std::string& note : match.notes) addOnce(result.notes, note);
+      for (const std::string& note : match.measurement.notes) addOnce(result.notes, note);
+      if (match.measurement.values.empty()) continue;
+      if (rates.empty()) rates = match.rates;
       RankResult& rank = result.ranks.emplace_back();
       rank.rank = static_cast<int>(r);
-      rank.measurement = match->measurement;
-      rank.summary = summarize(match->measurement.values);
-      rank.median_ci = medianInterval(match->measurement.values, kMedianConfidence);
-      rank.host_summary = summarize(match->measurement.host_values);
-      rank.checks = match->checks;
+      rank.measurement = match.measurement;
+      rank.summary = summarize(match.measurement.values);
+      rank.median_ci = medianInterval(match.measurement.values, kMedianConfidence);
+      if (!match.measurement.host_values.empty()) {
+        rank.host_summary = summarize(match.measurement.host_values);
+      }
+      rank.checks = match.checks;
       rank.warnings = measurementWarnings(rank.measurement, rank.summary);
-      rank.telemetry = match->telemetry;
+      rank.telemetry = match.telemetry;
       if (rank.telemetry) {
         for (std::string& w : telemetryWarnings(*rank.telemetry)) rank.warnings.push_back(w);
       }
-      for (const Check& check : match->checks) {
+      for (const Check& check : match.checks) {
         result.checked += check.checked;
         result.wrong += check.wrong;
       }
@@ -337,12 +315,35 @@ std::vector<CaseResult> summarizeCases(const std::vector<std::vector<Sample>>& b
     // A phase shares its step's clock, and its short intervals spread widely without meaning
     // anything for the step: the step's own warnings speak for the case.
     if (result.part_of.empty()) result.warnings = caseWarnings(result.ranks);
+    if (!result.skipped()) {
+      if (first.comparison.is_baseline && !first.comparison.group.empty()) {
+        baselines_[{result.suite, first.comparison.group}] = result.across.median;
+      }
+      wholes_[key] = result.across.median;  // any case may be the whole of a part
+    }
     results.push_back(std::move(result));
     comparisons.push_back(first.comparison);
   }
-  compareWithBaselines(results, comparisons);
-  shareOfWholes(results);
+  // Baselines and wholes of this batch are known now, wherever they stood in it.
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    CaseResult& result = results[i];
+    if (result.skipped()) continue;
+    const Comparison& mine = comparisons[i];
+    if (const auto baseline = baselines_.find({result.suite, mine.group});
+        !mine.group.empty() && baseline != baselines_.end()) {
+      result.speedup = baseline->second / result.across.median;
+      result.speedup_baseline = mine.baseline;
+    }
+    if (const auto whole = wholes_.find({result.suite, result.case_name, result.part_of});
+        !result.part_of.empty() && whole != wholes_.end() && whole->second > 0) {
+      result.share = result.across.median / whole->second;
+    }
+  }
   return results;
+}
+
+std::vector<CaseResult> summarizeCases(const std::vector<std::vector<Sample>>& by_rank) {
+  return CaseSummarizer().add(by_rank);
 }
 
 }  // namespace splitstep

@@ -3,8 +3,11 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "measure/Sample.hpp"
@@ -15,8 +18,9 @@ namespace splitstep {
 
 struct RankResult {
   int rank = 0;
-  Summary summary;       // of measurement.values: the spread (cv, IQR) is the workload's
-  Summary host_summary;  // of measurement.host_values
+  Summary summary;  // of measurement.values: the spread (cv, IQR) is the workload's
+  // Of measurement.host_values; empty where the host time was not taken (a step's phases).
+  std::optional<Summary> host_summary;
   // The uncertainty of summary.median: its interval at kMedianConfidence.
   MedianInterval median_ci;
   Measurement measurement;
@@ -80,9 +84,25 @@ std::vector<std::string> telemetryWarnings(const TelemetrySummary& telemetry);
 // The same warnings for every rank of a case together, naming the ranks.
 std::vector<std::string> caseWarnings(const std::vector<RankResult>& ranks);
 
-// `by_rank[r]` holds rank r's samples. Cases appear in rank 0's order; a case is matched across
-// ranks by (suite, case, series). Ranks with no values for a case (skipped there) are left out.
-// Parts get their share of their whole (CaseResult::share).
+// Summarises cases as they arrive, a batch at a time, each from every rank: a case is compared
+// with baselines and wholes of earlier batches as with those of its own.
+class CaseSummarizer {
+ public:
+  // `by_rank[r]` holds rank r's samples of the batch. Returns the batch's cases in rank 0's
+  // order; a case is matched across ranks by (suite, case, series), and one seen in an earlier
+  // batch is not repeated. Ranks with no values for a case (skipped there) are left out. A case
+  // gets its speed-up over a baseline of its group (Sample::comparison) and a part its share of
+  // its whole (CaseResult::share) where those were summarised in this batch or before.
+  std::vector<CaseResult> add(const std::vector<std::vector<Sample>>& by_rank);
+
+ private:
+  using CaseKey = std::tuple<std::string, std::string, std::string>;
+  std::set<CaseKey> seen_;
+  std::map<std::pair<std::string, std::string>, double> baselines_;  // (suite, group) -> median
+  std::map<CaseKey, double> wholes_;                                 // whole's key -> median
+};
+
+// Every case of one batch (CaseSummarizer::add on a fresh summarizer).
 std::vector<CaseResult> summarizeCases(const std::vector<std::vector<Sample>>& by_rank);
 
 }  // namespace splitstep

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <unistd.h>
+
 namespace splitstep {
 namespace {
 
@@ -41,6 +43,10 @@ Cluster::Cluster(MPI_Comm parent) {
     const char* entry = all.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME;
     hosts_.emplace_back(entry, strnlen(entry, MPI_MAX_PROCESSOR_NAME));
   }
+  const long pid = getpid();
+  pids_.resize(static_cast<std::size_t>(size_));
+  mpiCheck(MPI_Allgather(&pid, 1, MPI_LONG, pids_.data(), 1, MPI_LONG, comm_),
+           "MPI_Allgather(process ids)");
 }
 
 Cluster::~Cluster() {

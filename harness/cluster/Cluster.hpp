@@ -36,6 +36,8 @@ class Cluster {
   int localSize() const { return local_size_; }
   const std::string& host() const { return hosts_[rank_]; }
   const std::vector<std::string>& hosts() const { return hosts_; }
+  // Process ids by rank: with the host, what names a rank that stopped answering.
+  const std::vector<long>& pids() const { return pids_; }
   MPI_Comm comm() const { return comm_; }
 
   // Collective. Returns when no rank passed an error; otherwise throws StartupRefused on every
@@ -53,6 +55,7 @@ class Cluster {
   int local_rank_ = 0;
   int local_size_ = 1;
   std::vector<std::string> hosts_;
+  std::vector<long> pids_;
 };
 
 }  // namespace splitstep

@@ -4,9 +4,12 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "cluster/MpiWait.hpp"
+
 namespace splitstep {
 
-std::vector<std::string> gatherToRoot(const std::string& payload, MPI_Comm comm) {
+std::vector<std::string> gatherToRoot(const std::string& payload, MPI_Comm comm,
+                                      Watchdog& watchdog) {
   int rank = 0;
   int size = 0;
   MPI_Comm_rank(comm, &rank);
@@ -14,9 +17,11 @@ std::vector<std::string> gatherToRoot(const std::string& payload, MPI_Comm comm)
   if (payload.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
     throw std::length_error("payload over 2 GiB cannot be gathered");
   }
-  const int length = static_cast<int>(payload.size());
+  int length = static_cast<int>(payload.size());
   std::vector<int> lengths(rank == 0 ? static_cast<std::size_t>(size) : 0);
-  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm);
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Igather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm, &request);
+  waitForRequest(watchdog, request, "the other ranks to send the lengths of their results");
 
   std::vector<int> offsets(lengths.size());
   std::vector<char> buffer;
@@ -24,8 +29,9 @@ std::vector<std::string> gatherToRoot(const std::string& payload, MPI_Comm comm)
     std::exclusive_scan(lengths.begin(), lengths.end(), offsets.begin(), 0);
     buffer.resize(static_cast<std::size_t>(offsets.back() + lengths.back()));
   }
-  MPI_Gatherv(payload.data(), length, MPI_CHAR, buffer.data(), lengths.data(), offsets.data(),
-              MPI_CHAR, 0, comm);
+  MPI_Igatherv(payload.data(), length, MPI_CHAR, buffer.data(), lengths.data(), offsets.data(),
+               MPI_CHAR, 0, comm, &request);
+  waitForRequest(watchdog, request, "the other ranks to send their results");
 
   std::vector<std::string> payloads;
   for (std::size_t r = 0; r < lengths.size(); ++r) {

@@ -1,4 +1,5 @@
-// Gathers one text payload from every rank to rank 0 (MPI_Gatherv of the packed bytes).
+// Gathers one text payload from every rank to rank 0 (MPI_Igather of the lengths, MPI_Igatherv
+// of the packed bytes), each waited for under the watchdog.
 #pragma once
 
 #include <mpi.h>
@@ -6,9 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "common/Watchdog.hpp"
+
 namespace splitstep {
 
 // Collective over `comm`. On rank 0: every rank's payload, indexed by rank. Elsewhere: empty.
-std::vector<std::string> gatherToRoot(const std::string& payload, MPI_Comm comm);
+// A rank that does not arrive within the watchdog's timeout ends it with a TimeoutError.
+std::vector<std::string> gatherToRoot(const std::string& payload, MPI_Comm comm,
+                                      Watchdog& watchdog);
 
 }  // namespace splitstep

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +35,8 @@ class Communicator {
   // says why.
   virtual bool supports(const CollectiveDescriptor& collective, DataType type, bool in_place,
                         std::string& why_not) const = 0;
+  // The largest `count` one call takes: MPI counts elements in an int.
+  virtual std::size_t maxCount() const { return std::numeric_limits<std::size_t>::max(); }
   // One collective, with nccl-tests' buffer layout (CollectiveLayout): `count` is the NCCL
   // call's count argument; broadcasts come from rank 0; in place, `send` and `recv` point into
   // one allocation as CollectiveLayout's offsets say. Queued on `stream` (NCCL) or complete

@@ -6,7 +6,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -72,7 +71,7 @@ bool MpiCommunicator::supports(const CollectiveDescriptor& collective, DataType 
 
 void MpiCommunicator::run(const CollectiveDescriptor& collective, const void* send, void* recv,
                           std::size_t count, DataType type, cudaStream_t) {
-  if (count > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+  if (count > maxCount()) {
     throw std::invalid_argument("MPI collective of more than 2^31-1 elements");
   }
   std::vector<MPI_Request> requests;

@@ -3,6 +3,8 @@
 
 #include <mpi.h>
 
+#include <limits>
+
 #include "comm/Communicator.hpp"
 #include "common/Watchdog.hpp"
 
@@ -27,6 +29,7 @@ class MpiCommunicator final : public Communicator {
   bool usesDeviceBuffers() const override { return device_buffers_; }
   bool supports(const CollectiveDescriptor& collective, DataType type, bool in_place,
                 std::string& why_not) const override;
+  std::size_t maxCount() const override { return std::numeric_limits<int>::max(); }
   void run(const CollectiveDescriptor& collective, const void* send, void* recv, std::size_t count,
            DataType type, cudaStream_t stream) override;
 

@@ -15,6 +15,9 @@ class Progress {
   virtual void start(std::size_t cases) = 0;
   // The next case, `name` of `suite`, begins (to be measured or skipped).
   virtual void caseStarted(const std::string& suite, const std::string& name) = 0;
+  // Other output is about to reach the same terminal (a case's results as they come): what is
+  // shown is erased, and the next case shows it again.
+  virtual void clear() = 0;
   // Every case is done.
   virtual void finish() = 0;
 };

@@ -207,12 +207,6 @@ class CudaDevice final : public Device {
   std::unique_ptr<TimeMark> newMark(cudaStream_t stream) override {
     return std::make_unique<CudaEventMark>(stream, anchor_);
   }
-  std::optional<double> freeMemory() const override {
-    std::size_t free = 0;
-    std::size_t total = 0;
-    if (cudaMemGetInfo(&free, &total) != cudaSuccess) return std::nullopt;
-    return static_cast<double>(free);
-  }
   std::unique_ptr<IntervalTimer> newTimer() override {
     return std::make_unique<CudaEventTimer>(stream_, anchor_);
   }
@@ -313,18 +307,6 @@ class CudaDevice final : public Device {
   void* flush_buffer_ = nullptr;
 };
 
-// The kernel's estimate of memory available to new allocations without swapping.
-std::optional<double> availableHostMemory() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  double kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return kib * 1024;
-  }
-  return std::nullopt;
-}
-
 std::string cpuModelName() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
@@ -346,7 +328,6 @@ class CpuDevice final : public Device {
   std::string pciBusId() const override { return {}; }
   std::string uuid() const override { return {}; }
   cudaStream_t stream() const override { return nullptr; }
-  std::optional<double> freeMemory() const override { return availableHostMemory(); }
   std::unique_ptr<TimeMark> newMark(cudaStream_t) override { return std::make_unique<HostMark>(); }
   std::unique_ptr<IntervalTimer> newTimer() override { return std::make_unique<HostTimer>(); }
   std::unique_ptr<IntervalTimer> newTimer(cudaStream_t) override {

@@ -43,9 +43,6 @@ class Device : public MeasureDevice {
   virtual std::string uuid() const = 0;
   // The stream all timed work of this rank is queued on; nullptr on the CPU.
   virtual cudaStream_t stream() const = 0;
-  // Bytes this rank could still allocate on the device: free GPU memory, or the host's available
-  // memory (MemAvailable) on the CPU; empty where it cannot be read.
-  virtual std::optional<double> freeMemory() const = 0;
   // A timer for work on another stream of this device (a step's gradient collectives); the CPU
   // ignores the stream and times with the host clock, as newTimer() does.
   virtual std::unique_ptr<IntervalTimer> newTimer(cudaStream_t stream) = 0;

@@ -263,9 +263,10 @@ std::vector<OptionSpec> buildTable() {
                    ? onOff(p.step.check)
                    : fmt::format("collectives {}, step {}", onOff(p.collectives.check), onOff(p.step.check));
       }),
-    option("test-stall-rank", "-1", "for tests of --timeout only: this rank stalls before its first collective",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.stall_rank = integerIn(v, -1, 1 << 30); },
-      [](const RunPlan& p) { return std::to_string(p.collectives.stall_rank); }),
+    option("test-stall-rank", "-1",
+      "for tests of --timeout only: this rank stops answering once --test-stall-after cases are done",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.launch.stall_rank = integerIn(v, -1, 1 << 30); },
+      [](const RunPlan& p) { return std::to_string(p.launch.stall_rank); }),
     option("groups", "all",
       "collectives: run each within groups of ranks: all (every rank together), pairs (every "
       "pair), nodes (the ranks of each node), size:N (consecutive ranks, N at a time) or a list "
@@ -441,6 +442,9 @@ std::vector<OptionSpec> buildTable() {
     option("csv", "", "write one row per case and rank to this CSV file",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.csv_path = v.text(); },
       [](const RunPlan& p) { return p.output.csv_path; }),
+    option("test-stall-after", "0", "for tests of --timeout only: see --test-stall-rank",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.launch.stall_after = v.count(0); },
+      [](const RunPlan& p) { return std::to_string(p.launch.stall_after); }),
   };
   // clang-format on
 }

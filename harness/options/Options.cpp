@@ -3,9 +3,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <boost/program_options.hpp>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
 #include <set>
 #include <sstream>
 
@@ -17,10 +22,51 @@ namespace po = boost::program_options;
 namespace splitstep {
 namespace {
 
-// Paths are echoed whole up to this length (PATH_MAX), shortened beyond.
-constexpr std::size_t kPathLimit = 4096;
+// Paths are echoed whole up to this length, shortened beyond: an error stays one short line.
+constexpr std::size_t kPathLimit = 200;
 // The positional name that stands for every suite of the catalogue.
 constexpr std::string_view kAllSuites = "all";
+// A config file holds a few dozen keys; anything larger is not one (or /dev/zero).
+constexpr std::size_t kMaxConfigBytes = 1 << 20;
+
+[[noreturn]] void refuseConfig(const std::string& path, std::string_view why) {
+  throw UsageError(fmt::format("--config: '{}' {}", printable(path, kPathLimit), why));
+}
+
+// The whole file, read before parsing: a regular file (a directory, a device or a pipe would
+// never end or never start), at most kMaxConfigBytes, and text (no NUL or other control bytes
+// besides tab and line ends).
+std::string readConfigFile(const std::string& path) {
+  // Non-blocking, so that opening a pipe without a writer returns; fstat then refuses it.
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) refuseConfig(path, fmt::format("cannot be read: {}", std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+  struct stat info {};
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) refuseConfig(path, "is not a regular file");
+  std::string text(kMaxConfigBytes + 1, '\0');
+  std::size_t length = 0;
+  while (length < text.size()) {
+    const ssize_t got = read(fd, text.data() + length, text.size() - length);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) refuseConfig(path, fmt::format("cannot be read: {}", std::strerror(errno)));
+    if (got == 0) break;
+    length += static_cast<std::size_t>(got);
+  }
+  if (length > kMaxConfigBytes) refuseConfig(path, "is larger than 1 MiB: not a config file");
+  text.resize(length);
+  const auto control = std::find_if(text.begin(), text.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte < 0x20 && c != '\t' && c != '\n' && c != '\r';
+  });
+  if (control != text.end()) {
+    refuseConfig(path, fmt::format("is not a text file (byte 0x{:02x} at offset {})",
+                                   static_cast<unsigned char>(*control), control - text.begin()));
+  }
+  return text;
+}
 
 std::string suiteNames() {
   std::vector<std::string_view> names;
@@ -47,7 +93,9 @@ std::vector<std::string> parseSuites(const std::vector<std::string>& names) {
     if (findSuite(name) == nullptr) {
       throw UsageError(fmt::format("unknown suite '{}' ({})", printable(name), suiteNames()));
     }
-    if (!seen.insert(name).second) throw UsageError(fmt::format("suite '{}' given twice", name));
+    if (!seen.insert(name).second) {
+      throw UsageError(fmt::format("suite '{}' given twice", printable(name)));
+    }
   }
   return names;
 }
@@ -147,9 +195,7 @@ ParsedCommand parseCommandLine(const std::vector<std::string>& args) {
   }
   if (vm.count("config")) {
     const std::string path = vm["config"].as<std::string>();
-    std::ifstream file(path);
-    if (!file)
-      throw UsageError(fmt::format("--config: cannot read '{}'", printable(path, kPathLimit)));
+    std::istringstream file(readConfigFile(path));
     try {
       po::store(po::parse_config_file(file, options), vm);
     } catch (const po::error& e) {

@@ -188,7 +188,6 @@ struct CollectivesPlan {
   std::vector<Placement> placements;
   std::vector<Backend> backends;  // empty: NCCL on GPUs, MPI on CPUs
   bool check = true;              // verify every element after the timed samples
-  int stall_rank = -1;            // test only: this rank stalls before its first collective
   GroupSpec groups;
   GroupMode group_mode = GroupMode::Sequential;
   // Test only: this rank sleeps `slow_seconds` on the host before each timed collective call, a
@@ -270,6 +269,10 @@ struct LaunchPlan {
   DeviceKind device = DeviceKind::Auto;
   bool allow_gpu_sharing = false;
   double timeout = 300;  // seconds any wait on another rank may last
+  // Tests of the fault handling only: rank `stall_rank` stops (sleeps without answering) once
+  // `stall_after` cases have been gathered.
+  int stall_rank = -1;
+  int stall_after = 0;
 };
 
 struct OutputPlan {

@@ -129,25 +129,26 @@ std::string stopCell(const CaseResult& c) {
 }
 
 // %timeit's two lines for one rank, and a third: why sampling stopped and where the case's
-// time went.
-void printTimeit(std::ostream& out, const std::string& label, std::size_t indent,
-                 const RankResult& r) {
+// time went. Printed as each case comes, so aligned under its own label.
+void printTimeit(std::ostream& out, const std::string& label, const RankResult& r) {
   const Summary& s = r.summary;
   const Measurement& m = r.measurement;
   const PhaseWallTimes& w = m.wall;
+  const std::size_t indent = label.size();
   // The interval's coverage is at least the confidence asked for, unless there were too few
   // samples: then it is said as it is.
   const double coverage =
       r.median_ci.coverage >= kMedianConfidence ? kMedianConfidence : r.median_ci.coverage;
-  out << fmt::format("  {:<{}}  {} ± {} per loop (mean ± std. dev. of {} runs, {} loop{} each)\n",
-                     label, indent, formatSeconds(s.mean), formatSeconds(s.stddev), s.n, m.loops,
+  out << fmt::format("  {}  {} ± {} per loop (mean ± std. dev. of {} runs, {} loop{} each)\n",
+                     label, formatSeconds(s.mean), formatSeconds(s.stddev), s.n, m.loops,
                      m.loops == 1 ? "" : "s");
-  out << fmt::format(
-      "  {:<{}}  median {} ({:.0f}% CI {} to {}), IQR {}, min {}; cold start {}; host {} per "
-      "loop\n",
-      "", indent, formatSeconds(s.median), coverage * 100, formatSeconds(r.median_ci.low),
-      formatSeconds(r.median_ci.high), formatSeconds(s.iqr), formatSeconds(s.min),
-      formatSeconds(m.cold), formatSeconds(r.host_summary.median));
+  const std::string host =
+      r.host_summary ? fmt::format("; host {} per loop", formatSeconds(r.host_summary->median))
+                     : "";
+  out << fmt::format("  {:<{}}  median {} ({:.0f}% CI {} to {}), IQR {}, min {}; cold start {}{}\n",
+                     "", indent, formatSeconds(s.median), coverage * 100,
+                     formatSeconds(r.median_ci.low), formatSeconds(r.median_ci.high),
+                     formatSeconds(s.iqr), formatSeconds(s.min), formatSeconds(m.cold), host);
   out << fmt::format(
       "  {:<{}}  stopped: {}; wall {}: cold start {}, warm-up {}, prepare {}, samples {}\n", "",
       indent, m.stop_reason, formatSeconds(w.cold_start + w.warm_up + w.prepare + w.sampling),
@@ -227,6 +228,7 @@ std::string formatFigure(const std::string& unit, double value) {
 
 void ConsoleReporter::reportContext(const RunContext& context) {
   ranks_ = context.ranks;
+  wall_ = context.wall;
   const Versions& v = context.versions;
   const MeasureSettings& ms = context.measure;
   out_ << fmt::format("splitstep {} ({}) | {} rank(s) on {} node(s) | {}\n", v.splitstep,
@@ -254,12 +256,6 @@ void ConsoleReporter::reportContext(const RunContext& context) {
         fmt::join(context.environment_differs, ", "));
   }
   for (const std::string& note : context.notes) out_ << "  note: " << note << '\n';
-  std::vector<std::string> parts = {"start-up " + formatSeconds(context.wall.start_up)};
-  for (const auto& [suite, seconds] : context.wall.suites) {
-    parts.push_back(suite + " " + formatSeconds(seconds));
-  }
-  parts.push_back("gather " + formatSeconds(context.wall.gather));
-  out_ << fmt::format("  wall time: {}\n", fmt::join(parts, ", "));
   const std::string samples =
       ms.samples > 0
           ? fmt::format("{} samples", ms.samples)
@@ -289,6 +285,21 @@ void ConsoleReporter::reportContext(const RunContext& context) {
 void ConsoleReporter::reportCase(const CaseResult& result) {
   if (result.detail) return;  // results files hold it; a derived figure sums it up here
   if (!pending_.empty() && pending_.front().suite != result.suite) flushSuite();
+  if (pending_.empty()) {
+    out_ << fmt::format("\n{} [{}]\n", result.suite, result.clock);
+    method_shown_ = false;
+  }
+  // The case's own lines now, as %timeit prints each statement; the suite's table at its end.
+  if (result.skipped()) {
+    out_ << fmt::format("  {}: {}\n", fullName(result), fmt::join(result.notes, "; "));
+  } else if (const RankResult* slow = result.slowest(); slow && result.part_of.empty()) {
+    if (!method_shown_) {
+      out_ << fmt::format("  per loop, on the slowest rank ({}):\n", slow->measurement.method);
+      method_shown_ = true;
+    }
+    printTimeit(out_, result.case_name, *slow);
+  }
+  out_.flush();
   pending_.push_back(result);
 }
 
@@ -321,9 +332,28 @@ void ConsoleReporter::reportDerived(const DerivedResult& derived) {
   for (const std::string& finding : derived.findings) out_ << "    " << finding << '\n';
 }
 
+void ConsoleReporter::reportWallTimes(const RunWallTimes& wall) { wall_ = wall; }
+
 void ConsoleReporter::finalize() {
   flushSuite();
+  printWallTimes();
   out_.flush();
+}
+
+void ConsoleReporter::endEarly(const std::string& reason) {
+  flushSuite();
+  printWallTimes();
+  out_ << fmt::format("\nThe run ended early: {}\n", reason);
+  out_.flush();
+}
+
+void ConsoleReporter::printWallTimes() {
+  std::vector<std::string> parts = {"start-up " + formatSeconds(wall_.start_up)};
+  for (const auto& [suite, seconds] : wall_.suites) {
+    parts.push_back(suite + " " + formatSeconds(seconds));
+  }
+  if (wall_.gather > 0) parts.push_back("gather " + formatSeconds(wall_.gather));
+  out_ << fmt::format("\nwall time: {}\n", fmt::join(parts, ", "));
 }
 
 void ConsoleReporter::flushSuite() {
@@ -367,10 +397,6 @@ void ConsoleReporter::flushSuite() {
   // Each distinct note once, with the cases it applies to.
   std::vector<std::pair<std::string, std::vector<std::string>>> notes;
   std::vector<std::string> warnings;
-  std::size_t label_width = 0;
-  for (const CaseResult& c : pending_) {
-    if (!c.skipped() && c.part_of.empty()) label_width = std::max(label_width, c.case_name.size());
-  }
   for (const TableEntry& entry : tableOrder(pending_)) {
     const CaseResult& c = *entry.result;
     for (const std::string& note : c.notes) {
@@ -414,22 +440,13 @@ void ConsoleReporter::flushSuite() {
     for (const std::string& w : c.warnings) warnings.push_back(fullName(c) + ": " + w);
   }
 
-  const CaseResult& first = pending_.front();
-  out_ << fmt::format("\n{} [{}]\n", first.suite, fmt::join(clocks, "; "));
-  printTable(out_, rows);
-  out_ << fmt::format(
-      "  per loop, on the slowest rank ({}):\n",
-      first.ranks.empty() ? std::string("-") : first.ranks.front().measurement.method);
-  for (const CaseResult& c : pending_) {
-    if (const RankResult* slow = c.slowest(); slow && c.part_of.empty()) {
-      printTimeit(out_, c.case_name, label_width, *slow);
-    }
-  }
+  if (rows.size() > 1) printTable(out_, rows);
   if (nodeCount(ranks_) > 1) printByNode(out_, pending_, ranks_);
   for (const auto& [note, cases] : notes) {
     out_ << fmt::format("  note ({}): {}\n", fmt::join(cases, ", "), note);
   }
   for (const std::string& warning : warnings) out_ << "  warning: " << warning << '\n';
+  out_.flush();
   pending_.clear();
 }
 

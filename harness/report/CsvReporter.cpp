@@ -84,6 +84,7 @@ void CsvReporter::reportCase(const CaseResult& result) {
                       {"skipped", result.skipped() ? "true" : "false"}};
   if (result.skipped()) {
     rows_.push_back(common);
+    write();
     return;
   }
   for (const RankResult& r : result.ranks) {
@@ -132,30 +133,46 @@ void CsvReporter::reportCase(const CaseResult& result) {
     }
     rows_.push_back(std::move(row));
   }
+  write();
 }
 
-void CsvReporter::finalize() {
+void CsvReporter::finalize() { write(); }
+
+void CsvReporter::endEarly(const std::string&) { write(); }
+
+std::vector<std::string> CsvReporter::columns() const {
   std::vector<std::string> columns = leadingColumns();
   columns.insert(columns.end(), rate_names_.begin(), rate_names_.end());
   const std::vector<std::string> trailing = trailingColumns();
   columns.insert(columns.end(), trailing.begin(), trailing.end());
+  return columns;
+}
+
+std::string CsvReporter::line(const Row& row, const std::vector<std::string>& columns) {
   std::string text;
-  const auto line = [&text](const std::vector<std::string>& cells) {
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-      if (i > 0) text += ',';
-      text += csvField(cells[i]);
-    }
-    text += '\n';
-  };
-  line(columns);
-  for (const Row& row : rows_) {
-    std::vector<std::string> cells;
-    for (const std::string& column : columns) {
-      const auto it = row.find(column);
-      cells.push_back(it == row.end() ? std::string() : it->second);
-    }
-    line(cells);
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    if (i > 0) text += ',';
+    const auto it = row.find(columns[i]);
+    if (it != row.end()) text += csvField(it->second);
   }
+  return text + '\n';
+}
+
+void CsvReporter::write() {
+  const std::vector<std::string> all = columns();
+  // Each row is printed once; a rate first seen adds a column, and every row is printed again.
+  if (all != printed_columns_) {
+    lines_.clear();
+    printed_columns_ = all;
+  }
+  for (std::size_t r = lines_.size(); r < rows_.size(); ++r) lines_.push_back(line(rows_[r], all));
+  std::string text;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i > 0) text += ',';
+    text += csvField(all[i]);
+  }
+  text += '\n';
+  for (const std::string& printed : lines_) text += printed;
   writeFileAtomically(path_, text);
 }
 

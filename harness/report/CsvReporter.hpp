@@ -1,5 +1,6 @@
 // samples.csv: one row per case and rank, flat columns for spreadsheets and pandas
-// (docs/results-schema.md lists them). Written at finalize, atomically.
+// (docs/results-schema.md lists them). Rewritten (atomically) after every case, so that a run
+// that ends early keeps the rows of what it measured.
 #pragma once
 
 #include <map>
@@ -17,7 +18,11 @@ class CsvReporter final : public Reporter {
   void reportCase(const CaseResult& result) override;
   // Derived figures are for the JSON and the console: a row is a case on a rank.
   void reportDerived(const DerivedResult&) override {}
+  // The JSON holds them.
+  void reportWallTimes(const RunWallTimes&) override {}
   void finalize() override;
+  // The rows so far; the JSON says why the run ended.
+  void endEarly(const std::string& reason) override;
 
   // The columns before the rates; the rates' columns follow in the order first seen, then
   // the check, the stop reason and the telemetry columns.
@@ -27,10 +32,16 @@ class CsvReporter final : public Reporter {
  private:
   using Row = std::map<std::string, std::string>;  // by column; absent: an empty cell
 
+  std::vector<std::string> columns() const;
+  static std::string line(const Row& row, const std::vector<std::string>& columns);
+  void write();
+
   std::string path_;
   std::vector<RankInfo> ranks_;
   std::vector<std::string> rate_names_;  // in the order first seen
   std::vector<Row> rows_;
+  std::vector<std::string> printed_columns_;  // the columns lines_ were printed with
+  std::vector<std::string> lines_;            // rows_ printed, in order
 };
 
 // `field` as a CSV cell (RFC 4180): quoted where it holds a comma, a quote or a line break.

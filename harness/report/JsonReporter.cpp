@@ -1,5 +1,8 @@
 #include "report/JsonReporter.hpp"
 
+#include <algorithm>
+#include <string_view>
+
 #include "analysis/NodeSpread.hpp"
 #include "collect/SampleCodec.hpp"
 #include "report/AtomicFile.hpp"
@@ -8,19 +11,29 @@
 namespace splitstep {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Summary, n, min, max, mean, stddev, median, p5, p95, iqr, cv)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MedianInterval, low, high, coverage)
+// The settings users choose. align_ranks is left out: suites set it per case (collectives and
+// the step), where arrival_waits show it; a run-wide false would misstate those cases.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MeasureSettings, warmup, warmup_time, loops, min_sample_time,
                                    samples, min_samples, min_time, ci_target, max_noise, max_time,
-                                   queued_start, l2_flush, cuda_graph, align_ranks)
+                                   queued_start, l2_flush, cuda_graph)
+
+namespace {
+
+nlohmann::json wallJson(const RunWallTimes& wall) {
+  nlohmann::json suites = nlohmann::json::array();
+  for (const auto& [suite, seconds] : wall.suites) {
+    suites.push_back({{"suite", suite}, {"seconds", seconds}});
+  }
+  return {{"start_up", wall.start_up}, {"suites", suites}, {"gather", wall.gather}};
+}
+
+}  // namespace
 
 void JsonReporter::reportContext(const RunContext& context) {
   ranks_ = context.ranks;
   const Versions& v = context.versions;
   nlohmann::json plan = nlohmann::json::object();
   for (const auto& [key, value] : context.plan) plan[key] = value;
-  nlohmann::json suites = nlohmann::json::array();
-  for (const auto& [suite, seconds] : context.wall.suites) {
-    suites.push_back({{"suite", suite}, {"seconds", seconds}});
-  }
   nlohmann::json job = nullptr;
   if (!context.job.scheduler.empty()) {
     job = {{"scheduler", context.job.scheduler},
@@ -51,10 +64,7 @@ void JsonReporter::reportContext(const RunContext& context) {
         {"notes", context.notes},
         {"plan_hash", context.plan_hash},
         {"measure", context.measure},
-        {"wall",
-         {{"start_up", context.wall.start_up},
-          {"suites", suites},
-          {"gather", context.wall.gather}}},
+        {"wall", wallJson(context.wall)},
         {"job", job},
         {"environment", environment},
         {"environment_differs_on_ranks", context.environment_differs},
@@ -63,7 +73,10 @@ void JsonReporter::reportContext(const RunContext& context) {
       {"ranks", context.ranks},
       {"cases", nlohmann::json::array()},
       {"derived", nlohmann::json::array()},
+      {"complete", false},
+      {"ended", nullptr},
   };
+  write();
 }
 
 void JsonReporter::reportCase(const CaseResult& result) {
@@ -73,7 +86,8 @@ void JsonReporter::reportCase(const CaseResult& result) {
     entry["rank"] = rank.rank;
     entry["summary"] = rank.summary;
     entry["median_ci"] = rank.median_ci;
-    entry["host_summary"] = rank.host_summary;
+    entry["host_summary"] =
+        rank.host_summary ? nlohmann::json(*rank.host_summary) : nlohmann::json(nullptr);
     entry["checks"] = rank.checks;
     entry["warnings"] = rank.warnings;
     entry["telemetry"] = rank.telemetry ? nlohmann::json(*rank.telemetry) : nlohmann::json();
@@ -117,7 +131,20 @@ void JsonReporter::reportCase(const CaseResult& result) {
   if (result.speedup) {
     entry["speedup"] = {{"baseline", result.speedup_baseline}, {"value", *result.speedup}};
   }
-  document_["cases"].push_back(std::move(entry));
+  // Each case is printed once: the file is rewritten after every case, and printing the whole
+  // document each time would cost the square of its size.
+  const std::string dumped = entry.dump(2);
+  // Indented to its depth in the document in one pass: a replace per line would move the rest
+  // of the text each time, the square of a case's size (seconds for 100,000 samples).
+  std::string text;
+  text.reserve(dumped.size() +
+               4 * static_cast<std::size_t>(std::count(dumped.begin(), dumped.end(), '\n')));
+  for (const char c : dumped) {
+    text += c;
+    if (c == '\n') text += "    ";
+  }
+  case_texts_.push_back(std::move(text));
+  write();
 }
 
 void JsonReporter::reportDerived(const DerivedResult& derived) {
@@ -148,6 +175,36 @@ void JsonReporter::reportDerived(const DerivedResult& derived) {
                                   {"assumptions", derived.assumptions}});
 }
 
-void JsonReporter::finalize() { writeFileAtomically(path_, document_.dump(2) + "\n"); }
+void JsonReporter::reportWallTimes(const RunWallTimes& wall) {
+  document_["metadata"]["wall"] = wallJson(wall);
+}
+
+void JsonReporter::finalize() {
+  document_["complete"] = true;
+  document_["ended"] = "completed";
+  write();
+}
+
+void JsonReporter::endEarly(const std::string& reason) {
+  document_["complete"] = false;
+  document_["ended"] = reason;
+  write();
+}
+
+void JsonReporter::write() const {
+  // The document with an empty case list, and the cases spliced in at its place: the same text
+  // as printing the whole document at once.
+  std::string text = document_.dump(2);
+  std::string cases = "[";
+  for (std::size_t i = 0; i < case_texts_.size(); ++i) {
+    cases += i == 0 ? "\n    " : ",\n    ";
+    cases += case_texts_[i];
+  }
+  cases += case_texts_.empty() ? "]" : "\n  ]";
+  constexpr std::string_view kEmpty = "\n  \"cases\": []";
+  const std::size_t at = text.find(kEmpty);
+  text.replace(at + kEmpty.size() - 2, 2, cases);
+  writeFileAtomically(path_, text + "\n");
+}
 
 }  // namespace splitstep

@@ -1,5 +1,7 @@
 // results.json: run metadata, the plan, every case with every rank's samples, and the figures
-// derived from several cases (docs/results-schema.md).
+// derived from several cases (docs/results-schema.md). Rewritten (atomically) after every case
+// with "complete": false, so that a run that ends early keeps what it measured; "ended" says
+// how it ended.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -18,13 +20,18 @@ class JsonReporter final : public Reporter {
   void reportContext(const RunContext& context) override;
   void reportCase(const CaseResult& result) override;
   void reportDerived(const DerivedResult& derived) override;
-  // Writes the file (atomically).
+  // Written with the next case, or at the end.
+  void reportWallTimes(const RunWallTimes& wall) override;
   void finalize() override;
+  void endEarly(const std::string& reason) override;
 
  private:
+  void write() const;
+
   std::string path_;
-  nlohmann::json document_;
-  std::vector<RankInfo> ranks_;  // to group each case's ranks by node
+  nlohmann::json document_;              // everything but the cases
+  std::vector<std::string> case_texts_;  // each case, printed once, indented to its depth
+  std::vector<RankInfo> ranks_;          // to group each case's ranks by node
 };
 
 }  // namespace splitstep

@@ -1,8 +1,11 @@
 // Output writers: they read RunContext, CaseResults and DerivedResults and know nothing of the
-// suites. Cases come first, then the figures derived from them, then finalize().
+// suites. Cases come one by one as they are measured, then the figures derived from them, then
+// finalize(); or, when the run ends early, endEarly() after the cases measured so far. A writer
+// of files keeps them current after every case, so that a run killed outright leaves them too.
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "analysis/CaseResult.hpp"
@@ -17,7 +20,13 @@ class Reporter {
   virtual void reportContext(const RunContext& context) = 0;
   virtual void reportCase(const CaseResult& result) = 0;
   virtual void reportDerived(const DerivedResult& derived) = 0;
+  // Where rank 0's run went so far (RunContext::wall), after each suite and once more when the
+  // last one ended: reportContext() comes before any of it is known.
+  virtual void reportWallTimes(const RunWallTimes& wall) = 0;
   virtual void finalize() = 0;
+  // The run ended before its last case: `reason` says why (a timeout naming the rank that did
+  // not arrive, a failure, a signal). Ends the output with what it has.
+  virtual void endEarly(const std::string& reason) = 0;
 };
 
 // Forwards every call to each reporter it holds, in the order they were added.
@@ -33,8 +42,14 @@ class ReporterMultiplex final : public Reporter {
   void reportDerived(const DerivedResult& derived) override {
     for (auto& r : reporters_) r->reportDerived(derived);
   }
+  void reportWallTimes(const RunWallTimes& wall) override {
+    for (auto& r : reporters_) r->reportWallTimes(wall);
+  }
   void finalize() override {
     for (auto& r : reporters_) r->finalize();
+  }
+  void endEarly(const std::string& reason) override {
+    for (auto& r : reporters_) r->endEarly(reason);
   }
 
  private:

@@ -73,9 +73,10 @@ void TerminalProgress::caseStarted(const std::string& suite, const std::string& 
   drawn_ = true;
 }
 
-void TerminalProgress::finish() {
-  if (drawn_) out_ << kClearLine << std::flush;
-  drawn_ = false;
+void TerminalProgress::clear() {
+  if (drawn_.exchange(false)) out_ << kClearLine << std::flush;
 }
+
+void TerminalProgress::finish() { clear(); }
 
 }  // namespace splitstep

@@ -1,8 +1,9 @@
 // The progress line rank 0 keeps on a terminal's stderr: which case of how many, the time since
-// the first, and an estimate of the time left. Redrawn in place as each case begins; erased at
-// the end, so that the report that follows starts on a clean line.
+// the first, and an estimate of the time left. Redrawn in place as each case begins; erased
+// before a case's results are printed and at the end, so that the report starts on a clean line.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -21,6 +22,7 @@ class TerminalProgress final : public Progress {
   explicit TerminalProgress(std::ostream& out, Clock clock = steadySeconds);
   void start(std::size_t cases) override;
   void caseStarted(const std::string& suite, const std::string& name) override;
+  void clear() override;
   void finish() override;
 
   // "case 3 of 40 | 0:20 elapsed | about 4:06 left | allreduce nccl fp32 1 MiB": the line for
@@ -44,7 +46,8 @@ class TerminalProgress final : public Progress {
   std::size_t total_ = 0;
   std::size_t started_ = 0;
   double began_ = 0;
-  bool drawn_ = false;
+  // Read by clear() from whichever thread ends the run.
+  std::atomic<bool> drawn_ = false;
 };
 
 }  // namespace splitstep

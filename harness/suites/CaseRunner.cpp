@@ -1,13 +1,14 @@
 #include "suites/CaseRunner.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "measure/Measurer.hpp"
 
 namespace splitstep {
 
-CaseRunner::CaseRunner(const SuiteContext& context, std::string suite)
-    : context_(context), suite_(std::move(suite)) {}
+CaseRunner::CaseRunner(const SuiteContext& context, std::string suite, Publish when)
+    : context_(context), suite_(std::move(suite)), when_(when) {}
 
 void CaseRunner::begin(const std::string& case_name) {
   // A case's series (a step's phases) share its name: the case begins once.
@@ -18,7 +19,10 @@ void CaseRunner::begin(const std::string& case_name) {
 
 Sample& CaseRunner::add(std::string case_name, std::string series,
                         std::map<std::string, std::string> params, const MeasureDevice* clock) {
+  if (when_ == Publish::EachCase && !samples_.empty()) publish(take());
   begin(case_name);
+  // Named from the start: a case may agree on a decision with the other ranks before it is timed.
+  context_.watchdog.setOperation(suite_ + " " + case_name);
   Sample& sample = samples_.emplace_back();
   sample.suite = suite_;
   sample.case_name = std::move(case_name);
@@ -82,9 +86,15 @@ std::optional<TelemetrySummary> CaseRunner::telemetryDuring(
 }
 
 std::vector<Sample> CaseRunner::take() {
-  context_.watchdog.setOperation("between suites");
+  // Spans between cases belong to none.
   if (Timeline* recording = timeline()) recording->setCase("");
   return std::exchange(samples_, {});
 }
+
+void CaseRunner::publish(std::vector<Sample> samples) {
+  if (!samples.empty()) context_.sink.publish(std::move(samples));
+}
+
+void CaseRunner::finish() { publish(take()); }
 
 }  // namespace splitstep

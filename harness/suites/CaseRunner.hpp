@@ -1,5 +1,6 @@
 // What every suite does for each of its cases: a Sample named and labelled the same way, a
-// skipped case with its reason, and the Measurer run under the watchdog's name for the case.
+// skipped case with its reason, the Measurer run under the watchdog's name for the case, and
+// the finished case published to the context's sink.
 #pragma once
 
 #include <functional>
@@ -16,10 +17,16 @@ namespace splitstep {
 
 class CaseRunner {
  public:
-  CaseRunner(const SuiteContext& context, std::string suite);
+  // When cases are published. EachCase: a case is finished when the next one is added, or at
+  // finish(). WhenTold: the suite takes its cases, completes them (a check that needs several
+  // cases measured) and publishes them itself.
+  enum class Publish { EachCase, WhenTold };
+
+  CaseRunner(const SuiteContext& context, std::string suite, Publish when = Publish::EachCase);
 
   // A new case's Sample, timed on the device's clock unless `clock` says otherwise. The
-  // reference is valid until the next add().
+  // reference is valid until the next add(). With EachCase, the cases added before are
+  // published first.
   Sample& add(std::string case_name, std::string series, std::map<std::string, std::string> params,
               const MeasureDevice* clock = nullptr);
   // Marks `sample` skipped, with the reason.
@@ -41,12 +48,17 @@ class CaseRunner {
   std::optional<TelemetrySummary> telemetryDuring(const std::vector<HostSpan>& windows) const;
 
   const SuiteContext& context() const { return context_; }
-  // Cases added since the last take().
+  // Cases added and not yet taken or published.
   std::size_t size() const { return samples_.size(); }
-  // The case added `index`-th since the last take(); valid until the next add().
+  // The case added `index`-th since the last take() (WhenTold: a suite completes a batch of
+  // cases before it publishes them); valid until the next add().
   Sample& at(std::size_t index) { return samples_.at(index); }
-  // Every case added so far, in order; the runner is empty afterwards.
+  // The cases added since the last take(), in order, for the suite to complete (WhenTold).
   std::vector<Sample> take();
+  // Publishes `samples` to the context's sink (collective).
+  void publish(std::vector<Sample> samples);
+  // Publishes the cases not published yet; the suite's last call.
+  void finish();
 
  private:
   // Tells the context's progress when a case other than the last one begins.
@@ -55,6 +67,7 @@ class CaseRunner {
   const SuiteContext& context_;
   std::string suite_;
   std::string current_case_;
+  Publish when_;
   std::vector<Sample> samples_;
 };
 

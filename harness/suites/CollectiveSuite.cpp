@@ -14,16 +14,13 @@
 #include "comm/CollectiveLayout.hpp"
 #include "common/Units.hpp"
 #include "device/CudaCheck.hpp"
+#include "device/FreeMemory.hpp"
 #include "device/Memory.hpp"
 #include "pattern.cuh"
 #include "suites/CaseRunner.hpp"
 
 namespace splitstep {
 namespace {
-
-// Device memory beyond this share of what is free is not asked for: the allocator, NCCL's
-// buffers and fragmentation need the rest.
-constexpr double kUsableFreeMemory = 0.9;
 
 DataType toDataType(CollectiveDtype dtype) {
   switch (dtype) {
@@ -141,14 +138,49 @@ class CollectiveCase {
   std::byte* recv_ = nullptr;
 };
 
-// Collective: whether every rank has `bytes` of device memory to spare.
+// The largest allocation any rank of a group of `group_size` makes for a call (a root may hold
+// more): every rank decides from the same figure.
+std::size_t largestAllocation(const CollectiveDescriptor& collective, std::uint64_t size,
+                              std::size_t element, int group_size, bool in_place) {
+  std::size_t largest = 0;
+  for (int r = 0; r < group_size; ++r) {
+    largest =
+        std::max(largest, layoutFor(collective, size, element, group_size, r).allocation(in_place));
+  }
+  return largest * element;
+}
+
+// Why a call of `layout` on `comm` is beyond a limit: more elements than the backend counts, or
+// buffers larger than the agreed budget; empty when it is within them.
+std::optional<std::string> beyondLimits(const CollectiveLayout& layout, std::size_t bytes,
+                                        const Communicator& comm, const MemoryBudget& budget) {
+  if (layout.call_count > comm.maxCount()) {
+    return fmt::format("{} elements per call, more than {} counts in one call ({})",
+                       layout.call_count, comm.backend(), comm.maxCount());
+  }
+  const Footprint need = comm.usesDeviceBuffers() ? Footprint{bytes, 0} : Footprint{0, bytes};
+  if (auto why = budget.shortfall(need)) return "buffers " + *why;
+  return std::nullopt;
+}
+
+// The sizes of the groups the suite runs within: the world's alone without --groups.
+std::vector<int> groupSizes(const SuiteContext& context) {
+  std::vector<int> sizes;
+  for (const std::vector<int>& group : context.groups.groups) {
+    const int size = static_cast<int>(group.size());
+    if (std::find(sizes.begin(), sizes.end(), size) == sizes.end()) sizes.push_back(size);
+  }
+  if (sizes.empty()) sizes.push_back(context.world_size);
+  return sizes;
+}
+
+// Collective: whether every rank has `bytes` of device memory to spare now (the budget was
+// agreed at start; earlier cases and the communicators may have taken some since).
 bool fitsEverywhere(const SuiteContext& context, bool on_device, std::size_t bytes) {
   bool fits = true;
   if (on_device) {
-    std::size_t free = 0;
-    std::size_t total = 0;
-    SPLITSTEP_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-    fits = static_cast<double>(bytes) <= kUsableFreeMemory * static_cast<double>(free);
+    fits = static_cast<double>(bytes) <=
+           MemoryBudget::kUsable * static_cast<double>(freeDeviceMemory());
   }
   return context.agreement.maxOverRanks(fits ? 0 : 1) == 0;
 }
@@ -195,7 +227,8 @@ Round openRound(const SuiteContext& context, const std::string& suite,
 // The cases of one round: each group's case of every dtype, placement, size and backend, the
 // round's groups timed together. Ranks outside the group that runs (or outside every group of a
 // round) take part in each decision of its Measurer, deferring to it, so that every rank makes
-// the same agreement calls.
+// the same agreement calls. The groups' cases of one call are published together once measured
+// and checked: every rank publishes the same cases in the same batches.
 class RoundRunner {
  public:
   RoundRunner(const SuiteContext& context, const CollectiveDescriptor& collective,
@@ -216,6 +249,7 @@ class RoundRunner {
         for (std::uint64_t size : plan_.bytes) {
           for (std::size_t b = 0; b < context_.communicators.size(); ++b) {
             runCases(round, dtype, placement == Placement::InPlace, size, b);
+            runner_.publish(runner_.take());
           }
         }
       }
@@ -263,6 +297,12 @@ class RoundRunner {
         CaseRunner::skip(sample, "too small for one element per rank");
       } else if (!why_not.empty() || !world.supports(collective_, type, in_place, why_not)) {
         CaseRunner::skip(sample, why_not);
+      } else if (const auto limit = beyondLimits(
+                     layout,
+                     largestAllocation(collective_, size, elementBytes(type), group_size, in_place),
+                     world, context_.budget)) {
+        why_not = *limit;
+        CaseRunner::skip(sample, why_not);
       } else {
         sample.rates.push_back({"algbw GB/s", static_cast<double>(layout.bytes), 1e9});
         if (const auto bus_factor = busBandwidthFactor(collective_, group_size)) {
@@ -301,10 +341,6 @@ class RoundRunner {
     CollectiveCase body(context_, collective_, *round.comms[backend], type, in_place,
                         layouts[*round.mine]);
     body.fill();
-    if (plan_.stall_rank == context_.rank && !stalled_) {
-      stalled_ = true;  // --test-stall-rank: never arrive, as a hung rank would not
-      std::this_thread::sleep_for(std::chrono::hours(24));
-    }
     const bool slow = plan_.slow_rank == context_.rank;
     const auto delay = std::chrono::duration<double>(plan_.slow_seconds);
     runner_.measure(
@@ -329,22 +365,55 @@ class RoundRunner {
   CaseRunner& runner_;
   std::unique_ptr<Device> host_clock_;
   MeasureSettings settings_;
-  bool stalled_ = false;
 };
 
 }  // namespace
 
-std::vector<Sample> CollectiveSuite::run(const SuiteContext& context) {
-  CaseRunner runner(context, name());
+std::optional<std::string> CollectiveSuite::refusal(const SuiteContext& context) const {
+  std::optional<std::string> first_limit;
+  for (CollectiveDtype dtype : plan_.dtypes) {
+    const DataType type = toDataType(dtype);
+    for (Placement placement : plan_.placements) {
+      const bool in_place = placement == Placement::InPlace;
+      if (in_place && !collective_.in_place_refusal.empty()) continue;
+      for (std::uint64_t size : plan_.bytes) {
+        for (const int group_size : groupSizes(context)) {
+          const CollectiveLayout layout =
+              layoutFor(collective_, size, elementBytes(type), group_size, 0);
+          const std::size_t bytes =
+              largestAllocation(collective_, size, elementBytes(type), group_size, in_place);
+          for (const Communicator* comm : context.communicators) {
+            std::string why_not;
+            if (layout.count == 0 || !comm->supports(collective_, type, in_place, why_not)) {
+              continue;
+            }
+            const auto limit = beyondLimits(layout, bytes, *comm, context.budget);
+            if (!limit) return std::nullopt;  // this case can run
+            if (!first_limit) {
+              first_limit = fmt::format("{} {} {}: {}", comm->backend(), toString(dtype),
+                                        formatBytes(size), *limit);
+            }
+          }
+        }
+      }
+    }
+  }
+  if (!first_limit) return std::nullopt;  // nothing was beyond a limit: the skips say why
+  return fmt::format("--bytes: no {} case fits on these ranks; {}", name(), *first_limit);
+}
+
+void CollectiveSuite::run(const SuiteContext& context) {
+  // Each call's cases are published as a batch, once every group's is complete.
+  CaseRunner runner(context, name(), CaseRunner::Publish::WhenTold);
   RoundRunner rounds(context, collective_, plan_, runner);
   if (context.groups.groups.empty()) {
     rounds.run(everyRank(context));
-    return runner.take();
+  } else {
+    for (const std::vector<std::size_t>& indices : context.groups.rounds) {
+      rounds.run(openRound(context, name(), indices));
+    }
   }
-  for (const std::vector<std::size_t>& indices : context.groups.rounds) {
-    rounds.run(openRound(context, name(), indices));
-  }
-  return runner.take();
+  runner.finish();
 }
 
 std::size_t CollectiveSuite::caseCount(const SuiteContext& context) const {

@@ -13,7 +13,8 @@ class CollectiveSuite final : public Suite {
   CollectiveSuite(const CollectiveDescriptor& collective, CollectivesPlan plan)
       : collective_(collective), plan_(std::move(plan)) {}
   std::string name() const override { return std::string(collective_.name); }
-  std::vector<Sample> run(const SuiteContext& context) override;
+  std::optional<std::string> refusal(const SuiteContext& context) const override;
+  void run(const SuiteContext& context) override;
   std::size_t caseCount(const SuiteContext& context) const override;
 
  private:

@@ -46,26 +46,59 @@ class CublasTf32Scope {
   at::Float32Precision previous_;
 };
 
+std::size_t elementBytes(MatmulDtype dtype) {
+  return dtype == MatmulDtype::Fp16 || dtype == MatmulDtype::Bf16 ? 2 : 4;
+}
+
+// A, B and C, where the product runs.
+Footprint footprint(const MatmulShape& shape, MatmulDtype dtype, bool on_gpu) {
+  const auto elements =
+      static_cast<std::uint64_t>(shape.m * shape.k + shape.k * shape.n + shape.m * shape.n);
+  const std::uint64_t bytes = elements * elementBytes(dtype);
+  return on_gpu ? Footprint{bytes, 0} : Footprint{0, bytes};
+}
+
+std::string caseName(MatmulDtype dtype, const MatmulShape& shape) {
+  const std::string shape_name = toString(shape);
+  return fmt::format("{} {}{}", toString(dtype),
+                     shape_name.find('x') == std::string::npos ? "n=" : "", shape_name);
+}
+
 }  // namespace
 
-std::vector<Sample> MatmulSuite::run(const SuiteContext& context) {
+std::optional<std::string> MatmulSuite::refusal(const SuiteContext& context) const {
+  std::optional<std::string> first;
+  for (MatmulDtype dtype : plan_.dtypes) {
+    for (const MatmulShape& shape : plan_.shapes) {
+      const auto why = context.budget.shortfall(footprint(shape, dtype, context.device.isCuda()));
+      if (!why) return std::nullopt;
+      if (!first) first = fmt::format("{}: {}", caseName(dtype, shape), *why);
+    }
+  }
+  if (!first) return std::nullopt;
+  return fmt::format("--matmul-sizes: no case fits on these ranks; {} (three matrices)", *first);
+}
+
+void MatmulSuite::run(const SuiteContext& context) {
   TorchScope torch_scope(context.device);
   CaseRunner runner(context, "matmul");
   for (MatmulDtype dtype : plan_.dtypes) {
     for (const MatmulShape& shape : plan_.shapes) {
       const std::string shape_name = toString(shape);
-      Sample& sample =
-          runner.add(fmt::format("{} {}{}", toString(dtype),
-                                 shape_name.find('x') == std::string::npos ? "n=" : "", shape_name),
-                     "mm",
-                     {{"dtype", std::string(toString(dtype))},
-                      {"m", std::to_string(shape.m)},
-                      {"n", std::to_string(shape.n)},
-                      {"k", std::to_string(shape.k)}});
+      Sample& sample = runner.add(caseName(dtype, shape), "mm",
+                                  {{"dtype", std::string(toString(dtype))},
+                                   {"m", std::to_string(shape.m)},
+                                   {"n", std::to_string(shape.n)},
+                                   {"k", std::to_string(shape.k)}});
       // The seeds' FP32-vs-FP16 comparison: every dtype against fp32 at the same shape.
       sample.comparison = {shape_name, "fp32", dtype == MatmulDtype::Fp32};
       if (dtype == MatmulDtype::Tf32 && !context.device.isCuda()) {
         CaseRunner::skip(sample, "tf32 is a CUDA tensor-core mode; the CPU has none");
+        continue;
+      }
+      if (const auto why =
+              context.budget.shortfall(footprint(shape, dtype, context.device.isCuda()))) {
+        CaseRunner::skip(sample, *why + " (three matrices)");
         continue;
       }
       CublasTf32Scope tf32(dtype == MatmulDtype::Tf32);
@@ -86,7 +119,7 @@ std::vector<Sample> MatmulSuite::run(const SuiteContext& context) {
       sample.rates.push_back({"TFLOP/s", flop, 1e12});
     }
   }
-  return runner.take();
+  runner.finish();
 }
 
 const SuiteRegistration kMatmulRegistration("matmul", [](const SuiteInfo&, const RunPlan& plan) {

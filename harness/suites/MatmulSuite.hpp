@@ -10,7 +10,8 @@ class MatmulSuite final : public Suite {
  public:
   explicit MatmulSuite(MatmulPlan plan) : plan_(std::move(plan)) {}
   std::string name() const override { return "matmul"; }
-  std::vector<Sample> run(const SuiteContext& context) override;
+  std::optional<std::string> refusal(const SuiteContext& context) const override;
+  void run(const SuiteContext& context) override;
   std::size_t caseCount(const SuiteContext&) const override {
     return plan_.dtypes.size() * plan_.shapes.size();
   }

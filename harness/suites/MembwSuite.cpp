@@ -5,6 +5,9 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "common/Units.hpp"
 #include "device/CudaCheck.hpp"
@@ -49,6 +52,21 @@ void skipCase(CaseRunner& runner, const std::string& kind, std::uint64_t bytes,
   CaseRunner::skip(runner.add(fmt::format("{} {}", kind, formatBytes(bytes)), kind,
                               {{"kind", kind}, {"bytes", std::to_string(bytes)}}),
                    why);
+}
+
+// What each kind of case moves, in the order they run.
+std::vector<std::string> kinds(bool on_gpu) {
+  if (!on_gpu) {
+    return {"copy", "triad", "h2d pinned", "h2d pageable", "d2h pinned", "d2h pageable"};
+  }
+  return {"copy",         "triad",      "memcpy d2d",  "h2d pinned",
+          "h2d pageable", "d2h pinned", "d2h pageable"};
+}
+
+// On a GPU: three device arrays, then one device array with a pinned and a pageable host copy.
+// On the CPU: three host arrays.
+Footprint footprint(std::uint64_t bytes, bool on_gpu) {
+  return on_gpu ? Footprint{3 * bytes, 2 * bytes} : Footprint{0, 3 * bytes};
 }
 
 void runOnGpu(const SuiteContext& context, std::uint64_t bytes, CaseRunner& runner) {
@@ -108,16 +126,31 @@ void runOnCpu(std::uint64_t bytes, CaseRunner& runner) {
 
 }  // namespace
 
-std::vector<Sample> MembwSuite::run(const SuiteContext& context) {
+std::optional<std::string> MembwSuite::refusal(const SuiteContext& context) const {
+  std::optional<std::string> first;
+  for (std::uint64_t bytes : plan_.bytes) {
+    const auto why = context.budget.shortfall(footprint(bytes, context.device.isCuda()));
+    if (!why) return std::nullopt;
+    if (!first) first = fmt::format("{} per array {}", formatBytes(bytes), *why);
+  }
+  if (!first) return std::nullopt;
+  return "--membw-bytes: no size fits on these ranks; " + *first;
+}
+
+void MembwSuite::run(const SuiteContext& context) {
   CaseRunner runner(context, "membw");
   for (std::uint64_t bytes : plan_.bytes) {
-    if (context.device.isCuda()) {
+    if (const auto why = context.budget.shortfall(footprint(bytes, context.device.isCuda()))) {
+      for (const std::string& kind : kinds(context.device.isCuda())) {
+        skipCase(runner, kind, bytes, *why);
+      }
+    } else if (context.device.isCuda()) {
       runOnGpu(context, bytes, runner);
     } else {
       runOnCpu(bytes, runner);
     }
   }
-  return runner.take();
+  runner.finish();
 }
 
 const SuiteRegistration kMembwRegistration("membw", [](const SuiteInfo&, const RunPlan& plan) {
@@ -127,7 +160,7 @@ const SuiteRegistration kMembwRegistration("membw", [](const SuiteInfo&, const R
 std::size_t MembwSuite::caseCount(const SuiteContext& context) const {
   // Per size: copy, triad, memcpy d2d and the four host<->device copies on a GPU (runOnGpu);
   // copy, triad and the four copies, skipped, on the CPU (runOnCpu).
-  return plan_.bytes.size() * (context.device.isCuda() ? 7 : 6);
+  return plan_.bytes.size() * kinds(context.device.isCuda()).size();
 }
 
 }  // namespace splitstep

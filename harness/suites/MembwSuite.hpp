@@ -10,7 +10,8 @@ class MembwSuite final : public Suite {
  public:
   explicit MembwSuite(MembwPlan plan) : plan_(std::move(plan)) {}
   std::string name() const override { return "membw"; }
-  std::vector<Sample> run(const SuiteContext& context) override;
+  std::optional<std::string> refusal(const SuiteContext& context) const override;
+  void run(const SuiteContext& context) override;
   std::size_t caseCount(const SuiteContext& context) const override;
 
  private:

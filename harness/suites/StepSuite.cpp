@@ -24,8 +24,6 @@ namespace {
 // Steps under the profiler: enough to see each kernel of a step a few times, few enough that
 // the trace stays small.
 constexpr int kProfiledSteps = 3;
-// The share of free memory a step may be estimated to use.
-constexpr double kUsableFreeMemory = 0.9;
 
 bool syncsGradients(SyncMode mode) {
   return mode == SyncMode::Sequential || mode == SyncMode::Overlap;
@@ -197,25 +195,27 @@ void addLedger(CaseRunner& runner, const std::string& case_name,
 
 }  // namespace
 
-std::optional<std::string> StepSuite::preflight(const SuiteContext& context) const {
-  const std::optional<double> free = context.device.freeMemory();
+std::optional<std::string> StepSuite::refusal(const SuiteContext& context) const {
+  // The agreed budget: the least free memory over ranks, the host's divided among the ranks
+  // that share it. The margin (MemoryBudget::kUsable) leaves room for the allocator's rounding,
+  // the communicators' buffers and fragmentation.
+  const bool on_gpu = context.device.isCuda();
+  const std::optional<std::uint64_t> free =
+      on_gpu ? context.budget.device_free : context.budget.host_available;
   if (!free) return std::nullopt;
-  // Ranks on one CPU node share its memory; on a GPU each rank has its own. The margin leaves
-  // room for the allocator's rounding, the communicators' buffers and fragmentation.
-  const int sharing = context.device.isCuda() ? 1 : context.ranks_on_node;
-  const double usable = kUsableFreeMemory * *free / sharing;
-  const std::string where =
-      context.device.isCuda()
-          ? fmt::format("{} (rank {})", context.device.label(), context.rank)
-          : fmt::format("the host ({} of its available memory per rank, {} ranks)",
-                        formatBytesApprox(*free / sharing), sharing);
-  return refuseOversizedSteps(plan_, context.device.isCuda(), usable, where);
+  const double usable = MemoryBudget::kUsable * static_cast<double>(*free);
+  const std::string where = on_gpu ? fmt::format("every rank's GPU (the least free of them: {})",
+                                                 formatBytesApprox(static_cast<double>(*free)))
+                                   : fmt::format("the host ({} of its available memory per rank)",
+                                                 formatBytesApprox(static_cast<double>(*free)));
+  return refuseOversizedSteps(plan_, on_gpu, usable, where);
 }
 
-std::vector<Sample> StepSuite::run(const SuiteContext& context) {
+void StepSuite::run(const SuiteContext& context) {
   namespace key = step_keys;
   TorchScope torch_scope(context.device);
-  CaseRunner runner(context, name());
+  // A workload's cases are published once its checks have joined them.
+  CaseRunner runner(context, name(), CaseRunner::Publish::WhenTold);
   std::vector<std::string> notes;
   const MeasureSettings settings = stepSettings(context.measure, notes);
   if (plan_.input == InputSource::Pinned && !context.device.isCuda()) {
@@ -225,7 +225,6 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
   Communicator* comm = gradientBackend(context, no_sync);
   // Where each mode's whole-step Sample is, for the checks that follow the timing.
   std::vector<std::pair<SyncMode, std::size_t>> step_samples;
-  std::vector<Sample> samples;
   for (StepModel model : plan_.models) {
     for (StepPrecision precision : plan_.precisions) {
       const StepRecipe recipe = recipeFor(plan_, precision, context.rank);
@@ -317,13 +316,9 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
         }
       }
       std::vector<Sample> produced = runner.take();
-      const std::size_t base = samples.size();
-      samples.insert(samples.end(), std::make_move_iterator(produced.begin()),
-                     std::make_move_iterator(produced.end()));
       // The timed model is gone: the check builds its own from the same seed.
-      if (!plan_.check || comm == nullptr) continue;
       for (const auto& [mode, index] : step_samples) {
-        if (!syncsGradients(mode)) continue;
+        if (!plan_.check || comm == nullptr || !syncsGradients(mode)) continue;
         context.watchdog.setOperation(fmt::format("step {} {} {}: correctness check",
                                                   toString(model), toString(precision),
                                                   toString(mode)));
@@ -335,14 +330,13 @@ std::vector<Sample> StepSuite::run(const SuiteContext& context) {
         }
         StepCheckResult check = checkSynchronisedStep(
             model, plan_, recipe, mode == SyncMode::Overlap, context, *comm, torch_scope.device());
-        Sample& whole = samples[base + index];
+        Sample& whole = produced[index];
         whole.checks.insert(whole.checks.end(), check.checks.begin(), check.checks.end());
         whole.notes.insert(whole.notes.end(), check.notes.begin(), check.notes.end());
       }
+      runner.publish(std::move(produced));
     }
   }
-  context.watchdog.setOperation("between suites");
-  return samples;
 }
 
 const SuiteRegistration kStepRegistration("step", [](const SuiteInfo&, const RunPlan& plan) {

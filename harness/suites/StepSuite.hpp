@@ -11,8 +11,8 @@ class StepSuite final : public Suite {
  public:
   explicit StepSuite(StepPlan plan) : plan_(std::move(plan)) {}
   std::string name() const override { return std::string(step_keys::kSuite); }
-  std::optional<std::string> preflight(const SuiteContext& context) const override;
-  std::vector<Sample> run(const SuiteContext& context) override;
+  std::optional<std::string> refusal(const SuiteContext& context) const override;
+  void run(const SuiteContext& context) override;
   // One case per model, precision and sync mode; its phases are parts of it.
   std::size_t caseCount(const SuiteContext&) const override {
     return plan_.models.size() * plan_.precisions.size() * plan_.modes.size();

@@ -1,4 +1,5 @@
-// A suite produces Samples for its cases; it knows nothing of ranks' other results or output.
+// A suite produces Samples for its cases and publishes them as they finish; it knows nothing of
+// ranks' other results or output.
 #pragma once
 
 #include <memory>
@@ -16,20 +17,29 @@
 #include "measure/Sample.hpp"
 #include "measure/Timeline.hpp"
 #include "options/RunPlan.hpp"
+#include "suites/MemoryBudget.hpp"
 #include "suites/SuiteCatalog.hpp"
 #include "telemetry/TelemetrySampler.hpp"
 
 namespace splitstep {
+
+// Where finished cases go (rank 0 gathers and reports them while the run goes on). Collective:
+// every rank publishes the same cases, skipped ones included, in the same batches.
+class CaseSink {
+ public:
+  virtual ~CaseSink() = default;
+  virtual void publish(std::vector<Sample> samples) = 0;
+};
 
 struct SuiteContext {
   Device& device;
   std::vector<Communicator*> communicators;  // the collective backends to compare, in order
   RankAgreement& agreement;
   Watchdog& watchdog;
+  CaseSink& sink;
   MeasureSettings measure;
   int rank = 0;
   int world_size = 1;
-  int ranks_on_node = 1;  // ranks sharing this rank's host memory
   // The groups the collective suites run within (--groups); none: every rank together.
   RankGroups groups{};
   Progress* progress = nullptr;  // told of each case as it begins; none: nothing is shown
@@ -37,18 +47,21 @@ struct SuiteContext {
   Timeline* timeline = nullptr;
   // The GPU's telemetry (--telemetry); nullptr where there is none.
   const TelemetrySampler* telemetry = nullptr;
+  MemoryBudget budget{};  // agreed at start: what every rank can spare
 };
 
 class Suite {
  public:
   virtual ~Suite() = default;
   virtual std::string name() const = 0;
-  // Before any suite runs: the reason this suite cannot run on this rank as planned (a case
-  // that cannot fit in memory), as one line naming the option; empty when it can. Allocates
-  // nothing, so that an infeasible plan is refused in seconds.
-  virtual std::optional<std::string> preflight(const SuiteContext&) const { return std::nullopt; }
-  // Every rank calls this with the same plan, so every rank makes the same collective calls.
-  virtual std::vector<Sample> run(const SuiteContext& context) = 0;
+  // Why none of the suite's cases can run here (each needs more memory than the ranks can spare,
+  // or more elements than a backend counts), naming the option; empty when some can. Decided
+  // from the plan and the agreed budget alone, so every rank answers alike, before any suite
+  // runs and before anything is allocated (a refusal ends the job with status 2 in seconds).
+  virtual std::optional<std::string> refusal(const SuiteContext&) const { return std::nullopt; }
+  // Every rank calls this with the same plan, so every rank makes the same collective calls and
+  // publishes the same cases to context.sink. Cases that cannot fit are skipped with a note.
+  virtual void run(const SuiteContext& context) = 0;
   // How many cases run() will report (each named once, measured or skipped), for the progress
   // line.
   virtual std::size_t caseCount(const SuiteContext& context) const = 0;

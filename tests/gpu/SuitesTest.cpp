@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "CollectingSink.hpp"
 #include "GpuSkip.hpp"
 #include "comm/MpiCommunicator.hpp"
 #include "comm/NcclCommunicator.hpp"
@@ -32,10 +33,11 @@ struct OneRank {
   SuiteContext context() {
     std::vector<Communicator*> comms = {&mpi};
     if (nccl) comms.insert(comms.begin(), nccl.get());
-    return {*device, comms, agreement, watchdog, quick(), 0, 1};
+    return {*device, comms, agreement, watchdog, sink, quick(), 0, 1, {}};
   }
 
   Watchdog watchdog{60};
+  testing::CollectingSink sink;
   LocalAgreement agreement;
   std::unique_ptr<Device> device;
   MpiCommunicator mpi;
@@ -48,6 +50,7 @@ struct RecordedProgress final : Progress {
   void caseStarted(const std::string& suite, const std::string& name) override {
     cases.push_back(suite + " " + name);
   }
+  void clear() override {}
   void finish() override {}
   std::vector<std::string> cases;
 };
@@ -71,7 +74,10 @@ void expectMatmulSamples(OneRank& rank) {
   RecordedProgress progress;
   SuiteContext context = rank.context();
   context.progress = &progress;
-  const auto samples = suite.run(context);
+  suite.run(context);
+  // Each case is published on its own, as soon as the next one starts or the suite ends.
+  ASSERT_EQ(rank.sink.batches.size(), 6u);
+  const auto samples = rank.sink.take();
   expectCasesAnnounced(suite, context, samples, progress);
   ASSERT_EQ(samples.size(), 6u);
   EXPECT_EQ(samples[0].case_name, "fp32 n=64");
@@ -102,7 +108,8 @@ void expectMembwSamples(OneRank& rank) {
   RecordedProgress progress;
   SuiteContext context = rank.context();
   context.progress = &progress;
-  const auto samples = suite.run(context);
+  suite.run(context);
+  const auto samples = rank.sink.take();
   expectCasesAnnounced(suite, context, samples, progress);
   std::size_t timed = 0;
   for (const Sample& s : samples) {
@@ -138,7 +145,8 @@ void expectCollectiveSamples(OneRank& rank) {
     RecordedProgress progress;
     SuiteContext context = rank.context();
     context.progress = &progress;
-    const auto samples = suite.run(context);
+    suite.run(context);
+    const auto samples = rank.sink.take();
     expectCasesAnnounced(suite, context, samples, progress);
     const std::size_t backends = rank.nccl ? 2 : 1;
     ASSERT_EQ(samples.size(), 3 * 2 * 3 * backends);
@@ -181,7 +189,8 @@ void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
   RecordedProgress progress;
   SuiteContext context = rank.context();
   context.progress = &progress;
-  const auto samples = suite.run(context);
+  suite.run(context);
+  const auto samples = rank.sink.take();
   expectCasesAnnounced(suite, context, samples, progress);
   std::size_t wholes = 0;
   for (const Sample& s : samples) {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "CollectingSink.hpp"
 #include "analysis/CaseResult.hpp"
 #include "analysis/StepAnalysis.hpp"
 #include "cluster/MpiAgreement.hpp"
@@ -50,10 +51,11 @@ struct Ranks {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
   }
   SuiteContext context(Communicator* comm) {
-    return {*device, {comm}, agreement, watchdog, quick(), rank, size};
+    return {*device, {comm}, agreement, watchdog, sink, quick(), rank, size, {}};
   }
 
   Watchdog watchdog{60};
+  testing::CollectingSink sink;
   std::unique_ptr<Device> device;
   MpiAgreement agreement;
   int rank = 0;
@@ -69,7 +71,10 @@ const Check* findCheck(const Sample& s, const std::string& name) {
 TEST(StepSuite, SynchronisedStepsMatchTheOneProcessReferenceOnEveryRank) {
   Ranks ranks;
   MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);
-  const std::vector<Sample> samples = StepSuite(smallPlan()).run(ranks.context(&mpi));
+  StepSuite(smallPlan()).run(ranks.context(&mpi));
+  // A workload's cases are published together, with the checks that followed their timing.
+  EXPECT_EQ(ranks.sink.batches.size(), 2u);  // two models, one precision
+  const std::vector<Sample> samples = ranks.sink.take();
   int synced_cases = 0;
   for (const Sample& s : samples) {
     if (s.series != "step") continue;
@@ -102,7 +107,8 @@ TEST(StepSuite, EveryPhaseHasOneValuePerStepAndFitsInsideIt) {
   StepPlan plan = smallPlan();
   plan.models = {StepModel::Mlp};
   plan.check = false;
-  const std::vector<Sample> samples = StepSuite(plan).run(ranks.context(&mpi));
+  StepSuite(plan).run(ranks.context(&mpi));
+  const std::vector<Sample> samples = ranks.sink.take();
   for (const std::string mode : {"none", "sequential", "overlap", "single"}) {
     SCOPED_TRACE(mode);
     const std::string case_name = "mlp fp32 " + mode;
@@ -249,10 +255,14 @@ TEST(StepCheck, CorrectSyncPassesWithEveryModelOptimizerAndPrecision) {
   }
 }
 
-// Every rank's samples, summarised and analysed on rank 0 as the application does.
-std::vector<DerivedResult> analyse(const std::vector<Sample>& samples) {
+// Runs `plan`, and every rank's samples, summarised and analysed on rank 0 as the application
+// does.
+std::vector<DerivedResult> runAndAnalyse(Ranks& ranks, const StepPlan& plan,
+                                         const SuiteContext& context) {
+  StepSuite(plan).run(context);
   std::vector<std::vector<Sample>> by_rank;
-  for (const std::string& payload : gatherToRoot(encodeSamples(samples), MPI_COMM_WORLD)) {
+  for (const std::string& payload :
+       gatherToRoot(encodeSamples(ranks.sink.take()), MPI_COMM_WORLD, ranks.watchdog)) {
     by_rank.push_back(decodeSamples(payload));
   }
   if (by_rank.empty()) return {};
@@ -275,10 +285,10 @@ TEST(StepSuite, ADelayedRankIsNamedAndEveryStepWaitsForIt) {
   plan.check = false;
   SuiteContext context = ranks.context(&mpi);
   context.measure.samples = 5;
-  const std::vector<DerivedResult> on_time = analyse(StepSuite(plan).run(context));
+  const std::vector<DerivedResult> on_time = runAndAnalyse(ranks, plan, context);
   plan.delay_rank = 1;
   plan.delay = 0.1;
-  const std::vector<DerivedResult> derived = analyse(StepSuite(plan).run(context));
+  const std::vector<DerivedResult> derived = runAndAnalyse(ranks, plan, context);
   if (ranks.rank != 0) return;
   ASSERT_EQ(derived.size(), 1u);
   ASSERT_EQ(on_time.size(), 1u);
@@ -312,7 +322,7 @@ TEST(StepSuite, TheBreakdownsPartsAddUpToTheStepsGrowthOnEveryRank) {
   plan.models = {StepModel::Mlp};
   plan.modes = {SyncMode::None, SyncMode::Sequential, SyncMode::Overlap};
   plan.check = false;
-  const std::vector<DerivedResult> derived = analyse(StepSuite(plan).run(ranks.context(&mpi)));
+  const std::vector<DerivedResult> derived = runAndAnalyse(ranks, plan, ranks.context(&mpi));
   if (ranks.rank != 0) return;
   ASSERT_EQ(derived.size(), 1u);
   for (const std::string mode : {"sequential", "overlap"}) {

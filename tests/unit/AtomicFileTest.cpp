@@ -35,5 +35,32 @@ TEST(AtomicFile, MissingDirectoryThrowsNamingThePath) {
   }
 }
 
+TEST(AtomicFile, TargetsThatCannotOrMustNotBeWrittenAreFoundBeforeTheRun) {
+  const auto dir = testing::tempPathForThisTest("");
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "out.json";
+  EXPECT_EQ(whyNotWritable(file.string()), std::nullopt);
+  EXPECT_FALSE(std::filesystem::exists(file)) << "the check leaves nothing behind";
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir),
+                          std::filesystem::directory_iterator()),
+            0);
+  EXPECT_EQ(whyNotWritable(dir.string()), "is a directory");
+  EXPECT_EQ(whyNotWritable("/dev/null"), "is not a regular file");
+  EXPECT_EQ(whyNotWritable((dir / "no-such-dir" / "out.json").string()),
+            "is in a directory that does not exist");
+  EXPECT_EQ(whyNotWritable(""), "is empty");
+  // /proc takes no new files, even from root.
+  const auto proc = whyNotWritable("/proc/splitstep-out.json");
+  ASSERT_TRUE(proc.has_value());
+  EXPECT_EQ(proc->rfind("cannot be created: ", 0), 0u) << *proc;
+  // A file nobody may write is refused even where root could replace it.
+  std::ofstream(file) << "keep";
+  std::filesystem::permissions(file, std::filesystem::perms::owner_read);
+  EXPECT_EQ(whyNotWritable(file.string()), "is read-only (it would be replaced)");
+  std::filesystem::permissions(file, std::filesystem::perms::owner_all);
+  EXPECT_EQ(whyNotWritable(file.string()), std::nullopt);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace splitstep

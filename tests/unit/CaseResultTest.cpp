@@ -160,6 +160,39 @@ TEST(CaseResult, APartsShareIsItsMedianOverItsWholesMedian) {
   EXPECT_FALSE(results[4].share);  // no whole
 }
 
+TEST(CaseResult, BatchesAreSummarisedWithTheBaselinesAndWholesOfEarlierOnes) {
+  CaseSummarizer summarizer;
+  Sample baseline = timed("fp32", {2});
+  baseline.comparison = {"8192", "fp32", true};
+  Sample faster = timed("bf16", {0.5});
+  faster.comparison = {"8192", "fp32", false};
+  // The baseline comes in a batch of its own, as a streamed run publishes it.
+  ASSERT_EQ(summarizer.add({{baseline}, {baseline}}).size(), 1u);
+  const auto second = summarizer.add({{faster}, {faster}});
+  ASSERT_EQ(second.size(), 1u);
+  ASSERT_TRUE(second[0].speedup);
+  EXPECT_DOUBLE_EQ(*second[0].speedup, 4);
+  // A case already reported is not reported again.
+  EXPECT_TRUE(summarizer.add({{faster}, {faster}}).empty());
+  // A part finds its whole in an earlier batch.
+  summarizer.add({{phase("a", "step", "", {10})}});
+  const auto part = summarizer.add({{phase("a", "forward", "step", {4})}});
+  ASSERT_EQ(part.size(), 1u);
+  ASSERT_TRUE(part[0].share);
+  EXPECT_DOUBLE_EQ(*part[0].share, 0.4);
+}
+
+TEST(CaseResult, NoHostSummaryWithoutHostValues) {
+  Sample with_host = timed("a", {1, 2});
+  with_host.measurement.host_values = {0.5, 0.5};
+  const auto results = summarizeCases({{with_host, phase("b", "forward", "step", {1})}});
+  ASSERT_EQ(results.size(), 2u);
+  ASSERT_TRUE(results[0].ranks[0].host_summary);
+  EXPECT_DOUBLE_EQ(results[0].ranks[0].host_summary->median, 0.5);
+  // A phase of a step: no host time was taken, and none is made up (it read as 0 s).
+  EXPECT_FALSE(results[1].ranks[0].host_summary);
+}
+
 TEST(CaseResult, OnlyWholesWarnOfAWideSpread) {
   // The same 5x spread in a step and in one of its phases: only the step warns.
   const auto results =

@@ -37,9 +37,10 @@ TEST(ConsoleReporter, HeaderNamesVersionsRanksAndTheTimingPlan) {
                       "^  rank 1: nodeA cuda:1 NVIDIA H200 \\(PCI 0000:19:00\\.0, "
                       "GPU-11111111-1111-1111-1111-111111111111\\)$"))
       << text;
-  EXPECT_TRUE(
-      hasLine(text, "^  wall time: start-up 2\\.500 s, matmul 12\\.25 s, gather 125\\.0 ms$"))
+  // Known only once the run is over, so printed after the last table rather than in the header.
+  EXPECT_TRUE(hasLine(text, "^wall time: start-up 2\\.500 s, matmul 12\\.25 s, gather 125\\.0 ms$"))
       << text;
+  EXPECT_GT(text.find("wall time:"), text.find("per-rank median")) << text;
   EXPECT_TRUE(
       hasLine(text, "a timed cold start, 1 warm-up run\\(s\\), then 2 samples, 1 loops each"))
       << text;
@@ -284,6 +285,45 @@ TEST(ConsoleReporter, DerivedSizesAreBytesAndAssumptionsComeBeforeTheDiagnosis) 
   EXPECT_TRUE(hasLine(text, "^  holds from +1 MiB$")) << text;
   EXPECT_TRUE(hasLine(text, "^    nodes of 8 ranks$")) << text;
   EXPECT_LT(text.find("  assumes:\n"), text.find("  diagnosis:\n"));
+}
+
+TEST(ConsoleReporter, EachCaseIsPrintedAsSoonAsItIsReported) {
+  std::ostringstream out;
+  ConsoleReporter reporter(out);
+  reporter.reportContext(testing::twoRankContext());
+  const std::vector<CaseResult> cases = testing::matmulCases();
+  reporter.reportCase(cases[0]);
+  // Before the suite's table: its header, and the case's %timeit lines.
+  EXPECT_TRUE(hasLine(out.str(), "^matmul \\[device \\(CUDA events\\)\\]$")) << out.str();
+  EXPECT_TRUE(hasLine(out.str(), "^  fp32 n=8192  21\\.60 ms ± .* per loop")) << out.str();
+  EXPECT_FALSE(hasLine(out.str(), "^  case +min +median")) << out.str();
+  reporter.reportCase(cases[2]);  // skipped: its reason at once
+  EXPECT_TRUE(hasLine(out.str(), "^  tf32 n=8192: skipped: for a test$")) << out.str();
+  reporter.finalize();
+  EXPECT_TRUE(hasLine(out.str(), "^  case +min +median")) << out.str();
+}
+
+TEST(ConsoleReporter, ARunThatEndsEarlyPrintsTheTableSoFarAndWhy) {
+  std::ostringstream out;
+  ConsoleReporter reporter(out);
+  reporter.reportContext(testing::twoRankContext());
+  reporter.reportCase(testing::matmulCases()[1]);
+  reporter.endEarly("rank 1 (nodeA, pid 42, stopped) did not answer");
+  const std::string text = out.str();
+  EXPECT_TRUE(hasLine(text, "^  bf16 n=8192 .* r1 nodeA cuda:1 ")) << text;
+  EXPECT_TRUE(hasLine(text,
+                      "^The run ended early: rank 1 \\(nodeA, pid 42, stopped\\) did not "
+                      "answer$"))
+      << text;
+}
+
+TEST(ConsoleReporter, NoHostTimeIsPrintedWhereNoneWasTaken) {
+  Sample step = testing::stepSample("mlp", "bf16", "none", "step", {1e-3, 1e-3});
+  step.measurement.host_values.clear();
+  const std::string text = render(summarizeCases({{step}}));
+  EXPECT_TRUE(hasLine(text, "^ +median 1\\.000 ms \\(.* CI .*\\), IQR .*; cold start 100\\.0 ms$"))
+      << text;
+  EXPECT_FALSE(hasLine(text, "host 0")) << text;
 }
 
 }  // namespace

@@ -4,12 +4,18 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "ReportFixtures.hpp"
 #include "TempPath.hpp"
 
 namespace splitstep {
 namespace {
+
+nlohmann::json readJson(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  return nlohmann::json::parse(file);
+}
 
 nlohmann::json writeAndRead(const std::vector<CaseResult>& cases = testing::matmulCases(),
                             const std::vector<DerivedResult>& derived = {},
@@ -195,6 +201,87 @@ TEST(JsonReporter, EachRankCarriesItsTelemetryOrNull) {
   EXPECT_EQ(ranks[0]["telemetry"]["sm_clock_mhz"]["min"], 1455);
   EXPECT_EQ(ranks[0]["telemetry"]["clock_limits"]["power cap"], 0.85);
   EXPECT_TRUE(ranks[1]["telemetry"].is_null());
+}
+
+TEST(JsonReporter, TheFileIsCurrentAfterEveryCaseAndMarkedIncompleteUntilTheEnd) {
+  const auto path = testing::tempPathForThisTest(".json");
+  JsonReporter reporter(path.string());
+  reporter.reportContext(testing::twoRankContext());
+  // Before any case: the run's description, nothing measured, not complete.
+  nlohmann::json doc = readJson(path);
+  EXPECT_EQ(doc["complete"], false);
+  EXPECT_TRUE(doc["ended"].is_null());
+  EXPECT_EQ(doc["cases"].size(), 0u);
+  const std::vector<CaseResult> cases = testing::matmulCases();
+  reporter.reportCase(cases[0]);
+  doc = readJson(path);
+  EXPECT_EQ(doc["cases"].size(), 1u);
+  EXPECT_EQ(doc["cases"][0]["case"], "fp32 n=8192");
+  EXPECT_EQ(doc["complete"], false);
+  reporter.reportCase(cases[1]);
+  EXPECT_EQ(readJson(path)["cases"].size(), 2u);
+  reporter.finalize();
+  doc = readJson(path);
+  EXPECT_EQ(doc["complete"], true);
+  EXPECT_EQ(doc["ended"], "completed");
+  // Each case is printed once and spliced in: the file reads as the whole document printed.
+  std::stringstream text;
+  text << std::ifstream(path).rdbuf();
+  EXPECT_EQ(text.str(), doc.dump(2) + "\n");
+  std::filesystem::remove(path);
+}
+
+TEST(JsonReporter, ARunThatEndsEarlyKeepsItsCasesAndSaysWhy) {
+  const auto path = testing::tempPathForThisTest(".json");
+  JsonReporter reporter(path.string());
+  reporter.reportContext(testing::twoRankContext());
+  reporter.reportCase(testing::matmulCases()[0]);
+  reporter.endEarly("rank 1 (nodeA, pid 42, stopped) did not answer");
+  const nlohmann::json doc = readJson(path);
+  EXPECT_EQ(doc["complete"], false);
+  EXPECT_EQ(doc["ended"], "rank 1 (nodeA, pid 42, stopped) did not answer");
+  ASSERT_EQ(doc["cases"].size(), 1u);
+  EXPECT_EQ(doc["cases"][0]["ranks"][1]["values"].size(), 2u);
+  std::filesystem::remove(path);
+}
+
+TEST(JsonReporter, APhaseWithoutHostTimesHasNoHostSummary) {
+  const nlohmann::json doc = writeAndRead(testing::stepCases());
+  const auto& forward = doc["cases"][0];
+  ASSERT_EQ(forward["series"], "forward");
+  // Not a summary of zeros, which read as a host time of 0 s.
+  EXPECT_TRUE(forward["ranks"][0]["host_summary"].is_null());
+  EXPECT_EQ(forward["ranks"][0]["host_values"], nlohmann::json::array());
+  const auto& step = doc["cases"][3];
+  ASSERT_EQ(step["series"], "step");
+  EXPECT_DOUBLE_EQ(step["ranks"][0]["host_summary"]["median"].get<double>(), 20e-6);
+}
+
+// docs/results-schema.md describes what is written: the keys of metadata.measure, the step's
+// check names (pinned in tests/mpi/StepSuiteTest.cpp), and how a run ended.
+TEST(JsonReporter, TheSchemaDocumentNamesWhatIsWritten) {
+  std::stringstream text;
+  text << std::ifstream(std::string(SPLITSTEP_DOCS_DIR) + "/results-schema.md").rdbuf();
+  const std::string schema = text.str();
+  const std::size_t measure = schema.find("\"measure\": {");
+  ASSERT_NE(measure, std::string::npos);
+  const std::string documented = schema.substr(measure, schema.find('}', measure) - measure);
+  const nlohmann::json written = writeAndRead()["metadata"]["measure"];
+  for (const auto& [key, value] : written.items()) {
+    EXPECT_NE(documented.find("\"" + key + "\":"), std::string::npos) << key;
+  }
+  std::size_t keys = 0;
+  for (std::size_t at = documented.find("\":"); at != std::string::npos;
+       at = documented.find("\":", at + 1)) {
+    ++keys;
+  }
+  EXPECT_EQ(keys, written.size() + 1) << "every documented key is written (and \"measure\")";
+  for (const char* check : {"`ranks identical`", "`gradients vs one process`"}) {
+    EXPECT_NE(schema.find(check), std::string::npos) << check;
+  }
+  for (const char* field : {"\"complete\":", "\"ended\":"}) {
+    EXPECT_NE(schema.find(field), std::string::npos) << field;
+  }
 }
 
 }  // namespace

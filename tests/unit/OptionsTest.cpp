@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -481,7 +483,89 @@ TEST(Options, BadInputNamesTheOptionAndTheReason) {
             "broadcast, alltoall, sendrecv, reduce, gather, scatter, step)");
   EXPECT_EQ(errorOf({"matmul", "matmul"}), "suite 'matmul' given twice");
   EXPECT_EQ(errorOf({"--config", "/nonexistent/x.ini"}),
-            "--config: cannot read '/nonexistent/x.ini'");
+            "--config: '/nonexistent/x.ini' cannot be read: No such file or directory");
+}
+
+// Values that were refused or misreported before; each pinned with the message it gets now.
+TEST(Options, RefusalsNameTheBadValueAndTheRange) {
+  EXPECT_EQ(errorOf({"--warmup", "1000000000000"}),
+            "--warmup: 1000000000000 is out of range [0, 1000000]");
+  EXPECT_EQ(errorOf({"--bytes", "8,8"}), "--bytes: '8' given twice");
+  EXPECT_EQ(errorOf({"--bytes", "8,8B"}), "--bytes: '8B' is the same size as an earlier entry");
+  EXPECT_EQ(errorOf({"--min-bytes=abc"}),
+            "--min-bytes: 'abc' is not a byte count (e.g. 8, 64K, 1M, 4G)");
+  EXPECT_EQ(errorOf({"--max-bytes=abc", "--min-bytes", "8"}),
+            "--max-bytes: 'abc' is not a byte count (e.g. 8, 64K, 1M, 4G)");
+}
+
+TEST(Options, ASweepOnTheCommandLineOverridesAPresetsList) {
+  const ConfigFile preset("bytes = 8,1K,64K\n");
+  const RunPlan plan = parse({"--config", preset.path(), "--min-bytes", "8", "--max-bytes", "64"});
+  EXPECT_EQ(plan.collectives.bytes, (std::vector<std::uint64_t>{8, 16, 32, 64}));
+  // And a list on the command line overrides a preset's sweep.
+  const ConfigFile sweep("min-bytes = 8\nmax-bytes = 64\n");
+  EXPECT_EQ(parse({"--config", sweep.path(), "--bytes", "1K"}).collectives.bytes,
+            (std::vector<std::uint64_t>{1024}));
+}
+
+TEST(Options, EchoedValuesAreShortenedAndEscaped) {
+  // 50 MB, what the hostile user gave (a command line carries at most 128 KiB per
+  // argument, a config file 1 MiB; an embedding program has no limit).
+  const std::string huge(50'000'000, '7');
+  const std::string error = errorOf({"--bytes", huge});
+  EXPECT_EQ(error, "--bytes: '" + huge.substr(0, 80) +
+                       "... (50000000 characters)' is not a byte count (e.g. 8, 64K, 1M, 4G)");
+  const std::string long_text(1'000'000, 'x');
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--backend", long_text}, {"--" + long_text}, {long_text}, {"--json", "x", long_text}}) {
+    const std::string message = errorOf(args);
+    EXPECT_LT(message.size(), 400u) << message.substr(0, 400);
+    EXPECT_NE(message.find(" characters)"), std::string::npos) << message.substr(0, 400);
+  }
+  const std::string escape = "\x1b[31mred\x1b[0m\n\x07";
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--backend", escape},
+                                                                {"--matmul-sizes", escape},
+                                                                {"--" + escape},
+                                                                {escape},
+                                                                {escape, escape},
+                                                                {"matmul", "matmul\x1b"}}) {
+    const std::string message = errorOf(args);
+    EXPECT_EQ(std::count_if(message.begin(), message.end(),
+                            [](char c) { return static_cast<unsigned char>(c) < 0x20; }),
+              0)
+        << message;
+  }
+  EXPECT_EQ(errorOf({"--backend", escape}),
+            "--backend: unknown value '\\x1b[31mred\\x1b[0m\\x0a\\x07' (nccl, mpi)");
+}
+
+TEST(Options, ConfigFilesAreRegularTextFilesOfBoundedSize) {
+  EXPECT_EQ(errorOf({"--config", "/dev/zero"}), "--config: '/dev/zero' is not a regular file");
+  const auto directory = testing::tempPathForThisTest(".d");
+  std::filesystem::create_directory(directory);
+  EXPECT_EQ(errorOf({"--config", directory.string()}),
+            "--config: '" + directory.string() + "' is not a regular file");
+  std::filesystem::remove(directory);
+  // A pipe with no writer would block a reader forever.
+  const auto fifo = testing::tempPathForThisTest(".fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(errorOf({"--config", fifo.string()}),
+            "--config: '" + fifo.string() + "' is not a regular file");
+  std::filesystem::remove(fifo);
+  const ConfigFile large(std::string((1 << 20) + 1, '#'));
+  EXPECT_EQ(errorOf({"--config", large.path()}),
+            "--config: '" + large.path() + "' is larger than 1 MiB: not a config file");
+  const ConfigFile exactly(std::string(1 << 20, '#'));
+  EXPECT_EQ(errorOf({"--config", exactly.path()}), "<no error>");
+  const ConfigFile binary(std::string("samples = 3\n\0\x01", 14));
+  EXPECT_EQ(errorOf({"--config", binary.path()}),
+            "--config: '" + binary.path() + "' is not a text file (byte 0x00 at offset 12)");
+  const ConfigFile escapes("samples = 3\x1b[2J\n");
+  EXPECT_EQ(errorOf({"--config", escapes.path()}),
+            "--config: '" + escapes.path() + "' is not a text file (byte 0x1b at offset 11)");
+  // Tabs, carriage returns and UTF-8 comments are text.
+  const ConfigFile text("# r\xc3\xa9glages\r\nsamples =\t3\r\n");
+  EXPECT_EQ(parse({"--config", text.path()}).measure.samples, 3);
 }
 
 TEST(Options, ErrorsAreOneLine) {

@@ -26,6 +26,8 @@ TEST(Units, SecondsKeepThreeToFourSignificantDigits) {
 TEST(Units, ApproximateBytesKeepThreeSignificantDigits) {
   EXPECT_EQ(formatBytesApprox(512), "512 B");
   EXPECT_EQ(formatBytesApprox(1536), "1.50 KiB");
+  EXPECT_EQ(formatBytesApprox(512.0 * (1ull << 20)), "512 MiB");
+  EXPECT_EQ(formatBytesApprox(48.0 * (1ull << 30)), "48.0 GiB");
   EXPECT_EQ(formatBytesApprox(140.0 * (1ull << 30)), "140 GiB");
   EXPECT_EQ(formatBytesApprox(2.35 * (1ull << 40)), "2.35 TiB");
 }

@@ -1,0 +1,67 @@
+#include "fault/RunEnding.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+
+#include "fault/SignalWatch.hpp"
+
+namespace splitstep {
+
+void RunEnding::setLabel(std::string label) {
+  const std::lock_guard lock(mutex_);
+  label_ = std::move(label);
+}
+
+void RunEnding::setEarlyReport(std::function<void(const std::string&)> write) {
+  const std::lock_guard lock(mutex_);
+  early_report_ = std::move(write);
+}
+
+void RunEnding::setInterruptReason(std::function<std::string(int)> describe) {
+  const std::lock_guard lock(mutex_);
+  interrupt_reason_ = std::move(describe);
+}
+
+void RunEnding::completed() {
+  const std::lock_guard lock(mutex_);
+  ended_ = true;
+}
+
+bool RunEnding::end(const std::string& reason, const std::string& line) {
+  const std::lock_guard lock(mutex_);
+  return endLocked(reason, line);
+}
+
+void RunEnding::endOnSignal(int signal) {
+  {
+    const std::lock_guard lock(mutex_);
+    if (!ended_) {
+      const std::string reason =
+          interrupt_reason_ ? interrupt_reason_(signal) : Interrupted(signal).what();
+      endLocked(reason, reason);
+    }
+  }
+  std::_Exit(128 + signal);
+}
+
+bool RunEnding::endLocked(const std::string& reason, const std::string& line) {
+  if (ended_) return false;
+  ended_ = true;
+  std::string failed_report;
+  if (early_report_) {
+    try {
+      early_report_(reason);
+    } catch (const std::exception& e) {
+      failed_report = fmt::format(" (and the results could not be written: {})", e.what());
+    }
+  }
+  // One write of the whole line: mpirun merges the ranks' output, and a line written in pieces
+  // could be broken by another rank's.
+  std::cerr << fmt::format("splitstep: {}: {}{}\n", label_, line, failed_report) << std::flush;
+  return true;
+}
+
+}  // namespace splitstep

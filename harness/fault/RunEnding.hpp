@@ -1,0 +1,46 @@
+// How the run ends, decided once: completed, or early with a reason (a timeout, a rank that
+// failed or gave up, a signal). Rank 0's reports then end with that reason, and the rank prints
+// one line. Shared by the run and the signal watch's thread, so guarded by one mutex, which
+// rank 0's reporting also holds: an ending never cuts a report in half.
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <string>
+
+namespace splitstep {
+
+class RunEnding {
+ public:
+  // Held by whoever writes reports.
+  std::mutex& reportMutex() { return mutex_; }
+
+  // "rank 1 on node7": how this rank's line names it.
+  void setLabel(std::string label);
+  // Rank 0, once it reports: ends its reports early with a reason.
+  void setEarlyReport(std::function<void(const std::string& reason)> write);
+  // While the run goes on: the reason a signal gives (what the run was doing, which peers are
+  // gone). Cleared (nullptr) before what it reads goes away.
+  void setInterruptReason(std::function<std::string(int signal)> describe);
+
+  // The reports were finalised: an ending after this changes nothing.
+  void completed();
+  // Once per process: ends rank 0's reports with `reason` and prints "splitstep: <label>:
+  // <line>" to stderr. Returns false (and does nothing) when the run had already ended.
+  bool end(const std::string& reason, const std::string& line);
+
+  // The signal watch's fallback, when the run did not end by itself after a signal: ends it
+  // with the interrupt's reason and exits the process with status 128 + signal.
+  [[noreturn]] void endOnSignal(int signal);
+
+ private:
+  bool endLocked(const std::string& reason, const std::string& line);
+
+  std::mutex mutex_;
+  std::string label_ = "rank ?";
+  std::function<void(const std::string&)> early_report_;
+  std::function<std::string(int)> interrupt_reason_;
+  bool ended_ = false;
+};
+
+}  // namespace splitstep
