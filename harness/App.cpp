@@ -321,6 +321,22 @@ struct FaultScene {
   double grace;  // how long to wait for other ranks' answers and farewells
 };
 
+// Open MPI's daemon ends a job with SIGTERM and SIGKILLs its ranks still running once its grace
+// period is over, or as soon as one of them exits, whichever comes first: a rank that exits at
+// once after its SIGTERM gets rank 0 of its host killed before its results are written. Such a
+// rank waits, up to the grace, for rank 0 to end first. Ranks of other hosts have other daemons.
+void outliveRankZero(const FaultScene& scene) {
+  const Cluster& cluster = scene.cluster;
+  const RankPlace zero = placeOf(cluster, 0);
+  if (cluster.rank() == 0 || zero.host != cluster.host()) return;
+  const auto start = std::chrono::steady_clock::now();
+  while (processState(zero.pid) == ProcessState::Alive &&
+         std::chrono::steady_clock::now() - start < std::chrono::duration<double>(scene.grace)) {
+    scene.faults.flush(0.001);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 // Ends the run after `error`: names the culprit (a timeout asks every rank what it is doing;
 // the silent ones are to blame), tells every other rank, has rank 0 write what it has with the
 // reason, prints one line, and ends the job, without another collective: a peer may be dead.
@@ -357,14 +373,15 @@ struct FaultScene {
     const bool late = std::find(culprits.begin(), culprits.end(), rank) != culprits.end();
     line = late ? lateReason(reason) : fmt::format("rank {} gave up: {}", peer->from(), reason);
   } else if (const auto* signal = dynamic_cast<const Interrupted*>(&error)) {
-    // The launcher ends the job within a second of its SIGTERM: no roll call, no farewells, and
-    // the results are written before the others are told, which may take the last 0.1 s.
+    // The launcher ends the job within a second of its SIGTERM: no roll call, and the results
+    // are written before the others are told, which may take the last 0.1 s. The other ranks
+    // say farewell (to a rank 0 that heard another's notice first) and leave after rank 0, below.
     status = 128 + signal->signal();
     reason = line =
         interruptReason(signal->signal(), scene.watchdog.operation(), peersNotAlive(cluster));
     scene.ending.end(reason, line);
     scene.faults.giveUp(reason, {}, 0.1);
-    std::_Exit(status);
+    if (rank == 0) std::_Exit(status);
   } else {
     culprits = {rank};
     const std::string operation = scene.watchdog.operation();
@@ -387,8 +404,11 @@ struct FaultScene {
     const auto start = std::chrono::steady_clock::now();
     while (std::chrono::steady_clock::now() - start <
            std::chrono::duration<double>(4 * scene.grace)) {
-      if (scene.signals.received() != 0) std::_Exit(status);
       scene.faults.flush(0.05);
+      if (scene.signals.received() != 0) {
+        outliveRankZero(scene);
+        std::_Exit(status);
+      }
     }
   }
   MPI_Abort(MPI_COMM_WORLD, status);
