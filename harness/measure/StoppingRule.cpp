@@ -65,14 +65,20 @@ bool noiseStable(std::span<const double> values) {
   return spread <= kStableNoiseSpread;
 }
 
-bool drifting(std::span<const double> values, double negligible) {
+double medianDrift(std::span<const double> values, double negligible) {
   const std::size_t half = values.size() / 2;
-  if (half == 0) return false;
+  if (half == 0) return 0;
   const std::span<const double> first = values.first(half);
   const std::span<const double> second = values.last(half);
   const double moved = std::abs(quantile(second, 0.5) - quantile(first, 0.5));
-  return moved > negligible * std::abs(quantile(values, 0.5)) &&
-         moved > std::hypot(absoluteReach(first), absoluteReach(second));
+  const double median = std::abs(quantile(values, 0.5));
+  const bool drifts = moved > negligible * median &&
+                      moved > std::hypot(absoluteReach(first), absoluteReach(second));
+  return drifts && median > 0 ? moved / median : 0;
+}
+
+bool drifting(std::span<const double> values, double negligible) {
+  return medianDrift(values, negligible) > 0;
 }
 
 bool isCheckpoint(std::size_t n) {
@@ -88,7 +94,10 @@ StopCheck evaluateStop(const MeasureSettings& settings, std::span<const double> 
                ? StopCheck{StopState::Done, StopRule::Fixed, 0}
                : StopCheck{};
   }
-  if (wall_seconds >= settings.max_time) return {StopState::TimeLimit, StopRule::TimeLimit, 0};
+  if (wall_seconds >= settings.max_time) {
+    // Whether the median was still moving says why no other rule could end sampling.
+    return {StopState::TimeLimit, StopRule::TimeLimit, medianDrift(values, settings.ci_target)};
+  }
   if (n < static_cast<std::size_t>(settings.min_samples) || timed_seconds < settings.min_time ||
       !isCheckpoint(n)) {
     return {};
@@ -116,7 +125,11 @@ std::string stopReason(StopRule rule, double figure) {
     case StopRule::Fixed:
       return "fixed sample count";
     case StopRule::TimeLimit:
-      return "max-time reached";
+      return figure > 0 ? fmt::format(
+                              "max-time reached, the median still moving ({:.1f}% between the "
+                              "first and second half of the samples)",
+                              figure * 100)
+                        : "max-time reached";
     case StopRule::Converged:
       return fmt::format("estimate converged (median ±{:.2f}% at {:g}%)", figure * 100,
                          kMedianConfidence * 100);

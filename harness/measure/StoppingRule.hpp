@@ -39,7 +39,9 @@ inline constexpr std::size_t kCheckpointsPerDoubling = 32;
 struct StopCheck {
   StopState state = StopState::Continue;
   StopRule rule = StopRule::None;  // the rule that holds, when state is not Continue
-  double figure = 0;  // Converged: the median's relative reach; Noise*: std/mean; else 0
+  // Converged: the median's relative reach; Noise*: std/mean; TimeLimit: the median's drift
+  // between the halves of the samples (0 where it did not drift); else 0.
+  double figure = 0;
 };
 
 // `values`: seconds per execution so far; `timed_seconds`: the sum of the samples' full
@@ -74,6 +76,9 @@ bool noiseStable(std::span<const double> values);
 // timer ticks would otherwise count as one): a clock ramping down, a device warming up, a cache
 // filling. Never for fewer than 2 values.
 bool drifting(std::span<const double> values, double negligible);
+// How far the median moved between the two halves, relative to the median of all `values`,
+// where drifting() holds; 0 where it does not.
+double medianDrift(std::span<const double> values, double negligible);
 
 // The rule in words, with its figure: "estimate converged (median ±0.31% at 95%)".
 std::string stopReason(StopRule rule, double figure);

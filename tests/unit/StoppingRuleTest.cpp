@@ -97,6 +97,10 @@ TEST(StoppingRule, ADriftingSeriesKeepsGoingUntilMaxTime) {
   EXPECT_EQ(stop.check.state, StopState::TimeLimit);
   EXPECT_EQ(stop.check.rule, StopRule::TimeLimit);
   EXPECT_GE(stop.wall, defaults().max_time);
+  // The reason says the median was still moving, and by how much.
+  EXPECT_GT(stop.check.figure, 0.01);
+  EXPECT_NE(stopReason(stop.check.rule, stop.check.figure).find("the median still moving"),
+            std::string::npos);
 }
 
 TEST(StoppingRule, AStepChangeIsWaitedOutUntilMostSamplesShowTheNewLevel) {
@@ -174,6 +178,9 @@ TEST(StoppingRule, DriftIsAMoveOfTheMedianBeyondBothHalvesIntervals) {
   // A move below the precision asked for is no drift (a timer's tick, for one).
   EXPECT_FALSE(drifting(step, 0.05));
   EXPECT_FALSE(drifting(std::vector<double>{1.0}, 0.0));
+  // 1.00 then 1.03: a move of 0.03, relative to the whole's median (between the two levels).
+  EXPECT_NEAR(medianDrift(step, 0.0), 0.03, 0.001);
+  EXPECT_EQ(medianDrift(flat, 0.0), 0.0);
 }
 
 TEST(StoppingRule, NoiseIsStableWhenTheLatterHalfsEstimatesAgree) {
@@ -207,6 +214,9 @@ TEST(StoppingRule, ReasonsNameTheRuleWithItsFigure) {
   EXPECT_EQ(stopReason(StopRule::NoiseStable, 0.021), "noise stable (std/mean 2.10%)");
   EXPECT_EQ(stopReason(StopRule::NoiseTarget, 0.0042), "noise target met (std/mean 0.42%)");
   EXPECT_EQ(stopReason(StopRule::TimeLimit, 0), "max-time reached");
+  EXPECT_EQ(stopReason(StopRule::TimeLimit, 0.033),
+            "max-time reached, the median still moving (3.3% between the first and second half "
+            "of the samples)");
   EXPECT_EQ(stopReason(StopRule::Fixed, 0), "fixed sample count");
 }
 
