@@ -555,19 +555,14 @@ void Run::finishReports(const std::vector<std::string>& timelines) {
   // Figures derived from several cases, once all of them are in.
   const std::vector<CaseResult>& results = stream_.results();
   const ProjectionPlan& projection = plan_.projection;
-  for (const DerivedResult& derived : deriveStepFigures(results)) reporters_.reportDerived(derived);
-  for (const DerivedResult& derived : deriveStepProjection(results, projection)) {
-    reporters_.reportDerived(derived);
-  }
-  for (const DerivedResult& derived : deriveGroupFigures(results, context_.ranks)) {
-    reporters_.reportDerived(derived);
-  }
-  for (const DerivedResult& derived : deriveCollectiveFigures(results, projection)) {
-    reporters_.reportDerived(derived);
-  }
-  for (const DerivedResult& derived : deriveStepTelemetry(results)) {
-    reporters_.reportDerived(derived);
-  }
+  const auto report = [this](const std::vector<DerivedResult>& figures) {
+    for (const DerivedResult& derived : figures) reporters_.reportDerived(derived);
+  };
+  report(deriveStepFigures(results));
+  report(deriveStepProjection(results, projection));
+  report(deriveGroupFigures(results, context_.ranks));
+  report(deriveCollectiveFigures(results, projection));
+  report(deriveStepTelemetry(results));
   reporters_.finalize();
   const OutputPlan& output = plan_.output;
   if (!output.json_path.empty()) std::cout << "results written to " << output.json_path << '\n';

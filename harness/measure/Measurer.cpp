@@ -201,8 +201,9 @@ void Measurer::takeSamples(const Timing& timing, const std::function<void()>& af
   m.clock_at_end = device_.smClock();
   flush_ = false;
   // Every rank stops together; each names the rule that held for its own samples, unless some
-  // rank's time ran out first, which then stopped them all (with this rank's drift, if any).
-  if (decision == StopState::TimeLimit) {
+  // rank's time ran out first, which then stopped them all (with this rank's drift, if any;
+  // evaluateStop measured it already where this rank's own time ran out).
+  if (decision == StopState::TimeLimit && mine.rule != StopRule::TimeLimit) {
     mine = {StopState::TimeLimit, StopRule::TimeLimit, medianDrift(m.values, settings_.ci_target)};
   }
   m.stop_rule = mine.rule;

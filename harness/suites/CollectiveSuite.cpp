@@ -179,8 +179,7 @@ std::vector<int> groupSizes(const SuiteContext& context) {
 bool fitsEverywhere(const SuiteContext& context, bool on_device, std::size_t bytes) {
   bool fits = true;
   if (on_device) {
-    fits = static_cast<double>(bytes) <=
-           MemoryBudget::kUsable * static_cast<double>(freeDeviceMemory());
+    fits = static_cast<double>(bytes) <= MemoryBudget::usable(freeDeviceMemory());
   }
   return context.agreement.maxOverRanks(fits ? 0 : 1) == 0;
 }

@@ -10,8 +10,7 @@ namespace {
 std::optional<std::string> exceeds(std::uint64_t need, std::optional<std::uint64_t> available,
                                    const char* kind) {
   if (!available) return std::nullopt;
-  const auto usable =
-      static_cast<std::uint64_t>(MemoryBudget::kUsable * static_cast<double>(*available));
+  const auto usable = static_cast<std::uint64_t>(MemoryBudget::usable(*available));
   if (need <= usable) return std::nullopt;
   return fmt::format("needs {} of {} memory per rank, more than the {} of {} free that may be used",
                      formatBytesApprox(static_cast<double>(need)), kind,

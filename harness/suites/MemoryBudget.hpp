@@ -21,6 +21,8 @@ struct MemoryBudget {
   // Of what is free, this share may be asked for: allocators, libraries and fragmentation need
   // the rest.
   static constexpr double kUsable = 0.9;
+  // The bytes of `available` that may be asked for.
+  static double usable(std::uint64_t available) { return kUsable * static_cast<double>(available); }
 
   std::optional<std::uint64_t> device_free;     // free device memory
   std::optional<std::uint64_t> host_available;  // MemAvailable over the node's ranks

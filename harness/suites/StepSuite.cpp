@@ -203,7 +203,7 @@ std::optional<std::string> StepSuite::refusal(const SuiteContext& context) const
   const std::optional<std::uint64_t> free =
       on_gpu ? context.budget.device_free : context.budget.host_available;
   if (!free) return std::nullopt;
-  const double usable = MemoryBudget::kUsable * static_cast<double>(*free);
+  const double usable = MemoryBudget::usable(*free);
   const std::string where = on_gpu ? fmt::format("every rank's GPU (the least free of them: {})",
                                                  formatBytesApprox(static_cast<double>(*free)))
                                    : fmt::format("the host ({} of its available memory per rank)",

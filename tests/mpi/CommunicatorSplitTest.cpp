@@ -6,20 +6,12 @@
 
 #include <vector>
 
+#include "MpiWorld.hpp"
 #include "comm/Collective.hpp"
 #include "comm/MpiCommunicator.hpp"
 
 namespace splitstep {
 namespace {
-
-struct World {
-  World() {
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-  }
-  int rank = 0;
-  int size = 1;
-};
 
 // This rank's sum over its communicator of (world rank + 1).
 float sumOfWorldRanks(Communicator& comm, int world_rank) {
@@ -30,7 +22,7 @@ float sumOfWorldRanks(Communicator& comm, int world_rank) {
 }
 
 TEST(CommunicatorSplit, EachGroupReducesAmongItsOwnRanks) {
-  const World world;
+  const testing::MpiWorld world;
   Watchdog watchdog(60);
   MpiCommunicator comm(MPI_COMM_WORLD, watchdog);
   EXPECT_EQ(comm.rank(), world.rank);
@@ -54,7 +46,7 @@ TEST(CommunicatorSplit, EachGroupReducesAmongItsOwnRanks) {
 }
 
 TEST(CommunicatorSplit, RanksOutsideEveryGroupGetNone) {
-  const World world;
+  const testing::MpiWorld world;
   Watchdog watchdog(60);
   MpiCommunicator comm(MPI_COMM_WORLD, watchdog);
   // One group of ranks 0 and 1; the others pass no color.

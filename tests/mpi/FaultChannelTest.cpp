@@ -8,17 +8,10 @@
 #include <chrono>
 #include <thread>
 
+#include "MpiWorld.hpp"
+
 namespace splitstep {
 namespace {
-
-struct World {
-  World() {
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-  }
-  int rank = 0;
-  int size = 1;
-};
 
 // Polls the channel, as every wait does, for `seconds`.
 void pollFor(Watchdog& watchdog, double seconds) {
@@ -27,7 +20,7 @@ void pollFor(Watchdog& watchdog, double seconds) {
 }
 
 TEST(FaultChannel, ARollCallFindsTheRankThatDoesNotAnswer) {
-  const World world;
+  const testing::MpiWorld world;
   Watchdog watchdog(30);
   watchdog.setOperation("allreduce mpi fp32 8 B");
   FaultChannel channel(MPI_COMM_WORLD, watchdog, [&watchdog] {
@@ -52,7 +45,7 @@ TEST(FaultChannel, ARollCallFindsTheRankThatDoesNotAnswer) {
 }
 
 TEST(FaultChannel, ARankThatWasStoppedSaysSoInItsAnswer) {
-  const World world;
+  const testing::MpiWorld world;
   Watchdog watchdog(30);
   FaultChannel channel(MPI_COMM_WORLD, watchdog, [&watchdog, &world] {
     return FaultChannel::Answer{watchdog.activity(), world.rank == 1 ? 9.5 : 0};
@@ -69,7 +62,7 @@ TEST(FaultChannel, ARankThatWasStoppedSaysSoInItsAnswer) {
 }
 
 TEST(FaultChannel, ANoticeEndsTheWaitOfEveryOtherRankNamingTheCulprits) {
-  const World world;
+  const testing::MpiWorld world;
   Watchdog watchdog(30);
   FaultChannel channel(MPI_COMM_WORLD, watchdog, [] { return FaultChannel::Answer{}; });
   if (world.rank == 0) {
@@ -90,7 +83,7 @@ TEST(FaultChannel, ANoticeEndsTheWaitOfEveryOtherRankNamingTheCulprits) {
 }
 
 TEST(FaultChannel, RankZeroHearsEveryFarewell) {
-  const World world;
+  const testing::MpiWorld world;
   Watchdog watchdog(30);
   FaultChannel channel(MPI_COMM_WORLD, watchdog, [] { return FaultChannel::Answer{}; });
   if (world.rank == 0) {
