@@ -1,7 +1,9 @@
 """Compare splitstep results of two or more runs: which cases got faster, slower or stayed the same.
 
-Cases are matched by (suite, case, series), and with --per-rank also by rank. Each match is
-decided on the samples (`ranks[].values`, seconds per execution), not on the medians alone:
+Each side of a comparison (the baseline, and each candidate) is one results file or several runs
+of the same configuration. Cases are matched by (suite, case, series), and with --per-rank also
+by rank. Each match is decided on the samples (`ranks[].values`, seconds per execution), not on
+the medians alone:
 
   slower   the Mann-Whitney U test finds the two sample sets different (p < alpha) and the whole
            (1 - alpha) bootstrap confidence interval of candidate median / baseline median lies
@@ -10,10 +12,16 @@ decided on the samples (`ranks[].values`, seconds per execution), not on the med
   same     the interval lies within 1 +- threshold;
   unclear  anything else, or too few samples for the test to reach p < alpha at all.
 
-The median is the one the report prints: the median over ranks of each rank's median. The
-bootstrap resamples each rank's samples on their own (2000 times by default, with a fixed seed
-per case), so the interval is that of the reported figure. Rates (TFLOP/s, busbw GB/s) are work
-over these times: a time ratio r is a rate ratio 1/r.
+The median of a run is the one the report prints: the median over ranks of each rank's median;
+that of a side is the median over its runs of their medians. The rank test pools all samples of
+a side. The bootstrap (2000 resamples by default, with a fixed seed per case) follows how the
+samples came about, so the interval is that of the reported figure: each replicate draws a
+side's runs with replacement, and then each rank of each drawn run is resampled in contiguous
+blocks of its time-ordered samples, because successive samples of a run are not independent
+(clocks and the GPU's state hold for stretches of a run). A shift fixed when a run starts moves
+all of its samples alike: only the spread between several runs of a side can show it, so a
+regression gate should give two or more runs a side. Rates (TFLOP/s, busbw GB/s) are work over
+these times: a time ratio r is a rate ratio 1/r.
 
 Exit status: 0 when no case is slower, 1 when one is (or, with --fail-on-unclear, when one is
 unclear), 2 for a malformed file or bad options.
@@ -30,6 +38,16 @@ from splitstep_results import ResultsError, read_results
 
 SEED = 20261130
 EXACT_LIMIT = 20  # Mann-Whitney: the exact distribution up to this many samples on each side
+# The bootstrap splits each rank's time-ordered samples into this many contiguous batches and
+# draws batches, not samples. Clocks, temperature and the GPU's internal state hold for stretches
+# of a run (one H200 ran a 64 KiB allreduce at 4.8 us for the first eighth of a run, 6.0 us for
+# the next six eighths, 4.8 us again at the end), so neighbouring samples are alike, and an iid
+# resample, which scatters them, makes the median look steadier than it is. A batch keeps a
+# stretch of an eighth of the run or longer together; more batches would cut such stretches
+# apart, fewer would make the interval coarse (a replicate is one of C(2B - 1, B) multisets of
+# B batches: 6435 for eight). A rank needs two samples a batch; one with fewer is resampled
+# sample by sample, which is what batches of one sample would do anyway.
+BATCHES = 8
 VERDICTS = ("faster", "slower", "same", "unclear")
 
 
@@ -105,50 +123,108 @@ def reported_median(by_rank):
     return float(np.median([np.median(v) for v in by_rank]))
 
 
-def _bootstrap_medians(by_rank, resamples, rng):
+def side_median(runs):
+    """The median over runs of each run's reported_median: a side's figure."""
+    return float(np.median([reported_median(by_rank) for by_rank in runs]))
+
+
+def _replicates(resamples, width, replicate):
+    """`resamples` values of replicate(count) -> count values, in chunks of about 4 million drawn
+    samples (`width` a replicate) to bound the memory."""
+    out = np.empty(resamples)
+    chunk = max(1, 4_000_000 // width)
+    for start in range(0, resamples, chunk):
+        stop = min(resamples, start + chunk)
+        out[start:stop] = replicate(stop - start)
+    return out
+
+
+def _rank_medians(values, resamples, rng):
+    """`resamples` bootstrap replicates of the median of one rank's time-ordered samples: drawn
+    in BATCHES contiguous batches when there are at least two samples a batch, else one by
+    one."""
+    n = len(values)
+    if n < 2 * BATCHES:
+        return _replicates(resamples, n, lambda count: np.median(
+            values[rng.integers(0, n, size=(count, n))], axis=1))
+    batches = np.array_split(values, BATCHES)
+    sizes = np.array([len(batch) for batch in batches])
+    # The batches differ in length by one at most: the short ones are padded with NaN, which
+    # sorts last, and each replicate's median is read at its own length.
+    padded = np.full((BATCHES, sizes.max()), np.nan)
+    for row, batch in zip(padded, batches):
+        row[:len(batch)] = batch
+
+    def replicate(count):
+        picks = rng.integers(0, BATCHES, size=(count, BATCHES))
+        drawn = np.sort(padded[picks].reshape(count, -1), axis=1)
+        length = sizes[picks].sum(axis=1)
+        rows = np.arange(count)
+        return (drawn[rows, (length - 1) // 2] + drawn[rows, length // 2]) / 2.0
+
+    return _replicates(resamples, padded.size, replicate)
+
+
+def _run_medians(by_rank, resamples, rng):
     """`resamples` bootstrap replicates of reported_median, each rank resampled on its own."""
-    per_rank = []
-    for values in by_rank:
-        values = np.asarray(values, dtype=float)
-        n = len(values)
-        medians = np.empty(resamples)
-        chunk = max(1, 4_000_000 // n)
-        for start in range(0, resamples, chunk):
-            stop = min(resamples, start + chunk)
-            picks = rng.integers(0, n, size=(stop - start, n))
-            medians[start:stop] = np.median(values[picks], axis=1)
-        per_rank.append(medians)
-    return np.median(np.vstack(per_rank), axis=0)
+    return np.median(np.vstack([_rank_medians(values, resamples, rng) for values in by_rank]),
+                     axis=0)
+
+
+def _side_medians(runs, resamples, rng):
+    """`resamples` bootstrap replicates of side_median: each draws as many runs as there are,
+    with replacement, and resamples every drawn run (a run drawn twice, twice)."""
+    picks = rng.integers(0, len(runs), size=(resamples, len(runs)))
+    medians = np.empty(picks.shape)
+    for index, by_rank in enumerate(runs):
+        drawn = picks == index
+        medians[drawn] = _run_medians(by_rank, int(drawn.sum()), rng)
+    return np.median(medians, axis=1)
 
 
 def ratio_interval(baseline, candidate, level, resamples, seed):
     """Percentile bootstrap interval, at confidence `level`, of
-    reported_median(candidate) / reported_median(baseline); each argument a list of per-rank
-    sample arrays."""
+    side_median(candidate) / side_median(baseline); each argument a list of runs, a run a list
+    of per-rank sample arrays in the order they were taken."""
     rng = np.random.default_rng(seed)
-    ratios = _bootstrap_medians(candidate, resamples, rng) / _bootstrap_medians(baseline,
-                                                                                resamples, rng)
+    ratios = _side_medians(candidate, resamples, rng) / _side_medians(baseline, resamples, rng)
     tail = (1.0 - level) / 2.0
     low, high = np.quantile(ratios, [tail, 1.0 - tail])
     return float(low), float(high)
 
 
+def _label(side, index, runs):
+    """How a note names run `index` of a side of `runs` runs."""
+    return f"the {side}" if runs == 1 else f"{side} run {index + 1}"
+
+
+def _join(labels):
+    """Labels as prose: "a", "a and b", "a, b and c"; the baseline and the candidate, one file
+    each: "both files"."""
+    if labels == ["the baseline", "the candidate"]:
+        return "both files"
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
 def decide(baseline, candidate, threshold, alpha, resamples=2000, seed=SEED):
     """The verdict for one matched case: a dict with n_baseline, n_candidate, the medians, ratio,
-    ci_low, ci_high, p_value, verdict and note. `baseline` and `candidate` are lists of per-rank
-    sample arrays (seconds)."""
-    baseline = [np.asarray(v, dtype=float) for v in baseline if len(v)]
-    candidate = [np.asarray(v, dtype=float) for v in candidate if len(v)]
-    n_b = sum(len(v) for v in baseline)
-    n_c = sum(len(v) for v in candidate)
+    ci_low, ci_high, p_value, verdict and note. `baseline` and `candidate` are lists of runs, a
+    run a list of per-rank sample arrays (seconds, in the order they were taken)."""
+    sides = {side: [[np.asarray(v, dtype=float) for v in by_rank if len(v)] for by_rank in runs]
+             for side, runs in (("baseline", baseline), ("candidate", candidate))}
+    n_b, n_c = (sum(len(v) for by_rank in sides[side] for v in by_rank)
+                for side in ("baseline", "candidate"))
     result = {"n_baseline": n_b, "n_candidate": n_c, "baseline_median_s": math.nan,
               "candidate_median_s": math.nan, "ratio": math.nan, "ci_low": math.nan,
               "ci_high": math.nan, "p_value": math.nan, "verdict": "unclear", "note": ""}
-    if n_b == 0 or n_c == 0:
-        result["note"] = "no samples in " + ("either file" if n_b == n_c else
-                                             "the baseline" if n_b == 0 else "the candidate")
+    empty = [_label(side, index, len(runs)) for side, runs in sides.items()
+             for index, by_rank in enumerate(runs) if not by_rank]
+    if empty:
+        which = _join(empty)
+        result["note"] = "no samples in " + ("either file" if which == "both files" else which)
         return result
-    base, cand = reported_median(baseline), reported_median(candidate)
+    baseline, candidate = sides["baseline"], sides["candidate"]
+    base, cand = side_median(baseline), side_median(candidate)
     result.update(baseline_median_s=base, candidate_median_s=cand)
     if base <= 0 or cand <= 0:
         result["note"] = "a median is not positive"
@@ -157,7 +233,9 @@ def decide(baseline, candidate, threshold, alpha, resamples=2000, seed=SEED):
     if smallest_p(n_b, n_c) >= alpha:
         result["note"] = f"too few samples ({n_b} and {n_c}) for p < {alpha:g}"
         return result
-    _, p = mann_whitney_u(np.concatenate(baseline), np.concatenate(candidate))
+    pooled = [np.concatenate([v for by_rank in runs for v in by_rank])
+              for runs in (baseline, candidate)]
+    _, p = mann_whitney_u(*pooled)
     low, high = ratio_interval(baseline, candidate, 1.0 - alpha, resamples, seed)
     result.update(p_value=p, ci_low=low, ci_high=high)
     significant = p < alpha
@@ -199,38 +277,82 @@ def _seed(key):
     return [SEED, zlib.crc32(text.encode())]
 
 
+def _as_runs(side):
+    """A side of a comparison as a list of runs: one document (or path), or a list of them."""
+    return list(side) if isinstance(side, (list, tuple)) else [side]
+
+
+def _gaps(found):
+    """Why a case that both sides hold cannot be compared: the runs that skipped it (with the
+    first reason given) and those that lack it; "" when every run measured it. `found` maps a
+    side to its runs' entries for the case (None where a run lacks it)."""
+    skipped, missing, reason = [], [], ""
+    for side, entries in found.items():
+        for index, entry in enumerate(entries):
+            label = _label(side, index, len(entries))
+            if entry is None:
+                missing.append(label)
+            elif entry["skipped"]:
+                skipped.append(label)
+                reason = reason or entry["note"]
+    parts = []
+    if skipped:
+        parts.append(f"skipped in {_join(skipped)}" + (f": {reason}" if reason else ""))
+    if missing:
+        parts.append(f"not in {_join(missing)}")
+    return "; ".join(parts)
+
+
 def compare_documents(baseline, candidate, threshold=0.05, alpha=0.01, per_rank=False,
                       resamples=2000):
-    """One row per case (per case and rank with per_rank) of either document, as a DataFrame:
-    suite, case, series, rank (None unless per_rank), the fields of `decide`, and verdict
-    `skipped`, `only in baseline` or `only in candidate` for cases not compared."""
-    base_entries = _entries(baseline, per_rank)
-    cand_entries = _entries(candidate, per_rank)
+    """One row per case (per case and rank with per_rank) of any run, as a DataFrame: suite,
+    case, series, rank (None unless per_rank), runs_baseline and runs_candidate (the runs of
+    each side that measured it), the fields of `decide`, and verdict `skipped`,
+    `only in baseline` or `only in candidate` for cases not compared. `baseline` and
+    `candidate` are each a document or a list of documents: runs of one configuration. A case
+    is compared when every run of both sides measured it."""
+    sides = {"baseline": [_entries(document, per_rank) for document in _as_runs(baseline)],
+             "candidate": [_entries(document, per_rank) for document in _as_runs(candidate)]}
+    keys = list(dict.fromkeys(key for runs in sides.values() for entries in runs
+                              for key in entries))
+    if per_rank:
+        # A case skipped in one run stands for each rank that another run measured.
+        measured = {key[:3] for key in keys if key[3] is not None}
+        keys = [key for key in keys if key[3] is not None or key[:3] not in measured]
     rows = []
-    for key in list(base_entries) + [k for k in cand_entries if k not in base_entries]:
+    for key in keys:
         row = dict(zip(("suite", "case", "series", "rank"), key))
-        b, c = base_entries.get(key), cand_entries.get(key)
-        if b is None or c is None:
-            row.update(verdict="only in candidate" if b is None else "only in baseline",
-                       note="")
-        elif b["skipped"] or c["skipped"]:
-            which = ("both files" if b["skipped"] and c["skipped"]
-                     else "the baseline" if b["skipped"] else "the candidate")
-            reason = b["note"] if b["skipped"] else c["note"]
-            row.update(verdict="skipped",
-                       note=f"skipped in {which}" + (f": {reason}" if reason else ""))
+        # With per_rank, a run that skipped the case entered it once, without a rank.
+        found = {side: [entries.get(key) or entries.get(key[:3] + (None,)) for entries in runs]
+                 for side, runs in sides.items()}
+        row.update({f"runs_{side}": sum(entry is not None and not entry["skipped"]
+                                        for entry in entries)
+                    for side, entries in found.items()})
+        absent = [side for side, entries in found.items()
+                  if all(entry is None for entry in entries)]
+        if absent:
+            row.update(verdict="only in candidate" if absent == ["baseline"] else
+                       "only in baseline", note="")
+        elif gaps := _gaps(found):
+            row.update(verdict="skipped", note=gaps)
         else:
-            row.update(decide(b["ranks"], c["ranks"], threshold, alpha, resamples, _seed(key)))
+            runs = {side: [entry["ranks"] for entry in entries]
+                    for side, entries in found.items()}
+            row.update(decide(runs["baseline"], runs["candidate"], threshold, alpha, resamples,
+                              _seed(key)))
         rows.append(row)
-    columns = ["suite", "case", "series", "rank", "n_baseline", "n_candidate",
-               "baseline_median_s", "candidate_median_s", "ratio", "ci_low", "ci_high",
-               "p_value", "verdict", "note"]
+    columns = ["suite", "case", "series", "rank", "runs_baseline", "runs_candidate",
+               "n_baseline", "n_candidate", "baseline_median_s", "candidate_median_s", "ratio",
+               "ci_low", "ci_high", "p_value", "verdict", "note"]
     return pd.DataFrame(rows).reindex(columns=columns)
 
 
 def compare_files(baseline_path, candidate_path, **options):
-    """compare_documents over two files (raises ResultsError for a malformed one)."""
-    return compare_documents(read_results(baseline_path), read_results(candidate_path), **options)
+    """compare_documents over files: each side one path or a list of paths (raises ResultsError
+    for a malformed one)."""
+    baseline, candidate = ([read_results(path) for path in _as_runs(side)]
+                           for side in (baseline_path, candidate_path))
+    return compare_documents(baseline, candidate, **options)
 
 
 # --- the command ----------------------------------------------------------------------------
@@ -281,19 +403,24 @@ def _describe(path, document):
     return f"{path} ({', '.join(parts)})"
 
 
-def report(baseline_path, baseline, candidate_path, candidate, frame, threshold, alpha, per_rank,
-           out=None):
-    """Print the comparison of one candidate: header, table, cases not compared, summary."""
+def report(baseline_paths, baselines, candidate_paths, candidates, frame, threshold, alpha,
+           per_rank, out=None):
+    """Print the comparison of one candidate: header (each side's runs), table, cases not
+    compared, summary. The paths and documents are lists: the runs of a side."""
     out = out or sys.stdout
     level = (1.0 - alpha) * 100
-    print(f"baseline:  {_describe(baseline_path, baseline)}", file=out)
-    print(f"candidate: {_describe(candidate_path, candidate)}", file=out)
-    sizes = (baseline["metadata"].get("world_size"), candidate["metadata"].get("world_size"))
-    if sizes[0] != sizes[1]:
-        print(f"note: the files ran on {sizes[0]} and {sizes[1]} ranks", file=out)
-    print(f"rule: slower/faster when Mann-Whitney p < {alpha:g} and the {level:g}% bootstrap "
-          f"interval of the median ratio lies beyond +-{threshold * 100:g}%; same when it lies "
-          f"within; times, so a rate changes by 1/ratio - 1", file=out)
+    for side, paths, documents in (("baseline", baseline_paths, baselines),
+                                   ("candidate", candidate_paths, candidates)):
+        for index, (path, document) in enumerate(zip(paths, documents)):
+            print(f"{side + ':' if index == 0 else '':11}{_describe(path, document)}", file=out)
+    sizes = [document["metadata"].get("world_size") for document in baselines + candidates]
+    if len(set(sizes)) > 1:
+        print(f"note: the files ran on {', '.join(map(str, sizes[:-1]))} and {sizes[-1]} ranks",
+              file=out)
+    print(f"rule: slower/faster when Mann-Whitney p < {alpha:g} and the {level:g}% interval of "
+          f"the median ratio, bootstrapped over runs and over contiguous blocks of each run's "
+          f"samples, lies beyond +-{threshold * 100:g}%; same when it lies within; times, so a "
+          f"rate changes by 1/ratio - 1", file=out)
     compared = frame[frame["verdict"].isin(VERDICTS)]
     print("", file=out)
     if compared.empty:
@@ -351,6 +478,18 @@ def _alpha(text):
     return value
 
 
+def _run_list(text):
+    """'a.json' or 'a1.json,a2.json' -> the paths: runs of one configuration."""
+    paths = text.split(",")
+    if not all(paths):
+        raise argparse.ArgumentTypeError(
+            f"'{text}' has an empty element: give one file or runs joined by commas "
+            f"(A1.json,A2.json)")
+    if len(set(paths)) < len(paths):
+        raise argparse.ArgumentTypeError(f"'{text}' names a file twice: each run counts once")
+    return paths
+
+
 def _resamples(text):
     if not text.isdigit() or int(text) < 100:
         raise argparse.ArgumentTypeError(f"'{text}' is not a whole number of at least 100")
@@ -360,9 +499,12 @@ def _resamples(text):
 def main(argv=None):
     parser = _Parser(prog="compare.py", description=__doc__,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("baseline", help="the reference run's results.json")
-    parser.add_argument("candidates", nargs="+", metavar="candidate",
-                        help="results.json of the run(s) to judge against it")
+    parser.add_argument("baseline", type=_run_list,
+                        help="the reference's results.json, or several runs of its "
+                             "configuration joined by commas (a1.json,a2.json)")
+    parser.add_argument("candidates", nargs="+", metavar="candidate", type=_run_list,
+                        help="results.json of the run(s) to judge against it, each again one "
+                             "file or runs joined by commas")
     parser.add_argument("--threshold", type=_threshold, default=0.05,
                         help="the smallest change that matters, in percent (default 5%%)")
     parser.add_argument("--alpha", type=_alpha, default=0.01,
@@ -378,25 +520,26 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     try:
-        baseline = read_results(args.baseline)
-        candidates = [(path, read_results(path)) for path in args.candidates]
+        baseline = [read_results(path) for path in args.baseline]
+        candidates = [(paths, [read_results(path) for path in paths])
+                      for paths in args.candidates]
     except ResultsError as error:
         sys.stderr.write(f"compare.py: {error}\n")
         return 2
 
     frames = []
     failed = False
-    for index, (path, candidate) in enumerate(candidates):
+    for index, (paths, candidate) in enumerate(candidates):
         frame = compare_documents(baseline, candidate, threshold=args.threshold,
                                   alpha=args.alpha, per_rank=args.per_rank,
                                   resamples=args.resamples)
         if index:
             print("")
-        report(args.baseline, baseline, path, candidate, frame, args.threshold, args.alpha,
+        report(args.baseline, baseline, paths, candidate, frame, args.threshold, args.alpha,
                args.per_rank)
         failing = ("slower", "unclear") if args.fail_on_unclear else ("slower",)
         failed = failed or frame["verdict"].isin(failing).any()
-        frames.append(frame.assign(baseline=args.baseline, candidate=path))
+        frames.append(frame.assign(baseline=",".join(args.baseline), candidate=",".join(paths)))
     if args.csv:
         table = pd.concat(frames, ignore_index=True)
         first = ["baseline", "candidate"]

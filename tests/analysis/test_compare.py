@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 import numpy as np
 
@@ -72,6 +73,14 @@ def draw(seed, scale=1.0, n=200, ranks=2, median=1e-3, noise=0.01):
     return [median * scale * rng.lognormal(0.0, noise, n) for _ in range(ranks)]
 
 
+def stretches(seed, levels, n=400, median=1e-3, noise=0.02):
+    """One rank's samples in the order taken: equal stretches of the run at `levels` times
+    `median`, lognormal with a relative spread `noise` around each."""
+    rng = np.random.default_rng(seed)
+    scale = np.repeat(np.asarray(levels, dtype=float), -(-n // len(levels)))[:n]
+    return median * scale * rng.lognormal(0.0, noise, n)
+
+
 class StatisticsTest(unittest.TestCase):
     def test_mann_whitney_matches_known_values(self):
         # Exact distribution, no ties: U = 2 of C(11, 5) = 462 orderings, p = 2 * 4 / 462.
@@ -101,19 +110,20 @@ class StatisticsTest(unittest.TestCase):
                 parse_threshold(bad)
 
     def test_decide_on_samples(self):
-        self.assertEqual(decide(draw(1), draw(2, 1.10), 0.05, 0.01)["verdict"], "slower")
-        self.assertEqual(decide(draw(1), draw(2, 0.90), 0.05, 0.01)["verdict"], "faster")
-        self.assertEqual(decide(draw(1), draw(2), 0.05, 0.01)["verdict"], "same")
+        self.assertEqual(decide([draw(1)], [draw(2, 1.10)], 0.05, 0.01)["verdict"], "slower")
+        self.assertEqual(decide([draw(1)], [draw(2, 0.90)], 0.05, 0.01)["verdict"], "faster")
+        self.assertEqual(decide([draw(1)], [draw(2)], 0.05, 0.01)["verdict"], "same")
         # 3% slower: beyond a 2% threshold, within a 5% one.
-        self.assertEqual(decide(draw(1), draw(2, 1.03), 0.02, 0.01)["verdict"], "slower")
-        self.assertEqual(decide(draw(1), draw(2, 1.03), 0.05, 0.01)["verdict"], "same")
+        self.assertEqual(decide([draw(1)], [draw(2, 1.03)], 0.02, 0.01)["verdict"], "slower")
+        self.assertEqual(decide([draw(1)], [draw(2, 1.03)], 0.05, 0.01)["verdict"], "same")
         # 5% slower with a 5% threshold: the interval straddles the threshold.
-        result = decide(draw(1), draw(2, 1.05), 0.05, 0.01)
+        result = decide([draw(1)], [draw(2, 1.05)], 0.05, 0.01)
         self.assertEqual(result["verdict"], "unclear")
         self.assertLess(result["ci_low"], 1.05)
         self.assertGreater(result["ci_high"], 1.05)
         # 3% slower in wide noise: the median ratio lies within 5%, its interval does not.
-        result = decide(draw(1, n=50, noise=0.1), draw(2, 1.03, n=50, noise=0.1), 0.05, 0.01)
+        result = decide([draw(1, n=50, noise=0.1)], [draw(2, 1.03, n=50, noise=0.1)], 0.05,
+                        0.01)
         self.assertLess(result["ratio"], 1.05)
         self.assertEqual((result["verdict"], result["note"]), ("unclear", "interval crosses +5%"))
 
@@ -127,7 +137,7 @@ class StatisticsTest(unittest.TestCase):
             return [1e-3 * rng.lognormal(0, 0.01, 10), slow * 1e-3 * rng.lognormal(0, 0.01, 10)]
 
         for baseline, candidate in ((ranks(3), ranks(2)), (ranks(2), ranks(3))):
-            result = decide(baseline, candidate, 0.05, 0.01)
+            result = decide([baseline], [candidate], 0.05, 0.01)
             self.assertGreater(abs(result["ratio"] - 1), 0.2)
             self.assertTrue(result["ci_low"] > 1.05 or result["ci_high"] < 0.95, result)
             self.assertGreater(result["p_value"], 0.01)
@@ -136,12 +146,63 @@ class StatisticsTest(unittest.TestCase):
 
     def test_medians_are_the_reported_ones(self):
         # Pooled, the baseline's 15 samples have median 8; the report's figure is 7.
-        result = decide([[1.0, 2.0, 3.0, 4.0, 100.0], [10.0, 11.0, 12.0, 13.0, 14.0],
-                         [5.0, 6.0, 7.0, 8.0, 9.0]],
-                        [[2.0] * 5, [24.0] * 5, [14.0] * 5], 0.05, 0.01)
+        result = decide([[[1.0, 2.0, 3.0, 4.0, 100.0], [10.0, 11.0, 12.0, 13.0, 14.0],
+                          [5.0, 6.0, 7.0, 8.0, 9.0]]],
+                        [[[2.0] * 5, [24.0] * 5, [14.0] * 5]], 0.05, 0.01)
         self.assertEqual(result["baseline_median_s"], 7.0)  # median of 3, 12, 7
         self.assertEqual(result["candidate_median_s"], 14.0)
         self.assertEqual(result["ratio"], 2.0)
+
+
+    def test_the_block_bootstrap_draws_whole_batches(self):
+        # The vectorised replicates equal the plain reading of the rule: split the samples into
+        # BATCHES contiguous batches, draw BATCHES of them, take the median of their union.
+        for n in (2 * compare.BATCHES, 2 * compare.BATCHES + 3, 1001):
+            values = np.random.default_rng(n).normal(size=n)
+            got = compare._rank_medians(values, 300, np.random.default_rng(7))
+            batches = np.array_split(values, compare.BATCHES)
+            picks = np.random.default_rng(7).integers(0, compare.BATCHES,
+                                                      size=(300, compare.BATCHES))
+            want = [np.median(np.concatenate([batches[i] for i in row])) for row in picks]
+            np.testing.assert_allclose(got, want, err_msg=f"n = {n}")
+
+    def test_a_regime_switch_within_a_run_is_not_a_regression(self):
+        # The candidate's middle three quarters sit 25% higher, its first and last eighth at the
+        # baseline's level. Resampled in eighths, one replicate in 37 draws the two low eighths
+        # five times or more and has its median at the baseline's level: the interval reaches
+        # down to no change. Resampled sample by sample, every replicate lands 25% higher.
+        base = [[stretches(1, [1.0])]]
+        switch = [[stretches(2, [1.0] + [1.25] * 6 + [1.0])]]
+        result = decide(base, switch, 0.05, 0.01)
+        self.assertGreater(result["ratio"], 1.2)
+        self.assertLess(result["p_value"], 0.01)
+        self.assertLess(result["ci_low"], 1.05)
+        self.assertEqual((result["verdict"], result["note"]), ("unclear", "interval crosses +5%"))
+        with mock.patch.object(compare, "BATCHES", 10 ** 9):  # every rank too short: iid
+            self.assertEqual(decide(base, switch, 0.05, 0.01)["verdict"], "slower")
+        # 25% higher all through the run: slower.
+        result = decide(base, [[stretches(3, [1.25])]], 0.05, 0.01)
+        self.assertEqual(result["verdict"], "slower")
+        self.assertGreater(result["ci_low"], 1.2)
+
+    def test_runs_apart_count_in_the_interval(self):
+        # Two baseline runs 8% apart: a candidate between them is no regression, though against
+        # the first run alone it is 7% slower with a tight interval.
+        first, second = [stretches(1, [1.0])], [stretches(2, [1.08])]
+        between = [[stretches(3, [1.07])]]
+        self.assertEqual(decide([first], between, 0.05, 0.01)["verdict"], "slower")
+        result = decide([first, second], between, 0.05, 0.01)
+        self.assertAlmostEqual(result["baseline_median_s"], 1.04e-3, delta=0.002e-3)
+        self.assertLess(result["ci_low"], 1.0)
+        self.assertGreater(result["ci_high"], 1.05)
+        self.assertEqual(result["verdict"], "unclear")
+        self.assertEqual(result["n_baseline"], 800)
+        # 30% above both baseline runs: slower, and a second candidate run changes nothing.
+        above = [stretches(4, [1.08 * 1.3])], [stretches(5, [1.08 * 1.3])]
+        for candidate in ([above[0]], list(above)):
+            result = decide([first, second], candidate, 0.05, 0.01)
+            self.assertEqual(result["verdict"], "slower")
+            self.assertGreater(result["ci_low"], 1.25)
 
 
 class CompareCommandTest(unittest.TestCase):
@@ -259,6 +320,60 @@ class CompareCommandTest(unittest.TestCase):
         self.assertEqual(result.returncode, 1)
         self.assertEqual(result.stdout.count("baseline:  "), 2)
 
+    def test_comma_joined_runs_form_one_side(self):
+        runs = [self.write(f"base{i}.json", document([case("bf16 n=8192", draw(i, scale))]))
+                for i, scale in ((1, 1.0), (2, 1.08))]
+        between = self.write("between.json", document([case("bf16 n=8192", draw(3, 1.07))]))
+        above = self.write("above.json", document([case("bf16 n=8192", draw(4, 1.4))]))
+        alone = self.run_compare(runs[0], between)
+        self.assertEqual(alone.returncode, 1, alone.stdout + alone.stderr)
+        result = self.run_compare(",".join(runs), between, above, process=True)
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        first, second = result.stdout.split("\n\nbaseline:")
+        self.assertRegex(first, rf"^baseline:  {runs[0]} \(2 ranks, abc123, [^)]*\)\n"
+                                rf" {{11}}{runs[1]} \(2 ranks, abc123, [^)]*\)\n"
+                                rf"candidate: {between} \(")
+        self.assertIn("bootstrapped over runs and over contiguous blocks of each run's samples",
+                      first)
+        self.assertRegex(self.row(first, "bf16 n=8192"), r"unclear \(interval crosses [+-]5%\)$")
+        self.assertTrue(self.row(second, "bf16 n=8192").endswith("slower"))
+
+    def test_runs_columns_and_cases_not_in_every_run(self):
+        base = [self.write("base1.json", document([
+                    case("both", draw(1)), case("half", draw(1)),
+                    case("once skipped", [], skipped=True)])),
+                self.write("base2.json", document([
+                    case("both", draw(2)), case("once skipped", draw(2))]))]
+        cand = self.write("cand.json", document([case("both", draw(3)), case("half", draw(3)),
+                                                 case("once skipped", draw(3))]))
+        out = os.path.join(self.dir.name, "out.csv")
+        result = self.run_compare(",".join(base), cand, "--csv", out)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("skipped (not compared):\n  matmul / half / mm (not in baseline run 2)\n"
+                      "  matmul / once skipped / mm (skipped in baseline run 1: skipped: not "
+                      "supported here)", result.stdout)
+        self.assertIn("1 compared: 0 faster, 0 slower, 1 same, 0 unclear; 0 only in one file "
+                      "(0 baseline, 0 candidate); 2 skipped", result.stdout)
+        with open(out) as f:
+            rows = {r["case"]: r for r in csv.DictReader(f)}
+        self.assertEqual({k: (r["runs_baseline"], r["runs_candidate"], r["verdict"])
+                          for k, r in rows.items()},
+                         {"both": ("2", "1", "same"), "half": ("1", "1", "skipped"),
+                          "once skipped": ("1", "1", "skipped")})
+        self.assertEqual({(r["baseline"], r["candidate"]) for r in rows.values()},
+                         {(",".join(base), cand)})
+        self.assertEqual(float(rows["both"]["n_baseline"]), 800)
+
+    def test_a_case_skipped_in_one_run_stands_for_each_rank(self):
+        base = self.write("base.json", document([case("a", [], skipped=True)]))
+        cand = self.write("cand.json", document([case("a", draw(1))]))
+        result = self.run_compare(base, cand, "--per-rank")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("skipped (not compared):\n"
+                      "  matmul / a / mm rank 0 (skipped in the baseline: skipped: not supported "
+                      "here)\n  matmul / a / mm rank 1 (skipped in the baseline: ", result.stdout)
+        self.assertIn("0 only in one file (0 baseline, 0 candidate); 2 skipped", result.stdout)
+
     def test_malformed_input_is_one_line_and_status_2(self):
         good = self.write("good.json", document([case("a", draw(1))]))
         bad_values = document([case("a", draw(1))])
@@ -285,6 +400,17 @@ class CompareCommandTest(unittest.TestCase):
             result = self.run_compare(good, good, *options, process=index == 0)
             self.assertEqual(result.returncode, 2, options)
             self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+        # Runs joined by commas: no empty element, no file twice, a bad file named.
+        for index, args in enumerate(([good, f"{good},"], [f",{good}", good],
+                                      [good, f"{good},,{good}"], [f"{good},{good}", good],
+                                      [good, ","])):
+            result = self.run_compare(*args, process=index == 0)
+            self.assertEqual(result.returncode, 2, args)
+            self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+            self.assertEqual(result.stdout, "", args)
+        result = self.run_compare(f"{good},{inputs['not json']}", good)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn(inputs["not json"], result.stderr)
 
 
 if __name__ == "__main__":
