@@ -229,6 +229,9 @@ void StepSuite::run(const SuiteContext& context) {
     for (StepPrecision precision : plan_.precisions) {
       const StepRecipe recipe = recipeFor(plan_, precision, context.rank);
       step_samples.clear();
+      // Each synchronised mode's check, joined to its whole-step Sample once the runner hands
+      // the samples over.
+      std::vector<std::pair<std::size_t, StepCheckResult>> checked;
       {
         const auto workload = makeWorkload(model, plan_, torch_scope.device(), kModelSeed);
         const std::int64_t batch = workload->batchSize();
@@ -314,22 +317,26 @@ void StepSuite::run(const SuiteContext& context) {
                                {"TFLOP/s", flop, 1e12}};
           step_samples.emplace_back(mode, runner.size() - 1);
         }
+        // The timed buckets go: each check brings its own, with the fault to inject.
+        sync.reset();
+        std::optional<SyncCheck> check;
+        for (const auto& [mode, index] : step_samples) {
+          if (!plan_.check || comm == nullptr || !syncsGradients(mode)) continue;
+          context.watchdog.setOperation(fmt::format("step {} {} {}: correctness check",
+                                                    toString(model), toString(precision),
+                                                    toString(mode)));
+          std::optional<Timeline::HostScope> scope;
+          if (Timeline* timeline = runner.timeline()) {
+            timeline->setCase(
+                fmt::format("step {} {} {}", toString(model), toString(precision), toString(mode)));
+            scope.emplace(*timeline, span_kind::kCheck, "check");
+          }
+          if (!check) check.emplace(plan_, recipe, context, *comm, *workload, host_batch);
+          checked.emplace_back(index, check->run(mode == SyncMode::Overlap));
+        }
       }
       std::vector<Sample> produced = runner.take();
-      // The timed model is gone: the check builds its own from the same seed.
-      for (const auto& [mode, index] : step_samples) {
-        if (!plan_.check || comm == nullptr || !syncsGradients(mode)) continue;
-        context.watchdog.setOperation(fmt::format("step {} {} {}: correctness check",
-                                                  toString(model), toString(precision),
-                                                  toString(mode)));
-        std::optional<Timeline::HostScope> scope;
-        if (Timeline* timeline = runner.timeline()) {
-          timeline->setCase(
-              fmt::format("step {} {} {}", toString(model), toString(precision), toString(mode)));
-          scope.emplace(*timeline, span_kind::kCheck, "check");
-        }
-        StepCheckResult check = checkSynchronisedStep(
-            model, plan_, recipe, mode == SyncMode::Overlap, context, *comm, torch_scope.device());
+      for (auto& [index, check] : checked) {
         Sample& whole = produced[index];
         whole.checks.insert(whole.checks.end(), check.checks.begin(), check.checks.end());
         whole.notes.insert(whole.notes.end(), check.notes.begin(), check.notes.end());

@@ -3,6 +3,7 @@
 // that does not sync is caught by the same check.
 #include "suites/StepSuite.hpp"
 
+#include <ATen/core/grad_mode.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -167,14 +168,24 @@ class SilentCommunicator final : public Communicator {
   Communicator& real_;
 };
 
+// The check of one synchronised step of a freshly built `model`, each rank on its own batch.
+StepCheckResult checkFresh(StepModel model, const StepPlan& plan, const StepRecipe& recipe,
+                           bool overlap, const SuiteContext& context, Communicator& comm,
+                           c10::Device device) {
+  const auto workload = makeWorkload(model, plan, device, kModelSeed);
+  SyncCheck check(plan, recipe, context, comm, *workload,
+                  workload->hostBatch(workload->batchSize(), batchSeed(context.rank)));
+  return check.run(overlap);
+}
+
 TEST(StepCheck, AGradientSyncThatDoesNotSyncIsCaught) {
   Ranks ranks;
   MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);
   SilentCommunicator silent(mpi);
   TorchScope scope(*ranks.device);
   const StepCheckResult result =
-      checkSynchronisedStep(StepModel::Mlp, smallPlan(), StepRecipe{StepPrecision::Fp32}, true,
-                            ranks.context(&silent), silent, scope.device());
+      checkFresh(StepModel::Mlp, smallPlan(), StepRecipe{StepPrecision::Fp32}, true,
+                 ranks.context(&silent), silent, scope.device());
   ASSERT_FALSE(result.checks.empty());
   // Every rank stepped on its own batch alone: rank 0 alone agrees with itself.
   if (ranks.rank == 0) {
@@ -215,15 +226,22 @@ TEST(StepCheck, EveryInjectedSyncFaultFailsTheCheck) {
   for (SyncFault fault :
        {SyncFault::None, SyncFault::DroppedBucket, SyncFault::SumNotMean, SyncFault::StaleGradient,
         SyncFault::ReorderedBuckets, SyncFault::SkippedStep}) {
+    StepPlan plan = equalBuckets();
+    plan.fault = fault;
+    plan.fault_rank = 1;
+    // As the timed modes leave it: each rank with parameters of its own.
+    const auto workload = makeWorkload(StepModel::Mlp, plan, scope.device(), kModelSeed);
+    {
+      at::NoGradGuard no_grad;
+      for (const at::Tensor& p : workload->parameters()) p.add_(0.01 * ranks.rank);
+    }
+    // One check for both modes, as the suite runs them: the second reuses the reference.
+    const SuiteContext context = ranks.context(&mpi);  // the check holds on to it
+    SyncCheck check(plan, StepRecipe{StepPrecision::Fp32}, context, mpi, *workload,
+                    workload->hostBatch(workload->batchSize(), batchSeed(ranks.rank)));
     for (bool overlap : {false, true}) {
       SCOPED_TRACE(std::string(toString(fault)) + (overlap ? " overlap" : " sequential"));
-      StepPlan plan = equalBuckets();
-      plan.fault = fault;
-      plan.fault_rank = 1;
-      const StepCheckResult result =
-          checkSynchronisedStep(StepModel::Mlp, plan, StepRecipe{StepPrecision::Fp32}, overlap,
-                                ranks.context(&mpi), mpi, scope.device());
-      EXPECT_EQ(failedAnywhere(result), fault != SyncFault::None);
+      EXPECT_EQ(failedAnywhere(check.run(overlap)), fault != SyncFault::None);
     }
   }
 }
@@ -245,8 +263,8 @@ TEST(StepCheck, CorrectSyncPassesWithEveryModelOptimizerAndPrecision) {
           SCOPED_TRACE(fmt::format("{} {} {} {}", toString(model), toString(precision),
                                    toString(optimizer), toString(impl)));
           StepRecipe recipe{precision, optimizer, impl, 0.01};
-          const StepCheckResult result = checkSynchronisedStep(
-              model, plan, recipe, true, ranks.context(&mpi), mpi, scope.device());
+          const StepCheckResult result =
+              checkFresh(model, plan, recipe, true, ranks.context(&mpi), mpi, scope.device());
           EXPECT_FALSE(failedAnywhere(result))
               << (result.notes.empty() ? std::string() : result.notes.front());
         }

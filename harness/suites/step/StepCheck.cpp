@@ -1,12 +1,15 @@
 #include "suites/step/StepCheck.hpp"
 
+#include <ATen/core/grad_mode.h>
 #include <ATen/ops/cat.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "comm/GradientBuckets.hpp"
+#include "suites/step/GradientSync.hpp"
 
 namespace splitstep {
 namespace {
@@ -20,27 +23,6 @@ at::Tensor flatten(const std::vector<at::Tensor>& tensors) {
 std::vector<at::Tensor> gradientsOf(const std::vector<at::Tensor>& parameters) {
   std::vector<at::Tensor> grads;
   for (const at::Tensor& p : parameters) grads.push_back(p.grad().detach().clone());
-  return grads;
-}
-
-// One process on all ranks' batches, accumulating the gradient of each, as gradient sync
-// computes it: its gradients before its optimizer step.
-std::vector<at::Tensor> referenceGradients(StepModel model, const StepPlan& plan,
-                                           const StepRecipe& recipe, const SuiteContext& context,
-                                           c10::Device device, const std::vector<Batch>& shards) {
-  const auto workload = makeWorkload(model, plan, device, kModelSeed);
-  std::vector<at::Tensor> inputs;
-  std::vector<at::Tensor> targets;
-  for (const Batch& shard : shards) {
-    inputs.push_back(shard.input);
-    targets.push_back(shard.target);
-  }
-  StepRecipe reference = recipe;
-  reference.skip_optimizer = false;
-  TrainingStep step(*workload, reference, context.device, {at::cat(inputs), at::cat(targets)});
-  std::vector<at::Tensor> grads;
-  step.runAccumulated(shards, [&] { grads = gradientsOf(workload->parameters()); });
-  context.device.synchronize();
   return grads;
 }
 
@@ -117,39 +99,75 @@ double gradientTolerance(StepPrecision precision) {
   return 0;
 }
 
-StepCheckResult checkSynchronisedStep(StepModel model, const StepPlan& plan,
-                                      const StepRecipe& recipe, bool overlap,
-                                      const SuiteContext& context, Communicator& comm,
-                                      c10::Device device) {
+SyncCheck::SyncCheck(const StepPlan& plan, const StepRecipe& recipe, const SuiteContext& context,
+                     Communicator& comm, Workload& workload, Batch host_batch)
+    : plan_(plan),
+      quiet_(recipe),
+      context_(context),
+      comm_(comm),
+      workload_(workload),
+      host_batch_(std::move(host_batch)) {
+  quiet_.host_work = 0;
+  quiet_.delay = 0;
+  quiet_.skip_optimizer = plan.fault == SyncFault::SkippedStep && context.rank == plan.fault_rank;
+  // The timed modes left each rank with its own parameters (mode none trains on the rank's own
+  // gradients, mode single on rank 0 only): every rank takes rank 0's.
+  for (const at::Tensor& p : workload_.parameters()) {
+    comm_.run(broadcast(), p.data_ptr(), p.data_ptr(), static_cast<std::size_t>(p.numel()),
+              DataType::Float32, context_.device.stream());
+    kept_.push_back(p.detach().clone());
+  }
+  context_.device.synchronize();
+}
+
+void SyncCheck::restoreParameters() {
+  at::NoGradGuard no_grad;
+  const std::vector<at::Tensor> parameters = workload_.parameters();
+  for (std::size_t i = 0; i < parameters.size(); ++i) parameters[i].copy_(kept_[i]);
+}
+
+// One process on all ranks' batches, accumulating the gradient of each, as gradient sync
+// computes it: its gradients before its optimizer step.
+std::vector<at::Tensor> SyncCheck::referenceGradients() {
+  // The ranks' batches, as each rank built its own.
+  std::vector<Batch> shards = {host_batch_};
+  for (int r = 1; r < context_.world_size; ++r) {
+    shards.push_back(workload_.hostBatch(workload_.batchSize(), batchSeed(r)));
+  }
+  std::vector<at::Tensor> inputs;
+  std::vector<at::Tensor> targets;
+  for (const Batch& shard : shards) {
+    inputs.push_back(shard.input);
+    targets.push_back(shard.target);
+  }
+  StepRecipe reference = quiet_;
+  reference.skip_optimizer = false;
+  restoreParameters();
+  TrainingStep step(workload_, reference, context_.device, {at::cat(inputs), at::cat(targets)});
+  std::vector<at::Tensor> grads;
+  step.runAccumulated(shards, [&] { grads = gradientsOf(workload_.parameters()); });
+  context_.device.synchronize();
+  return grads;
+}
+
+StepCheckResult SyncCheck::run(bool overlap) {
   const std::string mode = overlap ? "overlap" : "sequential";
-  StepRecipe quiet = recipe;
-  quiet.host_work = 0;
-  quiet.delay = 0;
-  quiet.skip_optimizer = plan.fault == SyncFault::SkippedStep && context.rank == plan.fault_rank;
+  if (context_.rank == 0 && reference_.empty()) reference_ = referenceGradients();
+  restoreParameters();
   StepCheckResult result;
-  const auto workload = makeWorkload(model, plan, device, kModelSeed);
-  const std::int64_t rows = workload->batchSize();
   std::vector<at::Tensor> synced;
   {
-    TrainingStep step(*workload, quiet, context.device,
-                      workload->hostBatch(rows, batchSeed(context.rank)));
-    GradientSync sync(workload->parameters(), comm, context.device, plan.first_bucket_bytes,
-                      plan.bucket_bytes, context.world_size, plan.fault,
-                      context.rank == plan.fault_rank);
-    step.run(&sync, overlap, [&] { synced = gradientsOf(workload->parameters()); });
-    context.device.synchronize();
+    TrainingStep step(workload_, quiet_, context_.device, host_batch_);
+    GradientSync sync(workload_.parameters(), comm_, context_.device, plan_.first_bucket_bytes,
+                      plan_.bucket_bytes, context_.world_size, plan_.fault,
+                      context_.rank == plan_.fault_rank);
+    step.run(&sync, overlap, [&] { synced = gradientsOf(workload_.parameters()); });
+    context_.device.synchronize();
   }
-  result.checks.push_back(identicalOnEveryRank(workload->parameters(), context, comm));
-  if (context.rank != 0) return result;
-  // The ranks' batches, as each rank built its own.
-  std::vector<Batch> shards;
-  for (int r = 0; r < context.world_size; ++r) {
-    shards.push_back(workload->hostBatch(rows, batchSeed(r)));
-  }
-  const double tolerance = gradientTolerance(recipe.precision);
-  const Deviation d =
-      compare(synced, referenceGradients(model, plan, quiet, context, device, shards),
-              workload->parameterNames(), plan, tolerance);
+  result.checks.push_back(identicalOnEveryRank(workload_.parameters(), context_, comm_));
+  if (context_.rank != 0) return result;
+  const double tolerance = gradientTolerance(quiet_.precision);
+  const Deviation d = compare(synced, reference_, workload_.parameterNames(), plan_, tolerance);
   result.checks.push_back({"gradients vs one process", synced.size(), d.beyond});
   result.notes.push_back(fmt::format(
       "{}: largest norm-wise deviation of a synchronised gradient from one process accumulating "
