@@ -21,6 +21,10 @@ struct MeasureSettings {
   // Set by suites whose body is a collective, not by users: ranks meet at a host barrier
   // before every sample, so that one rank's late start is not timed as transfer time.
   bool align_ranks = false;
+  // Set by suites, not by users: a start-up transient at the start of sampling is left out of
+  // the samples (StoppingRule's transientLength). Off where other series are recorded sample by
+  // sample beside the samples (the step's phases), which leaving samples out would misalign.
+  bool trim_transient = true;
 };
 
 }  // namespace splitstep

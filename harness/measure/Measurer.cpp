@@ -1,7 +1,10 @@
 #include "measure/Measurer.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -204,10 +207,27 @@ void Measurer::takeSamples(const Timing& timing, const std::function<void()>& af
   // rank's time ran out first, which then stopped them all (with this rank's drift, if any;
   // evaluateStop measured it already where this rank's own time ran out).
   if (decision == StopState::TimeLimit && mine.rule != StopRule::TimeLimit) {
-    mine = {StopState::TimeLimit, StopRule::TimeLimit, medianDrift(m.values, settings_.ci_target)};
+    const std::size_t transient = transientToLeaveOut(settings_, m.values);
+    mine = {StopState::TimeLimit, StopRule::TimeLimit,
+            medianDrift(std::span<const double>(m.values).subspan(transient), settings_.ci_target),
+            transient};
   }
   m.stop_rule = mine.rule;
   m.stop_reason = stopReason(mine.rule, mine.figure);
+  if (mine.transient > 0) leaveOutTransient(mine.transient, m);
+}
+
+void Measurer::leaveOutTransient(std::size_t count, Measurement& m) {
+  const auto head = [count](std::vector<double>& series) {
+    if (series.size() >= count) series.erase(series.begin(), series.begin() + count);
+  };
+  const double before = quantile(std::span<const double>(m.values).first(count), 0.5);
+  head(m.values);
+  head(m.host_values);
+  head(m.arrival_waits);
+  note(m, fmt::format("the first {} samples, a start-up transient (their median {:+.1f}% from the "
+                      "rest's), are left out",
+                      count, (before / quantile(m.values, 0.5) - 1) * 100));
 }
 
 void Measurer::summarize(const Timing& timing, Measurement& m) const {

@@ -56,6 +56,9 @@ class Measurer {
   void warmUp(const std::function<void()>& body);
   Timing prepare(const std::function<void()>& body, Measurement& m);
   void takeSamples(const Timing& timing, const std::function<void()>& after_sample, Measurement& m);
+  // Drops the first `count` samples (and their host times and waits), a start-up transient,
+  // and notes it with how far their median lay from the rest's.
+  void leaveOutTransient(std::size_t count, Measurement& m);
   void summarize(const Timing& timing, Measurement& m) const;
 
   // `kind` and `name`: how the timeline shows the interval (span_kind::kSample, kUntimed).

@@ -21,7 +21,89 @@ double absoluteReach(std::span<const double> values) {
   return std::max(median - interval.low, interval.high - median);
 }
 
+// Whether the medians of kDriftBatches contiguous batches of `values` follow a line whose slope
+// is more than kDriftT of its standard errors from zero (least squares over the batch index;
+// the error from the residuals about the line, so that a trend does not hide in the spread it
+// causes). False where there are too few values for batches of two.
+bool trending(std::span<const double> values) {
+  if (values.size() < 2 * kDriftBatches) return false;
+  std::vector<double> medians;
+  for (std::size_t b = 0; b < kDriftBatches; ++b) {
+    const std::size_t begin = values.size() * b / kDriftBatches;
+    const std::size_t end = values.size() * (b + 1) / kDriftBatches;
+    medians.push_back(quantile(values.subspan(begin, end - begin), 0.5));
+  }
+  const double k = static_cast<double>(kDriftBatches);
+  const double mean_x = (k - 1) / 2;
+  double mean_y = 0;
+  for (double y : medians) mean_y += y / k;
+  double sxx = 0;
+  double sxy = 0;
+  for (std::size_t b = 0; b < kDriftBatches; ++b) {
+    const double dx = static_cast<double>(b) - mean_x;
+    sxx += dx * dx;
+    sxy += dx * (medians[b] - mean_y);
+  }
+  const double slope = sxy / sxx;
+  double residuals = 0;
+  for (std::size_t b = 0; b < kDriftBatches; ++b) {
+    const double r = medians[b] - mean_y - slope * (static_cast<double>(b) - mean_x);
+    residuals += r * r;
+  }
+  const double error = std::sqrt(residuals / (k - 2) / sxx);
+  return std::abs(slope) > kDriftT * error;
+}
+
+// Whether a transient of `found` samples has ended: it spans at most kMaxTransientShare of the
+// values.
+bool ended(std::size_t found, std::size_t n) {
+  return static_cast<double>(found) <= kMaxTransientShare * static_cast<double>(n);
+}
+
+// Whether the first `found` values lie at another level than the rest: their medians differ by
+// more than both 95% intervals allow and by more than `negligible` of the rest's. MSER also cuts
+// a stationary series somewhere; such a cut is noise, not a transient.
+bool distinct(std::span<const double> values, std::size_t found, double negligible) {
+  if (found == 0) return false;
+  const std::span<const double> start = values.first(found);
+  const std::span<const double> rest = values.subspan(found);
+  const double moved = std::abs(quantile(start, 0.5) - quantile(rest, 0.5));
+  return moved > negligible * std::abs(quantile(rest, 0.5)) &&
+         moved > std::hypot(absoluteReach(start), absoluteReach(rest));
+}
+
 }  // namespace
+
+std::size_t transientToLeaveOut(const MeasureSettings& settings, std::span<const double> values) {
+  if (!settings.trim_transient) return 0;
+  const std::size_t found = transientLength(values);
+  return ended(found, values.size()) && distinct(values, found, settings.ci_target) ? found : 0;
+}
+
+std::size_t transientLength(std::span<const double> values) {
+  const std::size_t batches = values.size() / kTransientBatch;
+  if (batches < 4) return 0;
+  std::vector<double> medians;
+  for (std::size_t b = 0; b < batches; ++b) {
+    medians.push_back(quantile(values.subspan(b * kTransientBatch, kTransientBatch), 0.5));
+  }
+  // The sums of the last k medians and of their squares, from the end, give each truncation's
+  // squared deviations in O(1): sum((z - mean)^2) = sum(z^2) - sum(z)^2 / k.
+  double sum = 0;
+  double squares = 0;
+  std::vector<double> marginal(batches + 1, 0);
+  for (std::size_t d = batches; d-- > 0;) {
+    sum += medians[d];
+    squares += medians[d] * medians[d];
+    const double k = static_cast<double>(batches - d);
+    marginal[d] = std::max(0.0, squares - sum * sum / k) / (k * k);
+  }
+  std::size_t best = 0;
+  for (std::size_t d = 1; d <= batches / 2; ++d) {
+    if (marginal[d] < marginal[best]) best = d;
+  }
+  return best * kTransientBatch;
+}
 
 double relativeNoise(std::span<const double> values) {
   if (values.size() < 2) return 0;
@@ -73,7 +155,8 @@ double medianDrift(std::span<const double> values, double negligible) {
   const double moved = std::abs(quantile(second, 0.5) - quantile(first, 0.5));
   const double median = std::abs(quantile(values, 0.5));
   const bool drifts = moved > negligible * median &&
-                      moved > std::hypot(absoluteReach(first), absoluteReach(second));
+                      moved > std::hypot(absoluteReach(first), absoluteReach(second)) &&
+                      (values.size() < 2 * kDriftBatches || trending(values));
   return drifts && median > 0 ? moved / median : 0;
 }
 
@@ -96,24 +179,36 @@ StopCheck evaluateStop(const MeasureSettings& settings, std::span<const double> 
   }
   if (wall_seconds >= settings.max_time) {
     // Whether the median was still moving says why no other rule could end sampling.
-    return {StopState::TimeLimit, StopRule::TimeLimit, medianDrift(values, settings.ci_target)};
+    const std::size_t transient = transientToLeaveOut(settings, values);
+    return {StopState::TimeLimit, StopRule::TimeLimit,
+            medianDrift(values.subspan(transient), settings.ci_target), transient};
   }
   if (n < static_cast<std::size_t>(settings.min_samples) || timed_seconds < settings.min_time ||
       !isCheckpoint(n)) {
     return {};
   }
-  const double noise = relativeNoise(values);
-  if (noise <= settings.max_noise) return {StopState::Done, StopRule::NoiseTarget, noise};
+  const std::size_t found = settings.trim_transient ? transientLength(values) : 0;
+  const bool transient_found = distinct(values, found, settings.ci_target);
+  // A transient over more than kMaxTransientShare of the samples has not clearly ended: it may
+  // be a trend, which MSER would cut at any length. More samples are needed.
+  if (transient_found && !ended(found, n)) return {};
+  const std::size_t transient = transient_found ? found : 0;
+  const std::span<const double> steady = values.subspan(transient);
+  if (steady.size() < static_cast<std::size_t>(settings.min_samples)) return {};
+  const double noise = relativeNoise(steady);
+  if (noise <= settings.max_noise) {
+    return {StopState::Done, StopRule::NoiseTarget, noise, transient};
+  }
   // Where the median still moves, neither its interval nor a stable noise means it is known.
-  if (drifting(values, settings.ci_target)) return {};
-  const double uncertainty = medianUncertainty(values);
+  if (drifting(steady, settings.ci_target)) return {};
+  const double uncertainty = medianUncertainty(steady);
   if (uncertainty <= settings.ci_target) {
-    return {StopState::Done, StopRule::Converged, uncertainty};
+    return {StopState::Done, StopRule::Converged, uncertainty, transient};
   }
   const double samples_to_target =
       (uncertainty / settings.ci_target) * (uncertainty / settings.ci_target);
-  if (samples_to_target > kOutOfReachSampleFactor && noiseStable(values)) {
-    return {StopState::Done, StopRule::NoiseStable, noise};
+  if (samples_to_target > kOutOfReachSampleFactor && noiseStable(steady)) {
+    return {StopState::Done, StopRule::NoiseStable, noise, transient};
   }
   return {};
 }

@@ -36,12 +36,37 @@ inline constexpr double kOutOfReachSampleFactor = 4;
 inline constexpr std::size_t kJudgeEverySampleUpTo = 64;
 inline constexpr std::size_t kCheckpointsPerDoubling = 32;
 
+// A start-up transient (a clock settling, a library's first calls, a cache filling) is left out
+// of the samples rather than diluted by more of them: the start of sampling that MSER-5 (White,
+// 1997; the marginal standard error rule of simulation output analysis) truncates. Over batches
+// of kTransientBatch samples, it is the number of leading batches, at most half of them, whose
+// removal minimises the squared standard error of the mean of the remaining batches. The batches
+// are represented by their medians, not their means: microsecond latencies have heavy tails.
+inline constexpr std::size_t kTransientBatch = 5;
+// A transient is left out only once it spans at most this share of the samples: MSER cuts a
+// trend, which never ends, at up to half of them, and the drift guard's test for a trend needs
+// most of the samples to tell one from a series that only wanders.
+inline constexpr double kMaxTransientShare = 0.25;
+
+// The drift guard also asks whether the medians of kDriftBatches contiguous batches of the
+// samples follow a trend (the batch means method for correlated series): the order-statistic
+// intervals assume independent samples, and a series that wanders without a trend (a small
+// collective switching between latencies every few hundred samples) narrows them without bound,
+// so its halves would always differ and it would sample until --max-time, although more samples
+// do not settle it. kDriftT is Student's t at 97.5% for the kDriftBatches - 2 = 14 degrees of
+// freedom of a line through 16 batch medians.
+inline constexpr std::size_t kDriftBatches = 16;
+inline constexpr double kDriftT = 2.145;
+
 struct StopCheck {
   StopState state = StopState::Continue;
   StopRule rule = StopRule::None;  // the rule that holds, when state is not Continue
   // Converged: the median's relative reach; Noise*: std/mean; TimeLimit: the median's drift
   // between the halves of the samples (0 where it did not drift); else 0.
   double figure = 0;
+  // When state is not Continue: how many samples at the start were a start-up transient, left
+  // out of what the rules judged (0 where settings.trim_transient is off).
+  std::size_t transient = 0;
 };
 
 // `values`: seconds per execution so far; `timed_seconds`: the sum of the samples' full
@@ -49,6 +74,10 @@ struct StopCheck {
 // - with a fixed count (settings.samples), Done once it is reached, and nothing else;
 // - TimeLimit once wall_seconds reaches max_time;
 // - Continue below min_samples or min_time, and between checkpoints (isCheckpoint);
+// - Continue while a start-up transient (transientLength, at another level than the rest)
+//   spans more than kMaxTransientShare of the samples: it has not clearly ended yet;
+// - from here on, the samples after the transient to leave out (transientToLeaveOut) are
+//   judged, and Continue while they are fewer than min_samples;
 // - Done (NoiseTarget) when std/mean <= max_noise;
 // - Done (Converged) when the median's 95% interval reaches at most ci_target from it, or
 //   Done (NoiseStable) when the noise is stable and ci_target out of reach (above), either only
@@ -70,11 +99,24 @@ double medianUncertainty(std::span<const double> values);
 // Whether the noise has stabilised (kStableMinSamples, kStableNoiseSpread above).
 bool noiseStable(std::span<const double> values);
 
+// How many samples at the start of `values` are a start-up transient (kTransientBatch above):
+// a multiple of kTransientBatch, at most half of the values; 0 for fewer than 4 batches.
+std::size_t transientLength(std::span<const double> values);
+
+// The samples at the start of `values` to leave out: the start-up transient (transientLength)
+// where settings.trim_transient is on, the transient has ended (spans at most
+// kMaxTransientShare of the values) and lies at another level than the rest (their medians
+// differ by more than both 95% intervals allow and by more than settings.ci_target: MSER also
+// cuts a stationary series somewhere); else 0.
+std::size_t transientToLeaveOut(const MeasureSettings& settings, std::span<const double> values);
+
 // Whether the median moves between the first and the second half of `values` by more than the
-// two halves' 95% intervals allow (the root of the sum of their squared reaches), and by more
-// than `negligible` of the median (a move below the precision asked for does not matter, and
-// timer ticks would otherwise count as one): a clock ramping down, a device warming up, a cache
-// filling. Never for fewer than 2 values.
+// two halves' 95% intervals allow (the root of the sum of their squared reaches), while the
+// batches' medians follow a trend (above; with batches of two samples at least), and by more
+// than `negligible` of the
+// median (a move below the precision asked for does not matter, and timer ticks would otherwise
+// count as one): a clock ramping down, a device warming up, a cache filling. Never for fewer
+// than 2 values.
 bool drifting(std::span<const double> values, double negligible);
 // How far the median moved between the two halves, relative to the median of all `values`,
 // where drifting() holds; 0 where it does not.

@@ -56,6 +56,9 @@ MeasureSettings stepSettings(const MeasureSettings& asked, std::vector<std::stri
   settings.queued_start = false;
   settings.l2_flush = false;
   settings.cuda_graph = false;
+  // The phases are recorded sample by sample beside the whole step: leaving a start-up transient
+  // out of the step's samples would misalign them.
+  settings.trim_transient = false;
   // Ranks start each step together, so that a rank's collective time holds only the wait for
   // slower ranks within the step.
   settings.align_ranks = true;

@@ -257,6 +257,27 @@ TEST(Measurer, AStableNoisySeriesStopsEarlyWithTheMediansUncertainty) {
   EXPECT_LE(medianUncertainty(m.values), defaultRule().ci_target);
 }
 
+TEST(Measurer, AStartUpTransientIsLeftOutOfTheSamplesAndNoted) {
+  FakeDevice device;
+  FakeWallClock wall(device);
+  LocalAgreement agreement;
+  // 2 ms executions spreading by 2%, the first 120 of them 20% slower.
+  const std::vector<double> durations =
+      testing::withTransient(testing::stableSeries(20000, 2e-3, 0.02, 30), 120, 1.2);
+  std::size_t executions = 0;
+  const Measurement m = Measurer(device, agreement, defaultRule(), wall)
+                            .measure(timedBody(device, durations, executions));
+  // What is left holds the steady level only, with host times to match.
+  std::vector<double> sorted = m.values;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_NEAR(sorted[sorted.size() / 2], 2e-3, 2e-3 * 0.005);
+  EXPECT_LT(sorted.back(), 2e-3 * 1.15);  // none of the 20% slower ones
+  EXPECT_EQ(m.host_values.size(), m.values.size());
+  ASSERT_EQ(m.notes.size(), 1u);
+  EXPECT_NE(m.notes[0].find("a start-up transient (their median +2"), std::string::npos)
+      << m.notes[0];
+}
+
 TEST(Measurer, ADriftingSeriesKeepsSamplingUntilMaxTime) {
   FakeDevice device;
   FakeWallClock wall(device);

@@ -103,19 +103,73 @@ TEST(StoppingRule, ADriftingSeriesKeepsGoingUntilMaxTime) {
             std::string::npos);
 }
 
-TEST(StoppingRule, AStepChangeIsWaitedOutUntilMostSamplesShowTheNewLevel) {
+TEST(StoppingRule, AStepChangeIsLeftOutOnceTheNewLevelHoldsThreeQuartersOfTheSamples) {
   // 100 samples at 2.0 ms, then the clock drops and every sample takes 2.1 ms (1% spread each).
   std::vector<double> series = testing::stableSeries(100, 2.0e-3, 0.01, 14);
   const std::vector<double> slower = testing::stableSeries(3000, 2.1e-3, 0.01, 15);
   series.insert(series.end(), slower.begin(), slower.end());
   const FirstStop stop = firstStop(defaults(), series);
   EXPECT_EQ(stop.check.state, StopState::Done);
-  // Not before the later level holds most samples; then its median, not a mixture, is reported.
-  EXPECT_GT(stop.samples, 2u * 100u);
-  const std::span<const double> taken = std::span(series).first(stop.samples);
+  // Not before the later level holds three quarters of the samples; the first level is then
+  // left out, and the later level's median, not a mixture, is what the rules judged.
+  EXPECT_GE(stop.samples, 4u * 100u);
+  // MSER may cut a few batches late, never early.
+  EXPECT_GE(stop.check.transient, 100u);
+  EXPECT_LE(stop.check.transient, 100u + 4 * kTransientBatch);
+  const std::span<const double> taken =
+      std::span(series).first(stop.samples).subspan(stop.check.transient);
   std::vector<double> sorted(taken.begin(), taken.end());
   std::sort(sorted.begin(), sorted.end());
   EXPECT_NEAR(sorted[sorted.size() / 2], 2.1e-3, 2.1e-3 * 0.005);
+}
+
+TEST(StoppingRule, AStartUpTransientIsLeftOutAndAWanderingSeriesStops) {
+  // A small collective as one H200 pair ran it (128 B): 4 ms samples spreading by 13%, the
+  // first 60 of them (0.25 s, half of --min-time) 20% slower, then a level that wanders by 2%
+  // every 300 samples. The transient is left out rather than mixed into the median, and the
+  // wandering, which moves the halves' medians apart by more than their intervals allow, but
+  // along no line, does not hold sampling until --max-time.
+  const std::vector<double> series =
+      testing::withTransient(testing::wanderingSeries(20000, 4e-3, 0.13, 0.02, 300, 25), 60, 1.2);
+  const FirstStop stop = firstStop(defaults(), series);
+  EXPECT_EQ(stop.check.state, StopState::Done);
+  EXPECT_LT(stop.wall, 8.0) << stop.samples << " samples";
+  // Not before the transient spans at most a quarter of the samples; then it is left out (MSER
+  // may cut a few batches late, never early).
+  EXPECT_GE(stop.samples, 4u * 60u);
+  EXPECT_GE(stop.check.transient, 60u);
+  EXPECT_LE(stop.check.transient, 60u + 4 * kTransientBatch);
+}
+
+TEST(StoppingRule, TheTransientIsMsersTruncation) {
+  // 200 samples 20% slower, then 1800 steady ones: MSER cuts at the change, or a few batches
+  // later.
+  const std::vector<double> series =
+      testing::withTransient(testing::stableSeries(2000, 1e-3, 0.02, 26), 200, 1.2);
+  EXPECT_GE(transientLength(series), 200u);
+  EXPECT_LE(transientLength(series), 200u + 4 * kTransientBatch);
+  // Never more than half the samples, and nothing for fewer than 4 batches.
+  const std::vector<double> trend = testing::driftingSeries(1000, 1e-3, 0.02, 1e-3, 27);
+  EXPECT_LE(transientLength(trend), 500u);
+  EXPECT_EQ(transientLength(std::vector<double>(19, 1.0)), 0u);
+  // A stationary series is cut somewhere too, but at no other level: nothing is left out.
+  const std::vector<double> flat = testing::stableSeries(2000, 1e-3, 0.02, 28);
+  EXPECT_EQ(transientToLeaveOut(defaults(), flat), 0u);
+  EXPECT_EQ(transientToLeaveOut(defaults(), series), transientLength(series));
+  // Nor where the suite turned it off, nor while it spans more than a quarter of the samples.
+  MeasureSettings off = defaults();
+  off.trim_transient = false;
+  EXPECT_EQ(transientToLeaveOut(off, series), 0u);
+  EXPECT_EQ(transientToLeaveOut(defaults(), std::span(series).first(600)), 0u);
+}
+
+TEST(StoppingRule, ADriftIsATrendOfTheBatchesNotAWanderingLevel) {
+  // A trend moves the batches' medians along a line, which their spread about it does not hide.
+  EXPECT_TRUE(drifting(testing::driftingSeries(2000, 2e-3, 0.10, 1e-4, 24), 0.005));
+  // A level that wanders, 5% every 150 samples, moves the halves' medians apart too, by more
+  // than their order-statistic intervals allow, but along no line.
+  const std::vector<double> wandering = testing::wanderingSeries(4000, 2e-3, 0.02, 0.05, 150, 29);
+  EXPECT_FALSE(drifting(wandering, 0.005));
 }
 
 TEST(StoppingRule, NeverStopsBeforeMinSamplesAndMinTime) {

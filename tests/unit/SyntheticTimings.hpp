@@ -54,4 +54,26 @@ inline std::vector<double> driftingSeries(std::size_t n, double seconds, double 
   return values;
 }
 
+// A series that wanders without a trend, as the latency of a small collective does: every
+// `period` samples it moves to a new level, normally distributed around `seconds` with a
+// relative spread of `shift`, and each sample spreads by `noise` around its level.
+inline std::vector<double> wanderingSeries(std::size_t n, double seconds, double noise,
+                                           double shift, std::size_t period, std::uint64_t seed) {
+  std::vector<double> values = stableSeries(n, seconds, noise, seed);
+  NormalNumbers levels(seed + 1);
+  double level = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % period == 0) level = shift * levels.next();
+    values[i] += seconds * level;
+  }
+  return values;
+}
+
+// `values` with its first `count` samples `factor` times as long: a start-up transient.
+inline std::vector<double> withTransient(std::vector<double> values, std::size_t count,
+                                         double factor) {
+  for (std::size_t i = 0; i < count && i < values.size(); ++i) values[i] *= factor;
+  return values;
+}
+
 }  // namespace splitstep::testing
