@@ -54,12 +54,6 @@ bool trending(std::span<const double> values) {
   return std::abs(slope) > kDriftT * error;
 }
 
-// Whether a transient of `found` samples has ended: it spans at most kMaxTransientShare of the
-// values.
-bool ended(std::size_t found, std::size_t n) {
-  return static_cast<double>(found) <= kMaxTransientShare * static_cast<double>(n);
-}
-
 // Whether the first `found` values lie at another level than the rest: their medians differ by
 // more than both 95% intervals allow and by more than `negligible` of the rest's. MSER also cuts
 // a stationary series somewhere; such a cut is noise, not a transient.
@@ -72,12 +66,28 @@ bool distinct(std::span<const double> values, std::size_t found, double negligib
          moved > std::hypot(absoluteReach(start), absoluteReach(rest));
 }
 
+// The start-up transient of `values` as the rules see it: the samples to leave out, and whether
+// one at another level has yet to end, spanning more than kMaxTransientShare of them (MSER cuts
+// a trend, which never ends, at any length).
+struct StartUp {
+  std::size_t leave_out = 0;
+  bool ongoing = false;
+};
+
+StartUp startUp(const MeasureSettings& settings, std::span<const double> values) {
+  if (!settings.trim_transient) return {};
+  const std::size_t found = transientLength(values);
+  if (!distinct(values, found, settings.ci_target)) return {};
+  if (static_cast<double>(found) > kMaxTransientShare * static_cast<double>(values.size())) {
+    return {0, true};
+  }
+  return {found, false};
+}
+
 }  // namespace
 
 std::size_t transientToLeaveOut(const MeasureSettings& settings, std::span<const double> values) {
-  if (!settings.trim_transient) return 0;
-  const std::size_t found = transientLength(values);
-  return ended(found, values.size()) && distinct(values, found, settings.ci_target) ? found : 0;
+  return startUp(settings, values).leave_out;
 }
 
 std::size_t transientLength(std::span<const double> values) {
@@ -187,12 +197,9 @@ StopCheck evaluateStop(const MeasureSettings& settings, std::span<const double> 
       !isCheckpoint(n)) {
     return {};
   }
-  const std::size_t found = settings.trim_transient ? transientLength(values) : 0;
-  const bool transient_found = distinct(values, found, settings.ci_target);
-  // A transient over more than kMaxTransientShare of the samples has not clearly ended: it may
-  // be a trend, which MSER would cut at any length. More samples are needed.
-  if (transient_found && !ended(found, n)) return {};
-  const std::size_t transient = transient_found ? found : 0;
+  const StartUp start = startUp(settings, values);
+  if (start.ongoing) return {};  // more samples are needed to see it end
+  const std::size_t transient = start.leave_out;
   const std::span<const double> steady = values.subspan(transient);
   if (steady.size() < static_cast<std::size_t>(settings.min_samples)) return {};
   const double noise = relativeNoise(steady);

@@ -205,7 +205,9 @@ class StatisticsTest(unittest.TestCase):
             self.assertGreater(result["ci_low"], 1.25)
 
 
-class CompareCommandTest(unittest.TestCase):
+class FilesTestCase(unittest.TestCase):
+    """A test that writes its input files into a temporary folder of its own."""
+
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
 
@@ -218,6 +220,8 @@ class CompareCommandTest(unittest.TestCase):
             f.write(content if isinstance(content, str) else json.dumps(content))
         return path
 
+
+class CompareCommandTest(FilesTestCase):
     def run_compare(self, *args, process=False):
         return run_command(COMPARE, compare.main, args, process)
 

@@ -2,7 +2,6 @@
 import json
 import os
 import sys
-import tempfile
 import unittest
 
 import numpy as np
@@ -13,7 +12,7 @@ sys.path.insert(0, ANALYSIS)
 
 import plots  # noqa: E402
 from splitstep_results import load_cases, load_ranks, load_samples, load_telemetry  # noqa: E402
-from test_compare import run_command  # noqa: E402  (beside this file)
+from test_compare import FilesTestCase, run_command  # noqa: E402  (beside this file)
 
 PLOTS = os.path.join(ANALYSIS, "plots.py")
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -119,19 +118,10 @@ def document(cases, derived=None, world_size=2):
             "plan": {}, "ranks": [], "cases": cases, "derived": derived or []}
 
 
-class PlotsTest(unittest.TestCase):
+class PlotsTest(FilesTestCase):
     def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
+        super().setUp()
         self.out = os.path.join(self.dir.name, "out")
-
-    def tearDown(self):
-        self.dir.cleanup()
-
-    def write(self, name, content):
-        path = os.path.join(self.dir.name, name)
-        with open(path, "w") as f:
-            f.write(content if isinstance(content, str) else json.dumps(content))
-        return path
 
     def run_plots(self, *args, process=False):
         return run_command(PLOTS, plots.main, args, process)

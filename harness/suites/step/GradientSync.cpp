@@ -220,12 +220,17 @@ std::vector<BucketTiming> GradientSync::bucketTimings() const {
   return timings;
 }
 
-void GradientSync::broadcastParameters() {
-  for (const at::Tensor& p : parameters_) {
-    comm_.run(broadcast(), p.data_ptr(), p.data_ptr(), static_cast<std::size_t>(p.numel()),
-              DataType::Float32, device_.stream());
+void broadcastParameters(const std::vector<at::Tensor>& parameters, Communicator& comm,
+                         Device& device) {
+  for (const at::Tensor& p : parameters) {
+    comm.run(broadcast(), p.data_ptr(), p.data_ptr(), static_cast<std::size_t>(p.numel()),
+             DataType::Float32, device.stream());
   }
-  device_.synchronize();
+  device.synchronize();
+}
+
+void GradientSync::broadcastParameters() {
+  splitstep::broadcastParameters(parameters_, comm_, device_);
 }
 
 }  // namespace splitstep

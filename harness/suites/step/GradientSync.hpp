@@ -26,6 +26,11 @@ struct BucketTiming {
   double finish_after_backward = 0;  // its collective's end, from the end of backward
 };
 
+// DDP's start: every rank takes rank 0's `parameters` (fp32), in place. Collective over the
+// ranks of `comm`; returns once the device has them.
+void broadcastParameters(const std::vector<at::Tensor>& parameters, Communicator& comm,
+                         Device& device);
+
 class GradientSync {
  public:
   // `parameters` in the model's registration order, fp32. The communicator spans all ranks.
@@ -64,7 +69,7 @@ class GradientSync {
   // device cannot place them: TimeMark::hostTime).
   std::vector<HostSpan> bucketSpans() const;
 
-  // DDP's start: every rank takes rank 0's parameters.
+  // DDP's start: every rank takes rank 0's parameters (the free function, on this sync's).
   void broadcastParameters();
 
  private:

@@ -112,12 +112,9 @@ SyncCheck::SyncCheck(const StepPlan& plan, const StepRecipe& recipe, const Suite
   quiet_.skip_optimizer = plan.fault == SyncFault::SkippedStep && context.rank == plan.fault_rank;
   // The timed modes left each rank with its own parameters (mode none trains on the rank's own
   // gradients, mode single on rank 0 only): every rank takes rank 0's.
-  for (const at::Tensor& p : workload_.parameters()) {
-    comm_.run(broadcast(), p.data_ptr(), p.data_ptr(), static_cast<std::size_t>(p.numel()),
-              DataType::Float32, context_.device.stream());
-    kept_.push_back(p.detach().clone());
-  }
-  context_.device.synchronize();
+  const std::vector<at::Tensor> parameters = workload_.parameters();
+  broadcastParameters(parameters, comm_, context_.device);
+  for (const at::Tensor& p : parameters) kept_.push_back(p.detach().clone());
 }
 
 void SyncCheck::restoreParameters() {
