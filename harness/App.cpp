@@ -19,6 +19,7 @@
 #include "analysis/GroupAnalysis.hpp"
 #include "analysis/StepAnalysis.hpp"
 #include "analysis/TelemetryAnalysis.hpp"
+#include "cases/CaseCatalogue.hpp"
 #include "cluster/ClockSync.hpp"
 #include "cluster/Cluster.hpp"
 #include "cluster/LaunchCheck.hpp"
@@ -526,6 +527,8 @@ void Run::startReports() {
   context_.plan_hash = fmt::format("{:016x}", planHash(plan_, buildId()));
   context_.plan = plan_.entries();
   context_.measure = plan_.measure;
+  context_.suite_families = suiteFamilies(plan_.suites);
+  context_.collectives = collectiveNames();
   // The files first: when a launcher ends the job it kills what is still running after a short
   // grace period, and the files are what must be complete by then (reporters run in this order).
   if (!plan_.output.json_path.empty()) {

@@ -4,8 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -36,7 +34,7 @@ CaseResult startCase(const Sample& sample) {
   result.detail = sample.detail;
   result.unit = sample.unit;
   result.clock = sample.measurement.clock;
-  result.params = sample.params;
+  result.fields = sample.fields;
   return result;
 }
 
@@ -147,39 +145,7 @@ std::string limitedRanks(const std::vector<RankResult>& ranks) {
 }
 
 // The whole of `text` as a number; nullopt where it is empty or not a number as a whole.
-std::optional<double> numberOf(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const double value = std::strtod(text.c_str(), &end);
-  if (errno != 0 || end != text.c_str() + text.size()) return std::nullopt;
-  return value;
-}
-
 }  // namespace
-
-std::string paramOf(const CaseResult& c, std::string_view key) {
-  const auto it = c.params.find(std::string(key));
-  return it == c.params.end() ? std::string() : it->second;
-}
-
-std::optional<double> numberParamOf(const CaseResult& c, std::string_view key) {
-  return numberOf(paramOf(c, key));
-}
-
-std::vector<double> numberListParamOf(const CaseResult& c, std::string_view key) {
-  const std::string text = paramOf(c, key);
-  std::vector<double> values;
-  std::size_t start = 0;
-  while (start <= text.size() && !text.empty()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const auto value = numberOf(text.substr(start, comma - start));
-    if (!value) return {};
-    values.push_back(*value);
-    start = comma + 1;
-  }
-  return values;
-}
 
 const RankResult* CaseResult::slowest() const {
   for (const RankResult& rank : ranks) {

@@ -42,7 +42,7 @@ struct CaseResult {
   bool detail = false;  // Sample::detail: in results files, not in the console's tables
   std::string unit;
   std::string clock;
-  std::map<std::string, std::string> params;
+  CaseFields fields;               // Sample::fields: decoded by the case schemas (harness/cases/)
   std::vector<std::string> notes;  // the suite's and the Measurer's, each once
   std::vector<RankResult> ranks;   // ranks that measured the case, by rank
   Summary across;                  // of the per-rank medians
@@ -63,15 +63,6 @@ struct CaseResult {
   bool skipped() const { return ranks.empty(); }
   const RankResult* slowest() const;
 };
-
-// A case's parameter (Sample::params) of this name; "" where the case has none.
-std::string paramOf(const CaseResult& c, std::string_view key);
-
-// The same parameter as a number; nullopt where it is absent or not a number as a whole.
-std::optional<double> numberParamOf(const CaseResult& c, std::string_view key);
-
-// A parameter that lists numbers, "a,b,c"; empty where it is absent or any entry is not a number.
-std::vector<double> numberListParamOf(const CaseResult& c, std::string_view key);
 
 // A case whose SM clock was below 85% of the maximum when timing started or ended, or whose
 // slowest sample took more than 4x its fastest (%timeit's warning that a result may be cached).

@@ -13,6 +13,8 @@
 
 #include "analysis/CollectiveModel.hpp"
 #include "analysis/StepProjection.hpp"
+#include "cases/CollectiveCase.hpp"
+#include "cases/StepCase.hpp"
 #include "comm/Collective.hpp"
 #include "common/StepKeys.hpp"
 #include "common/Units.hpp"
@@ -22,9 +24,6 @@ namespace {
 
 namespace key = step_keys;
 
-constexpr std::string_view kNone = toString(SyncMode::None);
-constexpr std::string_view kSequential = toString(SyncMode::Sequential);
-constexpr std::string_view kOverlap = toString(SyncMode::Overlap);
 constexpr std::string_view kBackward = toString(Phase::Backward);
 
 std::string gbPerSecond(double bytes_per_second) {
@@ -35,20 +34,20 @@ std::string gbPerSecond(double bytes_per_second) {
 struct Sweep {
   const CollectiveDescriptor* collective = nullptr;
   std::string backend;
-  std::string dtype;
+  CollectiveDtype dtype = CollectiveDtype::Fp32;
   bool in_place = false;
   int ranks = 0;
   std::vector<TimedSize> points;
 
-  bool holds(const CaseResult& c, const CollectiveDescriptor* d) const {
-    return d == collective && paramOf(c, "backend") == backend && paramOf(c, "dtype") == dtype &&
-           (paramOf(c, "placement") == "in place") == in_place;
+  bool holds(const CollectiveCase& c, const CollectiveDescriptor* d) const {
+    return d == collective && c.backend == backend && c.dtype == dtype && c.inPlace() == in_place;
   }
   std::string key() const {
-    return fmt::format("{}/{}/{}/{}", collective->name, backend, dtype, in_place ? "in" : "out");
+    return fmt::format("{}/{}/{}/{}", collective->name, backend, toString(dtype),
+                       in_place ? "in" : "out");
   }
   std::string subject() const {
-    return fmt::format("{} {}{}", backend, dtype, in_place ? " in place" : "");
+    return fmt::format("{} {}{}", backend, toString(dtype), in_place ? " in place" : "");
   }
   bool fits() const {
     std::set<double> sizes;
@@ -60,20 +59,16 @@ struct Sweep {
 std::vector<Sweep> sweepsOf(const std::vector<CaseResult>& cases) {
   std::vector<Sweep> sweeps;
   for (const CaseResult& c : cases) {
-    const CollectiveDescriptor* d = findCollective(c.suite);
-    const auto bytes = numberParamOf(c, "bytes");
-    if (d == nullptr || c.skipped() || !bytes || c.across.median <= 0) continue;
+    const auto fields = CollectiveCase::decode(c.fields);
+    const CollectiveDescriptor* d = fields ? findCollective(fields->collective) : nullptr;
+    if (d == nullptr || c.skipped() || c.across.median <= 0) continue;
     auto s = std::find_if(sweeps.begin(), sweeps.end(),
-                          [&](const Sweep& known) { return known.holds(c, d); });
+                          [&](const Sweep& known) { return known.holds(*fields, d); });
     if (s == sweeps.end()) {
-      s = sweeps.insert(sweeps.end(), Sweep{d,
-                                            paramOf(c, "backend"),
-                                            paramOf(c, "dtype"),
-                                            paramOf(c, "placement") == "in place",
-                                            0,
-                                            {}});
+      s = sweeps.insert(sweeps.end(),
+                        Sweep{d, fields->backend, fields->dtype, fields->inPlace(), 0, {}});
     }
-    s->points.push_back({*bytes, c.across.median});
+    s->points.push_back({static_cast<double>(fields->bytes), c.across.median});
     s->ranks = std::max(s->ranks, static_cast<int>(c.ranks.size()));
   }
   return sweeps;
@@ -227,7 +222,7 @@ const Sweep* gradientSweep(const std::vector<Sweep>& sweeps) {
   const Sweep* best = nullptr;
   auto rank = [](const Sweep& s) { return (s.backend == "nccl" ? 2 : 0) + (s.in_place ? 1 : 0); };
   for (const Sweep& s : sweeps) {
-    if (s.collective != &allReduce() || s.dtype != "fp32" || !s.fits()) continue;
+    if (s.collective != &allReduce() || s.dtype != CollectiveDtype::Fp32 || !s.fits()) continue;
     if (best == nullptr || rank(s) > rank(*best)) best = &s;
   }
   return best;
@@ -236,7 +231,7 @@ const Sweep* gradientSweep(const std::vector<Sweep>& sweeps) {
 // The measured cases of one step workload that the projection reads.
 struct StepWorkload {
   std::string model;
-  std::string precision;
+  StepPrecision precision = StepPrecision::Fp32;
   const CaseResult* compute = nullptr;   // mode none, the whole step
   const CaseResult* backward = nullptr;  // mode none, its backward phase
   const CaseResult* sequential = nullptr;
@@ -247,31 +242,32 @@ struct StepWorkload {
 std::vector<StepWorkload> stepWorkloads(const std::vector<CaseResult>& cases) {
   std::vector<StepWorkload> workloads;
   for (const CaseResult& c : cases) {
-    if (c.suite != key::kSuite || c.skipped()) continue;
-    const std::string model = paramOf(c, key::kModel);
-    const std::string precision = paramOf(c, key::kPrecision);
+    const auto fields = StepCase::decode(c.fields);
+    if (!fields || c.skipped()) continue;
     auto w = std::find_if(workloads.begin(), workloads.end(), [&](const StepWorkload& known) {
-      return known.model == model && known.precision == precision;
+      return known.model == fields->model && known.precision == fields->precision;
     });
     if (w == workloads.end()) {
       w = workloads.emplace(workloads.end());
-      w->model = model;
-      w->precision = precision;
+      w->model = fields->model;
+      w->precision = fields->precision;
     }
-    const std::string mode = paramOf(c, key::kMode);
+    const SyncMode mode = fields->mode;
     const bool whole = c.series == key::kWhole;
-    if (mode == kNone && whole) w->compute = &c;
-    if (mode == kNone && c.series == kBackward) w->backward = &c;
-    if (mode == kSequential && whole) w->sequential = &c;
-    if (mode == kOverlap && whole) w->overlap = &c;
-    if (w->buckets.empty()) w->buckets = numberListParamOf(c, key::kBucketSizes);
+    if (mode == SyncMode::None && whole) w->compute = &c;
+    if (mode == SyncMode::None && c.series == kBackward) w->backward = &c;
+    if (mode == SyncMode::Sequential && whole) w->sequential = &c;
+    if (mode == SyncMode::Overlap && whole) w->overlap = &c;
+    if (w->buckets.empty() && fields->buckets) {
+      w->buckets.assign(fields->buckets->bytes.begin(), fields->buckets->bytes.end());
+    }
   }
   return workloads;
 }
 
 DerivedResult stepProjection(const StepWorkload& w, const Sweep& sweep,
                              const LatencyBandwidthModel& m, const ProjectionPlan& plan) {
-  Figures f(std::string(key::kSuite), w.model + " " + w.precision,
+  Figures f(std::string(key::kSuite), w.model + " " + std::string(toString(w.precision)),
             "projected from the allreduce model");
   const double compute = w.compute->across.median;
   // T_ddp needs the backward phase of the compute step.
@@ -331,7 +327,7 @@ DerivedResult stepProjection(const StepWorkload& w, const Sweep& sweep,
   f.assume(fmt::format(
       "each of the {} bucket{} is allreduced in the time the model of this run's {} {} {} "
       "allreduce gives (fitted at {} rank{}; elsewhere projected as that allreduce is)",
-      w.buckets.size(), w.buckets.size() == 1 ? "" : "s", sweep.backend, sweep.dtype,
+      w.buckets.size(), w.buckets.size() == 1 ? "" : "s", sweep.backend, toString(sweep.dtype),
       sweep.in_place ? "in-place" : "out-of-place", sweep.ranks, sweep.ranks == 1 ? "" : "s"));
   f.assume(
       "T_seq = T_c + the buckets' allreduces one after another; copying gradients into and out "

@@ -8,6 +8,8 @@
 #include <set>
 #include <string>
 
+#include "cases/CollectiveCase.hpp"
+#include "cluster/RankGroups.hpp"
 #include "common/Units.hpp"
 #include "stats/Statistics.hpp"
 
@@ -39,18 +41,6 @@ struct Series {
 std::string slug(std::string text) {
   std::replace(text.begin(), text.end(), ' ', '-');
   return text;
-}
-
-std::vector<int> ranksOf(const std::string& group) {
-  std::vector<int> ranks;
-  std::size_t start = 0;
-  while (start < group.size()) {
-    const std::size_t comma = group.find(',', start);
-    ranks.push_back(std::stoi(group.substr(start, comma - start)));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return ranks;
 }
 
 const RankInfo* infoOf(int rank, const std::vector<RankInfo>& ranks) {
@@ -92,16 +82,16 @@ std::vector<Series> collectSeries(const std::vector<CaseResult>& cases,
   std::vector<Series> series;
   std::map<std::pair<std::string, std::size_t>, std::size_t> found;  // (tag, nodes) -> series
   for (const CaseResult& c : cases) {
-    const std::string group = paramOf(c, "group");
-    if (group.empty() || c.skipped()) continue;
+    const auto fields = CollectiveCase::decode(c.fields);
+    if (!fields || !fields->group || c.skipped()) continue;
     const auto rate = std::find_if(c.rates.begin(), c.rates.end(),
                                    [](const RateValue& r) { return r.name == kBusbw; });
     if (rate == c.rates.end()) continue;
-    const std::string size = paramOf(c, "size");
-    const std::string tag =
-        fmt::format("groups/busbw/{}/{}/{}/{}/{}", c.suite, paramOf(c, "backend"),
-                    paramOf(c, "dtype"), slug(paramOf(c, "placement")), size);
-    const std::vector<int> members = ranksOf(group);
+    const std::vector<int> members(fields->group->ranks.begin(), fields->group->ranks.end());
+    const std::string group = groupName(members);
+    const std::string tag = fmt::format(
+        "groups/busbw/{}/{}/{}/{}/{}", c.suite, fields->backend, toString(fields->dtype),
+        fields->inPlace() ? "in-place" : "out-of-place", fields->size);
     const std::size_t nodes = nodesSpanned(members, ranks);
     auto [it, added] = found.emplace(std::pair(tag, nodes), series.size());
     if (added) {
@@ -111,8 +101,8 @@ std::vector<Series> collectSeries(const std::vector<CaseResult>& cases,
       series.push_back({c.suite,
                         subject,
                         tag,
-                        size.empty() ? std::string("?") : formatBytes(std::stoull(size)),
-                        paramOf(c, "group_mode"),
+                        formatBytes(fields->size),
+                        std::string(toString(fields->group->mode)),
                         nodes,
                         {}});
     }

@@ -10,6 +10,8 @@
 #include <utility>
 
 #include "analysis/StepBreakdown.hpp"
+#include "cases/MatmulCase.hpp"
+#include "cases/StepCase.hpp"
 #include "common/StepKeys.hpp"
 #include "common/Units.hpp"
 #include "options/RunPlan.hpp"
@@ -27,6 +29,19 @@ constexpr std::string_view kPhaseData = toString(Phase::Data);
 constexpr std::string_view kPhaseForward = toString(Phase::Forward);
 constexpr std::string_view kPhaseBackward = toString(Phase::Backward);
 constexpr std::string_view kPhaseOptimizer = toString(Phase::Optimizer);
+
+// The GEMM dtype whose TFLOP/s bound a step of this precision (the compute ceiling).
+MatmulDtype matmulDtypeOf(StepPrecision precision) {
+  switch (precision) {
+    case StepPrecision::Fp32:
+      return MatmulDtype::Fp32;
+    case StepPrecision::Bf16:
+      return MatmulDtype::Bf16;
+    case StepPrecision::Fp16:
+      return MatmulDtype::Fp16;
+  }
+  return MatmulDtype::Fp32;
+}
 
 // The step's time in each mode, as the figures name it.
 struct ModeName {
@@ -61,15 +76,21 @@ std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 
 // The measured cases of one workload (model + precision), by mode and series.
 class WorkloadCases {
  public:
-  WorkloadCases(std::string model, std::string precision)
-      : model_(std::move(model)), precision_(std::move(precision)) {}
+  explicit WorkloadCases(const StepCase& fields)
+      : model_(fields.model), precision_(fields.precision) {}
 
   const std::string& model() const { return model_; }
-  const std::string& precision() const { return precision_; }
-  bool matches(const CaseResult& c) const {
-    return paramOf(c, key::kModel) == model_ && paramOf(c, key::kPrecision) == precision_;
+  StepPrecision precision() const { return precision_; }
+  bool matches(const StepCase& fields) const {
+    return fields.model == model_ && fields.precision == precision_;
   }
-  void add(const CaseResult* c) { cases_[paramOf(*c, key::kMode)].try_emplace(c->series, c); }
+  // `c` with its fields decoded.
+  void add(const CaseResult* c, const StepCase& fields) {
+    cases_[std::string(toString(fields.mode))].try_emplace(c->series, c);
+    fields_.try_emplace(c, fields);
+  }
+  // The decoded fields of a case added before.
+  const StepCase& fieldsOf(const CaseResult& c) const { return fields_.at(&c); }
 
   const CaseResult* find(std::string_view mode, std::string_view series) const {
     const auto m = cases_.find(mode);
@@ -98,8 +119,9 @@ class WorkloadCases {
 
  private:
   std::string model_;
-  std::string precision_;
+  StepPrecision precision_;
   std::map<std::string, std::map<std::string, const CaseResult*, std::less<>>, std::less<>> cases_;
+  std::map<const CaseResult*, StepCase> fields_;
 };
 
 class StepFigures {
@@ -107,7 +129,7 @@ class StepFigures {
   StepFigures(const WorkloadCases& workload, const std::vector<CaseResult>& cases)
       : w_(workload), cases_(cases) {
     result_.suite = key::kSuite;
-    result_.subject = w_.model() + " " + w_.precision();
+    result_.subject = w_.model() + " " + std::string(toString(w_.precision()));
     result_.title = "where the step time goes";
   }
 
@@ -255,18 +277,17 @@ class StepFigures {
                   : "check its input pipeline, its SM clock and temperature, other processes "
                     "on its GPU and its CPU/NUMA binding"));
     }
-    if (const auto delayed = numberParamOf(*comm, key::kDelayRank)) {
-      const auto delay = numberParamOf(*comm, key::kDelay);
+    if (const auto& delay = w_.fieldsOf(*comm).delay) {
       result_.notes.push_back(
           fmt::format("rank {} was made late by {} in every step on purpose "
                       "(--delay-rank, --delay-ms)",
-                      *delayed, formatSeconds(delay ? *delay : 0)));
+                      delay->rank, formatSeconds(delay->seconds)));
     }
   }
 
   bool onCpu() const {
     for (std::string_view mode : {kNone, kSequential, kOverlap, kSingle}) {
-      if (const CaseResult* c = w_.step(mode)) return paramOf(*c, key::kDevice) == "cpu";
+      if (const CaseResult* c = w_.step(mode)) return !w_.fieldsOf(*c).on_cuda;
     }
     return false;
   }
@@ -342,7 +363,8 @@ class StepFigures {
       const CaseResult* comm = series(key::kBucketComm);
       const CaseResult* finish = series(key::kBucketFinish);
       if (!ready || !delay || !comm || !finish) break;
-      rows.push_back({b, numberParamOf(*ready, key::kBucketBytes).value_or(0), ready->across.median,
+      const auto& bucket = w_.fieldsOf(*ready).bucket;
+      rows.push_back({b, bucket ? static_cast<double>(bucket->bytes) : 0, ready->across.median,
                       delay->across.median, comm->across.median, finish->across.median, finish});
     }
     if (rows.empty()) return;
@@ -372,8 +394,8 @@ class StepFigures {
   }
 
   int worldSize(const CaseResult& c) const {
-    const auto size = numberParamOf(c, key::kWorldSize);
-    return size && *size >= 1 ? static_cast<int>(*size) : static_cast<int>(c.ranks.size());
+    const std::int64_t size = w_.fieldsOf(c).world_size;
+    return size >= 1 ? static_cast<int>(size) : static_cast<int>(c.ranks.size());
   }
 
   void efficiency(std::string_view mode) {
@@ -392,21 +414,21 @@ class StepFigures {
     const std::string mode = w_.firstMeasured({kOverlap, kSequential});
     if (!mode.empty()) {
       const CaseResult* c = w_.step(mode);
-      const auto batch = numberParamOf(*c, key::kBatch);
-      if (batch && c->across.median > 0) {
+      const auto batch = static_cast<double>(w_.fieldsOf(*c).batch);
+      if (c->across.median > 0) {
         add(fmt::format("step/samples_per_s/per_gpu/{}", mode),
-            fmt::format("samples/s per rank ({})", mode), "samples/s", *batch / c->across.median);
+            fmt::format("samples/s per rank ({})", mode), "samples/s", batch / c->across.median);
         const int size = worldSize(*c);
         add(fmt::format("step/samples_per_s/total/{}", mode),
             fmt::format("samples/s in total, {} ranks ({})", size, mode), "samples/s",
-            size * *batch / c->across.median);
+            size * batch / c->across.median);
       }
     }
     if (const CaseResult* one = w_.step(kSingle)) {
-      const auto batch = numberParamOf(*one, key::kBatch);
-      if (batch && one->across.median > 0) {
+      const auto batch = static_cast<double>(w_.fieldsOf(*one).batch);
+      if (one->across.median > 0) {
         add("step/samples_per_s/single", "samples/s on rank 0 alone (single)", "samples/s",
-            *batch / one->across.median);
+            batch / one->across.median);
       }
     }
   }
@@ -415,7 +437,8 @@ class StepFigures {
   std::optional<std::pair<double, std::string>> ceiling() const {
     std::optional<std::pair<double, std::string>> best;
     for (const CaseResult& c : cases_) {
-      if (c.suite != "matmul" || c.skipped() || paramOf(c, "dtype") != w_.precision()) continue;
+      const auto matmul = MatmulCase::decode(c.fields);
+      if (!matmul || c.skipped() || matmul->dtype != matmulDtypeOf(w_.precision())) continue;
       for (const RateValue& rate : c.rates) {
         if (rate.name == "TFLOP/s" && (!best || rate.value > best->first)) {
           best = {rate.value, c.case_name};
@@ -428,19 +451,18 @@ class StepFigures {
   void modelFlops() {
     const CaseResult* compute = w_.step(kNone);
     if (!compute || compute->across.median <= 0) return;
-    const auto flop = numberParamOf(*compute, key::kFlopPerStep);
-    if (!flop) return;
-    const double tflops = *flop / compute->across.median / 1e12;
+    const auto flop = w_.fieldsOf(*compute).flop_per_step;
+    const double tflops = flop / compute->across.median / 1e12;
     DerivedFigure& f = add("step/tflops/none", "model TFLOP/s at T_c (none)", "TFLOP/s", tflops);
     for (const auto& [rank, median] : rankMedians(*compute)) {
-      if (median > 0) f.per_rank.emplace_back(rank, *flop / median / 1e12);
+      if (median > 0) f.per_rank.emplace_back(rank, flop / median / 1e12);
     }
     const auto peak = ceiling();
     if (!peak || peak->first <= 0) {
       f.note = fmt::format(
           "run matmul with --matmul-dtypes {} in the same job for the compute "
           "ceiling",
-          w_.precision());
+          toString(w_.precision()));
       return;
     }
     add("step/ceiling_fraction/none", "fraction of the measured compute ceiling (none)", "%",
@@ -574,14 +596,12 @@ class StepFigures {
 std::vector<DerivedResult> deriveStepFigures(const std::vector<CaseResult>& cases) {
   std::vector<WorkloadCases> workloads;
   for (const CaseResult& c : cases) {
-    if (c.suite != key::kSuite || c.skipped()) continue;
+    const auto fields = StepCase::decode(c.fields);
+    if (!fields || c.skipped()) continue;
     auto w = std::find_if(workloads.begin(), workloads.end(),
-                          [&c](const WorkloadCases& known) { return known.matches(c); });
-    if (w == workloads.end()) {
-      w = workloads.insert(workloads.end(),
-                           WorkloadCases(paramOf(c, key::kModel), paramOf(c, key::kPrecision)));
-    }
-    w->add(&c);
+                          [&](const WorkloadCases& known) { return known.matches(*fields); });
+    if (w == workloads.end()) w = workloads.insert(workloads.end(), WorkloadCases(*fields));
+    w->add(&c, *fields);
   }
   std::vector<DerivedResult> results;
   for (const WorkloadCases& w : workloads) results.push_back(StepFigures(w, cases).run());

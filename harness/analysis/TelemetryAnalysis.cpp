@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "cases/StepCase.hpp"
 #include "common/StepKeys.hpp"
 #include "common/Units.hpp"
 #include "options/RunPlan.hpp"
@@ -16,8 +17,6 @@ namespace splitstep {
 namespace {
 
 namespace key = step_keys;
-constexpr std::string_view kNone = toString(SyncMode::None);
-constexpr std::string_view kOverlap = toString(SyncMode::Overlap);
 constexpr std::string_view kBackward = toString(Phase::Backward);
 constexpr std::string_view kPowerCap = "power cap";
 
@@ -113,10 +112,11 @@ std::optional<std::string> powerCapFinding(const CaseResult& none, const CaseRes
 }  // namespace
 
 std::vector<DerivedResult> deriveStepTelemetry(const std::vector<CaseResult>& cases) {
-  std::vector<std::pair<std::string, std::string>> workloads;
+  std::vector<std::pair<std::string, StepPrecision>> workloads;
   for (const CaseResult& c : cases) {
-    if (c.suite != key::kSuite) continue;
-    const std::pair workload{paramOf(c, key::kModel), paramOf(c, key::kPrecision)};
+    const auto fields = StepCase::decode(c.fields);
+    if (!fields) continue;
+    const std::pair workload{fields->model, fields->precision};
     if (std::find(workloads.begin(), workloads.end(), workload) == workloads.end()) {
       workloads.push_back(workload);
     }
@@ -125,18 +125,16 @@ std::vector<DerivedResult> deriveStepTelemetry(const std::vector<CaseResult>& ca
   for (const auto& [model, precision] : workloads) {
     DerivedResult result;
     result.suite = std::string(key::kSuite);
-    result.subject = model + " " + precision;
+    result.subject = model + " " + std::string(toString(precision));
     result.title = "SM clock and power by phase (telemetry)";
     const CaseResult* backward_none = nullptr;
     const CaseResult* backward_overlap = nullptr;
     for (const CaseResult& c : cases) {
-      if (c.suite != key::kSuite || paramOf(c, key::kModel) != model ||
-          paramOf(c, key::kPrecision) != precision) {
-        continue;
-      }
-      const std::string mode = paramOf(c, key::kMode);
-      if (c.series == kBackward && mode == kNone) backward_none = &c;
-      if (c.series == kBackward && mode == kOverlap) backward_overlap = &c;
+      const auto fields = StepCase::decode(c.fields);
+      if (!fields || fields->model != model || fields->precision != precision) continue;
+      const std::string_view mode = toString(fields->mode);
+      if (c.series == kBackward && fields->mode == SyncMode::None) backward_none = &c;
+      if (c.series == kBackward && fields->mode == SyncMode::Overlap) backward_overlap = &c;
       const auto t = telemetryOf(c);
       if (!t) continue;
       result.figures.push_back({fmt::format("telemetry/sm_clock/{}/{}", mode, c.series),

@@ -79,13 +79,46 @@ void from_json(const nlohmann::json& json, Measurement& m) {
   getOptional(json, "clock_at_end", m.clock_at_end);
 }
 
+nlohmann::json fieldsJson(const CaseFields& fields) {
+  nlohmann::json values = nlohmann::json::object();
+  for (const auto& [name, value] : fields.values) {
+    std::visit([&values, &name](const auto& v) { values[name] = v; }, value);
+  }
+  return values;
+}
+
+CaseFields fieldsFromJson(std::string family, const nlohmann::json& values) {
+  CaseFields fields{std::move(family), {}};
+  for (const auto& [name, value] : values.items()) {
+    if (value.is_string()) {
+      fields.values.emplace(name, value.get<std::string>());
+    } else if (value.is_number_integer()) {
+      fields.values.emplace(name, value.get<std::int64_t>());
+    } else if (value.is_number()) {
+      fields.values.emplace(name, value.get<double>());
+    } else if (value.is_array()) {
+      fields.values.emplace(name, value.get<IntegerList>());
+    } else {
+      throw std::invalid_argument("case field '" + name + "' is not a string, number or list");
+    }
+  }
+  return fields;
+}
+
 void to_json(nlohmann::json& json, const Sample& sample) {
-  json = {{"suite", sample.suite},           {"case", sample.case_name},
-          {"series", sample.series},         {"part_of", sample.part_of},
-          {"detail", sample.detail},         {"unit", sample.unit},
-          {"params", sample.params},         {"rates", sample.rates},
-          {"checks", sample.checks},         {"notes", sample.notes},
-          {"comparison", sample.comparison}, {"measurement", sample.measurement}};
+  json = {{"suite", sample.suite},
+          {"case", sample.case_name},
+          {"series", sample.series},
+          {"part_of", sample.part_of},
+          {"detail", sample.detail},
+          {"unit", sample.unit},
+          {"family", sample.fields.family},
+          {"fields", fieldsJson(sample.fields)},
+          {"rates", sample.rates},
+          {"checks", sample.checks},
+          {"notes", sample.notes},
+          {"comparison", sample.comparison},
+          {"measurement", sample.measurement}};
   putOptional(json, "telemetry", sample.telemetry);
 }
 void from_json(const nlohmann::json& json, Sample& sample) {
@@ -95,7 +128,7 @@ void from_json(const nlohmann::json& json, Sample& sample) {
   json.at("part_of").get_to(sample.part_of);
   json.at("detail").get_to(sample.detail);
   json.at("unit").get_to(sample.unit);
-  json.at("params").get_to(sample.params);
+  sample.fields = fieldsFromJson(json.at("family").get<std::string>(), json.at("fields"));
   json.at("rates").get_to(sample.rates);
   json.at("checks").get_to(sample.checks);
   json.at("notes").get_to(sample.notes);

@@ -25,6 +25,10 @@ void from_json(const nlohmann::json& json, TelemetrySummary& summary);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PhaseWallTimes, cold_start, warm_up, prepare, sampling)
 void to_json(nlohmann::json& json, const Measurement& m);
 void from_json(const nlohmann::json& json, Measurement& m);
+// A case's fields as one JSON object, numbers as numbers and lists as arrays; its family travels
+// beside it ("family"). Decoding keeps each value's JSON type: an integer stays an integer.
+nlohmann::json fieldsJson(const CaseFields& fields);
+CaseFields fieldsFromJson(std::string family, const nlohmann::json& values);
 void to_json(nlohmann::json& json, const Sample& sample);
 void from_json(const nlohmann::json& json, Sample& sample);
 

@@ -2,11 +2,11 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "measure/CaseFields.hpp"
 #include "measure/Measurement.hpp"
 #include "telemetry/TelemetrySummary.hpp"
 
@@ -45,7 +45,7 @@ struct Sample {
   // console's tables leave out; figures derived from it summarise it there.
   bool detail = false;
   std::string unit = "s";
-  std::map<std::string, std::string> params;
+  CaseFields fields;  // typed, encoded by the suite's case schema (harness/cases/)
   std::vector<Rate> rates;
   std::vector<Check> checks;
   std::vector<std::string> notes;  // from the suite, e.g. why a case was skipped

@@ -48,6 +48,10 @@ struct RunContext {
   EnvironmentList environment;
   std::vector<int> environment_differs;
   std::vector<RankLink> gpu_links;  // between the ranks of each node (linksBetweenRanks)
+  // The results file's catalogue: each suite of the run with the family of its cases
+  // (harness/cases/CaseCatalogue.hpp), and every collective this build knows.
+  std::vector<std::pair<std::string, std::string>> suite_families;
+  std::vector<std::string> collectives;
 };
 
 // Versions of splitstep and of every library it runs on, read from the libraries at run time

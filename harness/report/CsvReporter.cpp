@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cases/CaseCatalogue.hpp"
 #include "report/AtomicFile.hpp"
 
 namespace splitstep {
@@ -11,13 +12,8 @@ namespace {
 
 std::string number(double value) { return fmt::format("{}", value); }
 
-std::string joinedParams(const std::map<std::string, std::string>& params) {
-  std::string text;
-  for (const auto& [key, value] : params) {
-    if (!text.empty()) text += ';';
-    text += key + '=' + value;
-  }
-  return text;
+void addOnce(std::vector<std::string>& names, const std::string& name) {
+  if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
 }
 
 // "power cap=0.85;idle=0.02": each clock limit that held, with the share of readings.
@@ -48,9 +44,9 @@ std::string csvField(const std::string& field) {
 
 const std::vector<std::string>& CsvReporter::leadingColumns() {
   static const std::vector<std::string> columns = {
-      "suite",  "case",        "series",      "part_of", "detail", "params", "rank",    "host",
-      "device", "device_name", "skipped",     "unit",    "clock",  "method", "samples", "loops",
-      "median", "median_low",  "median_high", "min",     "max",    "mean",   "stddev",  "noise"};
+      "suite",  "family",      "case",        "series", "part_of", "detail", "rank",    "host",
+      "device", "device_name", "skipped",     "unit",   "clock",   "method", "samples", "loops",
+      "median", "median_low",  "median_high", "min",    "max",     "mean",   "stddev",  "noise"};
   return columns;
 }
 
@@ -68,20 +64,26 @@ std::vector<std::string> CsvReporter::trailingColumns() {
 void CsvReporter::reportContext(const RunContext& context) { ranks_ = context.ranks; }
 
 void CsvReporter::reportCase(const CaseResult& result) {
-  for (const RateValue& rate : result.rates) {
-    if (std::find(rate_names_.begin(), rate_names_.end(), rate.name) == rate_names_.end()) {
-      rate_names_.push_back(rate.name);
+  for (const RateValue& rate : result.rates) addOnce(rate_names_, rate.name);
+  Row common = {{"suite", result.suite},
+                {"family", result.fields.family},
+                {"case", result.case_name},
+                {"series", result.series},
+                {"part_of", result.part_of},
+                {"detail", result.detail ? "true" : "false"},
+                {"unit", result.unit},
+                {"clock", result.clock},
+                {"skipped", result.skipped() ? "true" : "false"}};
+  // In the order the case's schema declares its fields, where it is known.
+  if (const CaseFamily* family = findFamily(result.fields.family)) {
+    for (const FieldSpec& spec : family->fields) {
+      if (result.fields.values.contains(spec.name)) addOnce(field_names_, std::string(spec.name));
     }
   }
-  const Row common = {{"suite", result.suite},
-                      {"case", result.case_name},
-                      {"series", result.series},
-                      {"part_of", result.part_of},
-                      {"detail", result.detail ? "true" : "false"},
-                      {"params", joinedParams(result.params)},
-                      {"unit", result.unit},
-                      {"clock", result.clock},
-                      {"skipped", result.skipped() ? "true" : "false"}};
+  for (const auto& [name, value] : result.fields.values) {
+    addOnce(field_names_, name);
+    common[name] = fieldText(value);
+  }
   if (result.skipped()) {
     rows_.push_back(common);
     write();
@@ -142,6 +144,7 @@ void CsvReporter::endEarly(const std::string&) { write(); }
 
 std::vector<std::string> CsvReporter::columns() const {
   std::vector<std::string> columns = leadingColumns();
+  columns.insert(columns.end(), field_names_.begin(), field_names_.end());
   columns.insert(columns.end(), rate_names_.begin(), rate_names_.end());
   const std::vector<std::string> trailing = trailingColumns();
   columns.insert(columns.end(), trailing.begin(), trailing.end());
@@ -160,7 +163,8 @@ std::string CsvReporter::line(const Row& row, const std::vector<std::string>& co
 
 void CsvReporter::write() {
   const std::vector<std::string> all = columns();
-  // Each row is printed once; a rate first seen adds a column, and every row is printed again.
+  // Each row is printed once; a field or rate first seen adds a column, and every row is
+  // printed again.
   if (all != printed_columns_) {
     lines_.clear();
     printed_columns_ = all;

@@ -24,8 +24,9 @@ class CsvReporter final : public Reporter {
   // The rows so far; the JSON says why the run ended.
   void endEarly(const std::string& reason) override;
 
-  // The columns before the rates; the rates' columns follow in the order first seen, then
-  // the check, the stop reason and the telemetry columns.
+  // The columns before the case fields; a column per case field follows in the order first
+  // seen (each family's in the order its schema declares them), then the rates' columns in the
+  // order first seen, then the check, the stop reason and the telemetry columns.
   static const std::vector<std::string>& leadingColumns();
   static std::vector<std::string> trailingColumns();
 
@@ -38,7 +39,8 @@ class CsvReporter final : public Reporter {
 
   std::string path_;
   std::vector<RankInfo> ranks_;
-  std::vector<std::string> rate_names_;  // in the order first seen
+  std::vector<std::string> field_names_;  // in the order first seen
+  std::vector<std::string> rate_names_;   // in the order first seen
   std::vector<Row> rows_;
   std::vector<std::string> printed_columns_;  // the columns lines_ were printed with
   std::vector<std::string> lines_;            // rows_ printed, in order

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "analysis/NodeSpread.hpp"
+#include "cases/CaseCatalogue.hpp"
 #include "collect/SampleCodec.hpp"
 #include "report/AtomicFile.hpp"
 #include "stats/MedianInterval.hpp"
@@ -18,6 +19,41 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MeasureSettings, warmup, warmup_time, loops, 
                                    queued_start, l2_flush, cuda_graph)
 
 namespace {
+
+std::string_view typeName(FieldType type) {
+  switch (type) {
+    case FieldType::String:
+      return "string";
+    case FieldType::Integer:
+      return "integer";
+    case FieldType::Number:
+      return "number";
+    case FieldType::Integers:
+      return "integer list";
+  }
+  return "?";
+}
+
+// What readers need to know of the file's cases without knowing splitstep: the suites, the
+// collectives, and each family's fields and rates with their types and units.
+nlohmann::json catalogueJson(const RunContext& context) {
+  nlohmann::json suites = nlohmann::json::array();
+  for (const auto& [suite, family] : context.suite_families) {
+    suites.push_back({{"name", suite}, {"family", family}});
+  }
+  nlohmann::json families = nlohmann::json::object();
+  for (const CaseFamily* family : caseFamilies()) {
+    nlohmann::json fields = nlohmann::json::array();
+    for (const FieldSpec& f : family->fields) {
+      fields.push_back(
+          {{"name", f.name}, {"type", typeName(f.type)}, {"unit", f.unit}, {"help", f.help}});
+    }
+    nlohmann::json rates = nlohmann::json::array();
+    for (const RateSpec& r : family->rates) rates.push_back({{"name", r.name}, {"unit", r.unit}});
+    families[std::string(family->name)] = {{"fields", fields}, {"rates", rates}};
+  }
+  return {{"suites", suites}, {"collectives", context.collectives}, {"families", families}};
+}
 
 nlohmann::json wallJson(const RunWallTimes& wall) {
   nlohmann::json suites = nlohmann::json::array();
@@ -68,7 +104,8 @@ void JsonReporter::reportContext(const RunContext& context) {
         {"job", job},
         {"environment", environment},
         {"environment_differs_on_ranks", context.environment_differs},
-        {"gpu_links", links}}},
+        {"gpu_links", links},
+        {"catalogue", catalogueJson(context)}}},
       {"plan", plan},
       {"ranks", context.ranks},
       {"cases", nlohmann::json::array()},
@@ -103,7 +140,8 @@ void JsonReporter::reportCase(const CaseResult& result) {
       {"detail", result.detail},
       {"unit", result.unit},
       {"clock", result.clock},
-      {"params", result.params},
+      {"family", result.fields.family},
+      {"fields", fieldsJson(result.fields)},
       {"notes", result.notes},
       {"warnings", result.warnings},
       {"skipped", result.skipped()},

@@ -12,7 +12,7 @@
 
 namespace splitstep {
 
-inline constexpr const char* kResultsSchema = "splitstep.results/1";
+inline constexpr const char* kResultsSchema = "splitstep.results/2";
 
 class JsonReporter final : public Reporter {
  public:

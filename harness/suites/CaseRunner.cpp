@@ -17,8 +17,8 @@ void CaseRunner::begin(const std::string& case_name) {
   if (context_.progress != nullptr) context_.progress->caseStarted(suite_, case_name);
 }
 
-Sample& CaseRunner::add(std::string case_name, std::string series,
-                        std::map<std::string, std::string> params, const MeasureDevice* clock) {
+Sample& CaseRunner::add(std::string case_name, std::string series, CaseFields fields,
+                        const MeasureDevice* clock) {
   if (when_ == Publish::EachCase && !samples_.empty()) publish(take());
   begin(case_name);
   // Named from the start: a case may agree on a decision with the other ranks before it is timed.
@@ -27,7 +27,7 @@ Sample& CaseRunner::add(std::string case_name, std::string series,
   sample.suite = suite_;
   sample.case_name = std::move(case_name);
   sample.series = std::move(series);
-  sample.params = std::move(params);
+  sample.fields = std::move(fields);
   sample.measurement.clock = (clock != nullptr ? *clock : context_.device).clockName();
   return sample;
 }

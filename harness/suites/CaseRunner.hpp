@@ -4,7 +4,6 @@
 #pragma once
 
 #include <functional>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -27,7 +26,7 @@ class CaseRunner {
   // A new case's Sample, timed on the device's clock unless `clock` says otherwise. The
   // reference is valid until the next add(). With EachCase, the cases added before are
   // published first.
-  Sample& add(std::string case_name, std::string series, std::map<std::string, std::string> params,
+  Sample& add(std::string case_name, std::string series, CaseFields fields,
               const MeasureDevice* clock = nullptr);
   // Marks `sample` skipped, with the reason.
   static void skip(Sample& sample, const std::string& why);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <thread>
 
+#include "cases/CollectiveCase.hpp"
 #include "cluster/RankGroups.hpp"
 #include "comm/CollectiveLayout.hpp"
 #include "common/Units.hpp"
@@ -60,9 +61,9 @@ float tolerance(DataType type) {
   return 0.0f;
 }
 
-class CollectiveCase {
+class CollectiveCall {
  public:
-  CollectiveCase(const SuiteContext& context, const CollectiveDescriptor& collective,
+  CollectiveCall(const SuiteContext& context, const CollectiveDescriptor& collective,
                  Communicator& comm, DataType type, bool in_place, const CollectiveLayout& layout)
       : context_(context),
         collective_(collective),
@@ -273,23 +274,23 @@ class RoundRunner {
       const int group_size = static_cast<int>(ranks.size());
       const CollectiveLayout layout =
           layoutFor(collective_, size, elementBytes(type), group_size, group_rank);
-      std::map<std::string, std::string> params = {
-          {"backend", world.backend()},
-          {"dtype", std::string(toString(dtype))},
-          {"size", std::to_string(size)},
-          {"bytes", std::to_string(layout.bytes)},
-          {"count", std::to_string(layout.count)},
-          {"placement", in_place ? "in place" : "out of place"},
-          {"buffers", world.usesDeviceBuffers() ? "device" : "host"}};
+      CollectiveCase fields{std::string(world.backend()),
+                            std::string(collective_.name),
+                            dtype,
+                            in_place ? Placement::InPlace : Placement::OutOfPlace,
+                            size,
+                            layout.bytes,
+                            layout.count,
+                            world.usesDeviceBuffers() ? BufferKind::Device : BufferKind::Host,
+                            {}};
       std::string name = fmt::format("{} {} {}{}", world.backend(), toString(dtype),
                                      formatBytes(size), in_place ? " in place" : "");
       if (!round.indices.empty()) {
-        params["group"] = groupName(ranks);
-        params["group_index"] = std::to_string(round.indices[g]);
-        params["group_mode"] = std::string(toString(context_.groups.mode));
+        fields.group = CaseGroup{IntegerList(ranks.begin(), ranks.end()),
+                                 static_cast<std::int64_t>(round.indices[g]), context_.groups.mode};
         name += " group " + groupName(ranks);
       }
-      Sample& sample = runner_.add(name, std::string(collective_.name), std::move(params), &timer);
+      Sample& sample = runner_.add(name, std::string(collective_.name), fields.encode(), &timer);
       std::string why_not;
       if (in_place && !collective_.in_place_refusal.empty()) why_not = collective_.in_place_refusal;
       if (layout.count == 0) {
@@ -337,7 +338,7 @@ class RoundRunner {
       return;
     }
     Sample& sample = runner_.at(first + *round.mine);
-    CollectiveCase body(context_, collective_, *round.comms[backend], type, in_place,
+    CollectiveCall body(context_, collective_, *round.comms[backend], type, in_place,
                         layouts[*round.mine]);
     body.fill();
     const bool slow = plan_.slow_rank == context_.rank;

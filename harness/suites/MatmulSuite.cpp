@@ -6,6 +6,7 @@
 #include <ATen/ops/randn.h>
 #include <fmt/format.h>
 
+#include "cases/MatmulCase.hpp"
 #include "suites/CaseRunner.hpp"
 #include "suites/TorchScope.hpp"
 
@@ -85,11 +86,14 @@ void MatmulSuite::run(const SuiteContext& context) {
   for (MatmulDtype dtype : plan_.dtypes) {
     for (const MatmulShape& shape : plan_.shapes) {
       const std::string shape_name = toString(shape);
-      Sample& sample = runner.add(caseName(dtype, shape), "mm",
-                                  {{"dtype", std::string(toString(dtype))},
-                                   {"m", std::to_string(shape.m)},
-                                   {"n", std::to_string(shape.n)},
-                                   {"k", std::to_string(shape.k)}});
+      MatmulCase fields{dtype, shape, {}};
+      if (context.device.isCuda()) {
+        // Read back what cuBLAS will use ("tf32" or "ieee"), not what was asked for.
+        const CublasTf32Scope tf32(dtype == MatmulDtype::Tf32);
+        fields.cuda_fp32_matmul = at::precision2str(
+            at::globalContext().float32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL));
+      }
+      Sample& sample = runner.add(caseName(dtype, shape), "mm", fields.encode());
       // The seeds' FP32-vs-FP16 comparison: every dtype against fp32 at the same shape.
       sample.comparison = {shape_name, "fp32", dtype == MatmulDtype::Fp32};
       if (dtype == MatmulDtype::Tf32 && !context.device.isCuda()) {
@@ -102,11 +106,6 @@ void MatmulSuite::run(const SuiteContext& context) {
         continue;
       }
       CublasTf32Scope tf32(dtype == MatmulDtype::Tf32);
-      if (context.device.isCuda()) {
-        // Read back what cuBLAS will use ("tf32" or "ieee"), not what was asked for.
-        sample.params["cuda_fp32_matmul"] = at::precision2str(
-            at::globalContext().float32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL));
-      }
       // Fresh random operands: products of zeros run measurably faster on current GPUs.
       const auto options =
           at::TensorOptions().dtype(scalarType(dtype)).device(torch_scope.device());

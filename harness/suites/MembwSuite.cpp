@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cases/MembwCase.hpp"
 #include "common/Units.hpp"
 #include "device/CudaCheck.hpp"
 #include "device/Memory.hpp"
@@ -42,7 +43,7 @@ unsigned streamingBlocks(int device) {
 void timeCase(CaseRunner& runner, const std::string& kind, std::uint64_t bytes, double bytes_moved,
               const std::function<void()>& body) {
   Sample& sample = runner.add(fmt::format("{} {}", kind, formatBytes(bytes)), kind,
-                              {{"kind", kind}, {"bytes", std::to_string(bytes)}});
+                              MembwCase{kind, bytes}.encode());
   runner.measure(sample, body);
   sample.rates.push_back({"GB/s", bytes_moved, 1e9});
 }
@@ -50,7 +51,7 @@ void timeCase(CaseRunner& runner, const std::string& kind, std::uint64_t bytes, 
 void skipCase(CaseRunner& runner, const std::string& kind, std::uint64_t bytes,
               const std::string& why) {
   CaseRunner::skip(runner.add(fmt::format("{} {}", kind, formatBytes(bytes)), kind,
-                              {{"kind", kind}, {"bytes", std::to_string(bytes)}}),
+                              MembwCase{kind, bytes}.encode()),
                    why);
 }
 

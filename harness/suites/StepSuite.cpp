@@ -1,11 +1,11 @@
 #include "suites/StepSuite.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <memory>
 #include <optional>
 
+#include "cases/StepCase.hpp"
 #include "common/Units.hpp"
 #include "measure/Measurer.hpp"
 #include "measure/StoppingRule.hpp"
@@ -165,12 +165,11 @@ PhaseTimes timeMode(TrainingStep& step, GradientSync* sync, SyncMode mode, CaseR
 }
 
 // The sync phase's packing and each bucket's timeline, as detail series of a synchronised mode.
-void addLedger(CaseRunner& runner, const std::string& case_name,
-               const std::map<std::string, std::string>& params, const Measurement& whole,
-               const PhaseTimes& times, const std::vector<std::size_t>& bucket_bytes,
-               double max_noise) {
+void addLedger(CaseRunner& runner, const std::string& case_name, const StepCase& fields,
+               const Measurement& whole, const PhaseTimes& times,
+               const std::vector<std::size_t>& bucket_bytes, double max_noise) {
   namespace key = step_keys;
-  Sample& packing = runner.add(case_name, std::string(key::kPacking), params);
+  Sample& packing = runner.add(case_name, std::string(key::kPacking), fields.encode());
   packing.detail = true;
   packing.measurement = partOf(whole, times.packing, max_noise);
   struct Quantity {
@@ -185,11 +184,11 @@ void addLedger(CaseRunner& runner, const std::string& case_name,
     for (const Quantity& q : kQuantities) {
       std::vector<double> values;
       for (const auto& sample : times.buckets) values.push_back(sample[b].*q.field);
-      std::map<std::string, std::string> bucket_params = params;
-      bucket_params[std::string(key::kBucket)] = std::to_string(b);
-      bucket_params[std::string(key::kBucketBytes)] = std::to_string(bucket_bytes[b]);
-      bucket_params[std::string(key::kQuantity)] = std::string(q.name);
-      Sample& s = runner.add(case_name, fmt::format("bucket {} {}", b, q.name), bucket_params);
+      StepCase bucket = fields;
+      bucket.bucket =
+          StepBucketSeries{static_cast<std::int64_t>(b), static_cast<std::int64_t>(bucket_bytes[b]),
+                           std::string(q.name)};
+      Sample& s = runner.add(case_name, fmt::format("bucket {} {}", b, q.name), bucket.encode());
       s.detail = true;
       s.measurement = partOf(whole, std::move(values), max_noise);
     }
@@ -252,28 +251,30 @@ void StepSuite::run(const SuiteContext& context) {
           const std::string case_name =
               fmt::format("{} {} {}", toString(model), toString(precision), toString(mode));
           const bool syncs = syncsGradients(mode);
-          std::map<std::string, std::string> params = {
-              {std::string(key::kModel), std::string(toString(model))},
-              {std::string(key::kPrecision), std::string(toString(precision))},
-              {std::string(key::kMode), std::string(toString(mode))},
-              {std::string(key::kOptimizer), std::string(toString(plan_.optimizer))},
-              {std::string(key::kOptimizerImpl), std::string(toString(plan_.optimizer_impl))},
-              {std::string(key::kInput), std::string(toString(plan_.input))},
-              {std::string(key::kBatch), std::to_string(batch)},
-              {std::string(key::kFlopPerStep), fmt::format("{:.0f}", flop)},
-              {std::string(key::kWorldSize), std::to_string(context.world_size)},
-              {std::string(key::kParameters), std::to_string(parameter_count)},
-              {std::string(key::kDevice), context.device.isCuda() ? "cuda" : "cpu"}};
+          StepCase fields{std::string(toString(model)),
+                          precision,
+                          mode,
+                          plan_.optimizer,
+                          plan_.optimizer_impl,
+                          plan_.input,
+                          batch,
+                          flop,
+                          context.world_size,
+                          parameter_count,
+                          context.device.isCuda(),
+                          {},
+                          {},
+                          {}};
           if (plan_.delay_rank >= 0 && plan_.delay > 0) {
-            params[std::string(key::kDelayRank)] = std::to_string(plan_.delay_rank);
-            params[std::string(key::kDelay)] = fmt::format("{}", plan_.delay);
+            fields.delay = StepDelay{plan_.delay_rank, plan_.delay};
           }
           if (sync && syncs) {
-            params[std::string(key::kBuckets)] = std::to_string(sync->bucketCount());
-            params[std::string(key::kGradientBytes)] = std::to_string(sync->gradientBytes());
-            params[std::string(key::kBucketSizes)] =
-                fmt::format("{}", fmt::join(sync->bucketBytes(), ","));
+            const std::vector<std::size_t>& sizes = sync->bucketBytes();
+            fields.buckets = StepBuckets{static_cast<std::int64_t>(sync->bucketCount()),
+                                         static_cast<std::int64_t>(sync->gradientBytes()),
+                                         IntegerList(sizes.begin(), sizes.end())};
           }
+          const CaseFields params = fields.encode();
           if (syncs && !sync) {
             CaseRunner::skip(runner.add(case_name, std::string(key::kWhole), params), no_sync);
             continue;
@@ -308,7 +309,7 @@ void StepSuite::run(const SuiteContext& context) {
             part.part_of = key::kWhole;
             part.measurement = partOf(whole.measurement, times.comm, settings.max_noise);
             part.telemetry = runner.telemetryDuring(times.comm_windows);
-            addLedger(runner, case_name, params, whole.measurement, times, used->bucketBytes(),
+            addLedger(runner, case_name, fields, whole.measurement, times, used->bucketBytes(),
                       settings.max_noise);
           }
           Sample& step_sample = runner.add(case_name, std::string(key::kWhole), params);

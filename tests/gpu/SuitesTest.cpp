@@ -6,6 +6,10 @@
 
 #include "CollectingSink.hpp"
 #include "GpuSkip.hpp"
+#include "cases/CollectiveCase.hpp"
+#include "cases/MatmulCase.hpp"
+#include "cases/MembwCase.hpp"
+#include "cases/StepCase.hpp"
 #include "comm/MpiCommunicator.hpp"
 #include "comm/NcclCommunicator.hpp"
 #include "suites/CollectiveSuite.hpp"
@@ -88,7 +92,9 @@ void expectMatmulSamples(OneRank& rank) {
     SCOPED_TRACE(s.case_name);
     EXPECT_EQ(s.suite, "matmul");
     EXPECT_EQ(s.measurement.clock, rank.device->clockName());
-    if (s.params.at("dtype") == "tf32" && !rank.device->isCuda()) {
+    const auto fields = MatmulCase::decode(s.fields);
+    ASSERT_TRUE(fields);
+    if (fields->dtype == MatmulDtype::Tf32 && !rank.device->isCuda()) {
       EXPECT_TRUE(s.measurement.values.empty());
       EXPECT_FALSE(s.notes.empty());
       continue;
@@ -97,8 +103,8 @@ void expectMatmulSamples(OneRank& rank) {
     ASSERT_EQ(values.size(), 3u);
     EXPECT_GT(*std::min_element(values.begin(), values.end()), 0);
     ASSERT_EQ(s.rates.size(), 1u);
-    const double flop =
-        2 * std::stod(s.params.at("m")) * std::stod(s.params.at("n")) * std::stod(s.params.at("k"));
+    const double flop = 2.0 * static_cast<double>(fields->shape.m) *
+                        static_cast<double>(fields->shape.n) * static_cast<double>(fields->shape.k);
     EXPECT_DOUBLE_EQ(s.rates[0].amount_per_loop, flop);
   }
 }
@@ -114,7 +120,9 @@ void expectMembwSamples(OneRank& rank) {
   std::size_t timed = 0;
   for (const Sample& s : samples) {
     SCOPED_TRACE(s.case_name);
-    EXPECT_EQ(s.params.at("bytes"), std::to_string(1 << 20));
+    const auto fields = MembwCase::decode(s.fields);
+    ASSERT_TRUE(fields);
+    EXPECT_EQ(fields->bytes, 1u << 20);
     if (s.measurement.values.empty()) {
       EXPECT_FALSE(rank.device->isCuda()) << "every membw case runs on a GPU";
       continue;
@@ -124,7 +132,7 @@ void expectMembwSamples(OneRank& rank) {
     // Bytes read + written: copy moves the array twice, triad three times, copies over the
     // host link once.
     const double per_array = 1 << 20;
-    const std::string kind = s.params.at("kind");
+    const std::string& kind = fields->kind;
     const double moved = kind == "triad"                            ? 3 * per_array
                          : (kind == "copy" || kind == "memcpy d2d") ? 2 * per_array
                                                                     : per_array;
@@ -152,14 +160,16 @@ void expectCollectiveSamples(OneRank& rank) {
     ASSERT_EQ(samples.size(), 3 * 2 * 3 * backends);
     for (const Sample& s : samples) {
       SCOPED_TRACE(suite.name() + " " + s.case_name);
+      const auto fields = CollectiveCase::decode(s.fields);
+      ASSERT_TRUE(fields);
       if (s.measurement.values.empty()) {
         ASSERT_EQ(s.notes.size(), 1u);
-        if (!c->in_place_refusal.empty() && s.params.at("placement") == "in place") {
+        if (!c->in_place_refusal.empty() && fields->inPlace()) {
           // No backend runs it in place (all-to-all, send/receive).
           EXPECT_EQ(s.notes[0], "skipped: " + std::string(c->in_place_refusal));
           continue;
         }
-        EXPECT_EQ(s.params.at("backend"), "mpi") << "NCCL runs every other case";
+        EXPECT_EQ(fields->backend, "mpi") << "NCCL runs every other case";
         EXPECT_EQ(s.notes[0].rfind("skipped: MPI", 0), 0u) << s.notes[0];
         continue;
       }
@@ -198,15 +208,15 @@ void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
     EXPECT_EQ(s.measurement.clock, rank.device->clockName());
     ASSERT_EQ(s.measurement.values.size(), 3u);
     // A bucket may end before backward does: only that timeline's end may be negative.
-    const auto quantity = s.params.find("quantity");
-    if (quantity == s.params.end() || quantity->second != "finish after backward") {
+    const auto fields = StepCase::decode(s.fields);
+    ASSERT_TRUE(fields);
+    if (!fields->bucket || fields->bucket->quantity != "finish after backward") {
       for (double v : s.measurement.values) EXPECT_GE(v, 0);
     }
     if (s.series != "step") continue;
     ++wholes;
     ASSERT_EQ(s.rates.size(), 2u);
-    const std::string mode = s.params.at("mode");
-    if (mode != "sequential" && mode != "overlap") continue;
+    if (fields->mode != SyncMode::Sequential && fields->mode != SyncMode::Overlap) continue;
     EXPECT_EQ(s.checks.size(), 2u);
     for (const Check& check : s.checks) {
       EXPECT_GT(check.checked, 0u) << check.name;

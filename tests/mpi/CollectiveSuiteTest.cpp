@@ -12,6 +12,7 @@
 #include <string>
 
 #include "CollectingSink.hpp"
+#include "cases/CollectiveCase.hpp"
 #include "cluster/MpiAgreement.hpp"
 #include "comm/Collective.hpp"
 #include "comm/MpiCommunicator.hpp"
@@ -55,11 +56,17 @@ struct Ranks {
   int size = 1;
 };
 
-bool inPlace(const Sample& s) { return s.params.at("placement") == "in place"; }
+CollectiveCase fieldsOf(const Sample& s) {
+  const auto fields = CollectiveCase::decode(s.fields);
+  if (!fields) throw std::runtime_error("not a collective case: " + s.case_name);
+  return *fields;
+}
+
+bool inPlace(const Sample& s) { return fieldsOf(s).inPlace(); }
 
 // Why the suite must skip `s` on MPI, or empty where it must time it.
 std::string expectedSkip(const CollectiveDescriptor& c, const Sample& s, int ranks) {
-  const CollectiveLayout layout = layoutFor(c, std::stoull(s.params.at("size")), 4, ranks, 0);
+  const CollectiveLayout layout = layoutFor(c, fieldsOf(s).size, 4, ranks, 0);
   if (layout.count == 0) return "skipped: too small for one element per rank";
   if (inPlace(s) && !c.in_place_refusal.empty())
     return "skipped: " + std::string(c.in_place_refusal);
@@ -94,14 +101,14 @@ TEST(CollectiveSuite, EveryCollectiveIsCheckedOnEveryRankThatHoldsAResult) {
       ASSERT_EQ(s.checks.size(), 1u);
       const Check& check = s.checks.front();
       EXPECT_EQ(check.wrong, 0u);
-      const CollectiveLayout layout =
-          layoutFor(*c, std::stoull(s.params.at("size")), 4, ranks.size, ranks.rank);
+      const CollectiveLayout layout = layoutFor(*c, fieldsOf(s).size, 4, ranks.size, ranks.rank);
       if (c->result_at_root_only && ranks.rank != 0) {
         EXPECT_EQ(check.checked, 0u);  // nothing defined to check off the root
       } else {
         EXPECT_EQ(check.checked, layout.recv);  // every element of the result
       }
-      EXPECT_EQ(s.params.at("bytes"), std::to_string(layout.bytes));
+      EXPECT_EQ(fieldsOf(s).bytes, layout.bytes);
+      EXPECT_EQ(fieldsOf(s).collective, c->name);
     }
     EXPECT_GE(timed, 2);  // at least 1000 B and 64 KiB out of place
   }

@@ -15,6 +15,7 @@
 #include "CollectingSink.hpp"
 #include "analysis/CaseResult.hpp"
 #include "analysis/StepAnalysis.hpp"
+#include "cases/StepCase.hpp"
 #include "cluster/MpiAgreement.hpp"
 #include "collect/Collector.hpp"
 #include "collect/SampleCodec.hpp"
@@ -80,8 +81,9 @@ TEST(StepSuite, SynchronisedStepsMatchTheOneProcessReferenceOnEveryRank) {
   for (const Sample& s : samples) {
     if (s.series != "step") continue;
     SCOPED_TRACE(s.case_name);
-    const std::string& mode = s.params.at("mode");
-    if (mode != "sequential" && mode != "overlap") {
+    const auto fields = StepCase::decode(s.fields);
+    ASSERT_TRUE(fields);
+    if (fields->mode != SyncMode::Sequential && fields->mode != SyncMode::Overlap) {
       EXPECT_TRUE(s.checks.empty());
       continue;
     }

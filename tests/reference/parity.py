@@ -24,6 +24,8 @@ import statistics
 import sys
 from typing import NamedTuple
 
+# The results schemas this reads (docs/results-schema.md).
+SCHEMAS = ("splitstep.results/1", "splitstep.results/2")
 ROWS = ("forward", "backward", "optimizer", "step")
 
 
@@ -78,7 +80,8 @@ def splitstep_cases(path, document):
             missing = set(ROWS) - {entry["series"] for entry in entries}
             if missing:
                 raise ValueError(f"case '{name}' lacks the series {', '.join(sorted(missing))}")
-            params = entries[0]["params"]
+            # Schema 2 has typed "fields"; schema 1 had every value a string in "params".
+            params = entries[0].get("fields", entries[0].get("params"))
             cases.append(Case(path, params["model"], params["precision"], params["mode"],
                               int(params["world_size"]), params["optimizer"],
                               params.get("optimizer_impl", ""), params["input"],
@@ -235,7 +238,7 @@ def main(argv=None):
         cases, twins = [], []
         for path in args.files:
             document = read(path)
-            if isinstance(document, dict) and document.get("schema") == "splitstep.results/1":
+            if isinstance(document, dict) and document.get("schema") in SCHEMAS:
                 cases.extend(splitstep_cases(path, document))
             elif isinstance(document, dict) and document.get("tool") == "step_twin":
                 check_twin(path, document)

@@ -133,13 +133,13 @@ if name == "step-scaling":
     assert "T_1" in table and "%" in table, table
 elif name == "collectives":
     for suite in ("allreduce", "reduce_scatter", "allgather", "broadcast"):
-        sizes = {int(c["params"]["bytes"]) for c in cases if c["suite"] == suite}
+        sizes = {c["fields"]["bytes"] for c in cases if c["suite"] == suite}
         want = {1024, 8192, 65536} if nodes == 1 else {1024, 65536}
         assert sizes == want, f"{suite}: sizes {sorted(sizes)}, expected {sorted(want)}"
     assert os.path.getsize(os.path.join(dir, "peaks.txt")) > 0
 elif name == "link-health":
-    groups = {c["params"]["group"] for c in cases if "group" in c.get("params", {})}
-    assert groups, "no case carries params.group"
+    groups = {",".join(map(str, c["fields"]["group"])) for c in cases if "group" in c["fields"]}
+    assert groups, "no case carries fields.group"
     assert "0,1" in groups, groups
     assert os.path.getsize(os.path.join(dir, "groups.txt")) > 0
 

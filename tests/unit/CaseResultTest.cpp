@@ -255,30 +255,5 @@ TEST(CaseResult, CaseTelemetryWarningNamesTheRanksAndTheLargestShare) {
   EXPECT_DOUBLE_EQ(results[0].ranks[1].telemetry->limitShare("power cap"), 0.85);
 }
 
-TEST(CaseResult, ParametersAreReadByNameAndEmptyWhereAbsent) {
-  CaseResult c;
-  c.params = {{"backend", "nccl"}, {"bytes", "1048576"}, {"ratio", "2.5e-3"},
-              {"size", "1 MiB"},   {"empty", ""},        {"buckets", "1024,2048,4.5"}};
-  EXPECT_EQ(paramOf(c, "backend"), "nccl");
-  EXPECT_EQ(paramOf(c, "dtype"), "");
-  EXPECT_EQ(numberParamOf(c, "bytes"), 1048576.0);
-  EXPECT_EQ(numberParamOf(c, "ratio"), 2.5e-3);
-  // Absent, empty, or a number followed by more text: no number.
-  EXPECT_EQ(numberParamOf(c, "dtype"), std::nullopt);
-  EXPECT_EQ(numberParamOf(c, "empty"), std::nullopt);
-  EXPECT_EQ(numberParamOf(c, "size"), std::nullopt);
-  EXPECT_EQ(numberParamOf(c, "backend"), std::nullopt);
-  EXPECT_EQ(numberListParamOf(c, "buckets"), (std::vector<double>{1024, 2048, 4.5}));
-  EXPECT_EQ(numberListParamOf(c, "bytes"), (std::vector<double>{1048576}));
-}
-
-TEST(CaseResult, ANumberListWithAnyEntryNotANumberIsEmpty) {
-  CaseResult c;
-  c.params = {{"trailing", "1,2,"}, {"gap", "1,,2"}, {"word", "1,two"}, {"empty", ""}};
-  for (const char* key : {"trailing", "gap", "word", "empty", "absent"}) {
-    EXPECT_TRUE(numberListParamOf(c, key).empty()) << key;
-  }
-}
-
 }  // namespace
 }  // namespace splitstep

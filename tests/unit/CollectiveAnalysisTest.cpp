@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "analysis/StepProjection.hpp"
+#include "cases/CollectiveCase.hpp"
+#include "cases/MatmulCase.hpp"
+#include "cases/StepCase.hpp"
 
 namespace splitstep {
 namespace {
@@ -16,13 +19,21 @@ constexpr double kBandwidth = 300e9;
 constexpr double kGiB = 1ull << 30;
 
 // A case measured on `ranks` ranks whose median across ranks is `seconds`.
-CaseResult measured(std::string suite, std::string series,
-                    std::map<std::string, std::string> params, double seconds, int ranks) {
+// A collective case of `suite` on NCCL or MPI, fp32, of `bytes`.
+CaseFields collective(const std::string& suite, const std::string& backend, std::uint64_t bytes,
+                      Placement placement = Placement::OutOfPlace) {
+  return CollectiveCase{backend, suite,     CollectiveDtype::Fp32, placement, bytes,
+                        bytes,   bytes / 4, BufferKind::Device,    {}}
+      .encode();
+}
+
+CaseResult measured(std::string suite, std::string series, CaseFields fields, double seconds,
+                    int ranks) {
   CaseResult c;
   c.suite = std::move(suite);
   c.case_name = "case";
   c.series = std::move(series);
-  c.params = std::move(params);
+  c.fields = std::move(fields);
   for (int r = 0; r < ranks; ++r) c.ranks.emplace_back().rank = r;
   c.across.median = seconds;
   return c;
@@ -30,17 +41,12 @@ CaseResult measured(std::string suite, std::string series,
 
 // A sweep 16 B .. 1 GiB (x4) of time alpha + bytes / bandwidth.
 std::vector<CaseResult> sweep(const std::string& suite, const std::string& backend,
-                              const std::string& placement, int ranks, double alpha = kAlpha,
+                              Placement placement, int ranks, double alpha = kAlpha,
                               double bandwidth = kBandwidth) {
   std::vector<CaseResult> cases;
   for (double b = 16; b <= kGiB; b *= 4) {
-    const std::string bytes = std::to_string(static_cast<long long>(b));
     cases.push_back(measured(suite, suite,
-                             {{"backend", backend},
-                              {"dtype", "fp32"},
-                              {"bytes", bytes},
-                              {"size", bytes},
-                              {"placement", placement}},
+                             collective(suite, backend, static_cast<std::uint64_t>(b), placement),
                              alpha + b / bandwidth, ranks));
   }
   return cases;
@@ -63,7 +69,7 @@ const DerivedFigure* figure(const DerivedResult& d, const std::string& tag) {
 
 TEST(CollectiveAnalysis, FitsEachSweepAndSaysWhereTheModelHolds) {
   const auto results =
-      deriveCollectiveFigures(sweep("allreduce", "nccl", "out of place", 2), plan());
+      deriveCollectiveFigures(sweep("allreduce", "nccl", Placement::OutOfPlace, 2), plan());
   ASSERT_EQ(results.size(), 1u);
   const DerivedResult& d = results[0];
   EXPECT_EQ(d.suite, "allreduce");
@@ -86,7 +92,7 @@ TEST(CollectiveAnalysis, FitsEachSweepAndSaysWhereTheModelHolds) {
 
 TEST(CollectiveAnalysis, ProjectsToEachRankCountWithinAndAcrossNodes) {
   const auto results =
-      deriveCollectiveFigures(sweep("allreduce", "nccl", "out of place", 2), plan());
+      deriveCollectiveFigures(sweep("allreduce", "nccl", Placement::OutOfPlace, 2), plan());
   ASSERT_EQ(results.size(), 1u);
   const DerivedResult& d = results[0];
   const std::string at = "collective/projection/allreduce/nccl/fp32/out/N=";
@@ -109,9 +115,10 @@ TEST(CollectiveAnalysis, ProjectsToEachRankCountWithinAndAcrossNodes) {
 }
 
 TEST(CollectiveAnalysis, SaysWhenTheModelMissesTheSizeItProjects) {
-  EXPECT_TRUE(deriveCollectiveFigures(sweep("allreduce", "nccl", "out of place", 2), plan())[0]
-                  .findings.empty());
-  std::vector<CaseResult> cases = sweep("allreduce", "nccl", "out of place", 2);
+  EXPECT_TRUE(
+      deriveCollectiveFigures(sweep("allreduce", "nccl", Placement::OutOfPlace, 2), plan())[0]
+          .findings.empty());
+  std::vector<CaseResult> cases = sweep("allreduce", "nccl", Placement::OutOfPlace, 2);
   cases.back().across.median *= 2;  // 1 GiB twice as slow as the line through the rest
   const auto results = deriveCollectiveFigures(cases, plan());
   ASSERT_EQ(results[0].findings.size(), 1u);
@@ -122,7 +129,7 @@ TEST(CollectiveAnalysis, SaysWhenTheModelMissesTheSizeItProjects) {
 
 TEST(CollectiveAnalysis, OneRankFitsButDoesNotProject) {
   const auto results =
-      deriveCollectiveFigures(sweep("allreduce", "nccl", "out of place", 1), plan());
+      deriveCollectiveFigures(sweep("allreduce", "nccl", Placement::OutOfPlace, 1), plan());
   ASSERT_EQ(results.size(), 1u);
   const DerivedResult& d = results[0];
   EXPECT_NE(figure(d, "collective/fit/allreduce/nccl/fp32/out/1/alpha"), nullptr);
@@ -136,20 +143,18 @@ TEST(CollectiveAnalysis, OneRankFitsButDoesNotProject) {
 }
 
 TEST(CollectiveAnalysis, SweepsAreSeparateByCollectiveBackendAndPlacement) {
-  std::vector<CaseResult> cases = sweep("allreduce", "nccl", "out of place", 2);
-  for (const auto& more : {sweep("allreduce", "nccl", "in place", 2),
-                           sweep("allreduce", "mpi", "out of place", 2, 1e-6, 5e9),
-                           sweep("alltoall", "nccl", "out of place", 2)}) {
+  std::vector<CaseResult> cases = sweep("allreduce", "nccl", Placement::OutOfPlace, 2);
+  for (const auto& more : {sweep("allreduce", "nccl", Placement::InPlace, 2),
+                           sweep("allreduce", "mpi", Placement::OutOfPlace, 2, 1e-6, 5e9),
+                           sweep("alltoall", "nccl", Placement::OutOfPlace, 2)}) {
     cases.insert(cases.end(), more.begin(), more.end());
   }
   // Two sizes are too few to fit; a skipped case and a non-collective suite are left out.
-  cases.push_back(measured("broadcast", "broadcast",
-                           {{"backend", "nccl"}, {"dtype", "fp32"}, {"bytes", "8"}}, 1e-5, 2));
-  cases.push_back(measured("broadcast", "broadcast",
-                           {{"backend", "nccl"}, {"dtype", "fp32"}, {"bytes", "64"}}, 1e-5, 2));
-  cases.push_back(measured("allreduce", "allreduce",
-                           {{"backend", "nccl"}, {"dtype", "fp32"}, {"bytes", "16"}}, 1, 0));
-  cases.push_back(measured("matmul", "matmul", {{"bytes", "16"}}, 1, 2));
+  cases.push_back(measured("broadcast", "broadcast", collective("broadcast", "nccl", 8), 1e-5, 2));
+  cases.push_back(measured("broadcast", "broadcast", collective("broadcast", "nccl", 64), 1e-5, 2));
+  cases.push_back(measured("allreduce", "allreduce", collective("allreduce", "nccl", 16), 1, 0));
+  cases.push_back(
+      measured("matmul", "matmul", MatmulCase{MatmulDtype::Fp32, {16, 16, 16}, {}}.encode(), 1, 2));
   const auto results = deriveCollectiveFigures(cases, plan());
   ASSERT_EQ(results.size(), 4u);
   EXPECT_EQ(results[1].subject, "nccl fp32 in place");
@@ -168,29 +173,33 @@ TEST(CollectiveAnalysis, SweepsAreSeparateByCollectiveBackendAndPlacement) {
 }
 
 // The step suite's cases of one workload as the step analysis reads them.
-std::vector<CaseResult> stepCases(int ranks, const std::string& buckets) {
-  auto params = [&](const std::string& mode) {
-    std::map<std::string, std::string> p = {{"model", "mlp"},
-                                            {"precision", "bf16"},
-                                            {"mode", mode},
-                                            {"world_size", std::to_string(ranks)}};
-    if (mode == "sequential" || mode == "overlap") p["bucket_sizes"] = buckets;
-    return p;
+std::vector<CaseResult> stepCases(int ranks, const IntegerList& buckets) {
+  auto params = [&](SyncMode mode) {
+    StepCase c;
+    c.model = "mlp";
+    c.precision = StepPrecision::Bf16;
+    c.mode = mode;
+    c.world_size = ranks;
+    if (mode == SyncMode::Sequential || mode == SyncMode::Overlap) {
+      c.buckets = StepBuckets{static_cast<std::int64_t>(buckets.size()), 0, buckets};
+    }
+    return c.encode();
   };
-  std::vector<CaseResult> cases = {measured("step", "backward", params("none"), 25e-3, ranks),
-                                   measured("step", "step", params("none"), 40e-3, ranks),
-                                   measured("step", "step", params("sequential"), 46e-3, ranks),
-                                   measured("step", "step", params("overlap"), 41e-3, ranks)};
+  std::vector<CaseResult> cases = {
+      measured("step", "backward", params(SyncMode::None), 25e-3, ranks),
+      measured("step", "step", params(SyncMode::None), 40e-3, ranks),
+      measured("step", "step", params(SyncMode::Sequential), 46e-3, ranks),
+      measured("step", "step", params(SyncMode::Overlap), 41e-3, ranks)};
   cases[0].part_of = "step";
   return cases;
 }
 
 TEST(CollectiveAnalysis, PredictsTheMeasuredStepFromTheAllreduceModelAndProjectsIt) {
-  std::vector<CaseResult> cases = stepCases(2, "1048576,268435456,268435456");
+  std::vector<CaseResult> cases = stepCases(2, {1048576, 268435456, 268435456});
   // The step reduces in place: that sweep (20 us) wins over out of place (10 us) and MPI.
-  for (const auto& more : {sweep("allreduce", "nccl", "out of place", 2),
-                           sweep("allreduce", "nccl", "in place", 2, 20e-6),
-                           sweep("allreduce", "mpi", "in place", 2, 1e-6, 5e9)}) {
+  for (const auto& more : {sweep("allreduce", "nccl", Placement::OutOfPlace, 2),
+                           sweep("allreduce", "nccl", Placement::InPlace, 2, 20e-6),
+                           sweep("allreduce", "mpi", Placement::InPlace, 2, 1e-6, 5e9)}) {
     cases.insert(cases.end(), more.begin(), more.end());
   }
   const auto results = deriveStepProjection(cases, plan());
@@ -222,8 +231,8 @@ TEST(CollectiveAnalysis, PredictsTheMeasuredStepFromTheAllreduceModelAndProjects
 }
 
 TEST(CollectiveAnalysis, TheStepIsCheckedButNotProjectedFromOneRank) {
-  std::vector<CaseResult> cases = stepCases(1, "4096,8192");
-  const auto ar = sweep("allreduce", "nccl", "out of place", 1);
+  std::vector<CaseResult> cases = stepCases(1, {4096, 8192});
+  const auto ar = sweep("allreduce", "nccl", Placement::OutOfPlace, 1);
   cases.insert(cases.end(), ar.begin(), ar.end());
   const auto results = deriveStepProjection(cases, plan());
   ASSERT_EQ(results.size(), 1u);
@@ -233,9 +242,9 @@ TEST(CollectiveAnalysis, TheStepIsCheckedButNotProjectedFromOneRank) {
 }
 
 TEST(CollectiveAnalysis, NoStepProjectionWithoutAnAllreduceSweepOrBuckets) {
-  EXPECT_TRUE(deriveStepProjection(stepCases(2, "4096"), plan()).empty());
-  std::vector<CaseResult> no_buckets = stepCases(2, "");
-  const auto ar = sweep("allreduce", "nccl", "out of place", 2);
+  EXPECT_TRUE(deriveStepProjection(stepCases(2, {4096}), plan()).empty());
+  std::vector<CaseResult> no_buckets = stepCases(2, {});
+  const auto ar = sweep("allreduce", "nccl", Placement::OutOfPlace, 2);
   no_buckets.insert(no_buckets.end(), ar.begin(), ar.end());
   EXPECT_TRUE(deriveStepProjection(no_buckets, plan()).empty());
 }

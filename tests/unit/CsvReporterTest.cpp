@@ -66,7 +66,11 @@ TEST(CsvReporter, OneRowPerCaseAndRankWithFlatColumns) {
   EXPECT_EQ(bf16_r1.at("suite"), "matmul");
   EXPECT_EQ(bf16_r1.at("case"), "bf16 n=8192");
   EXPECT_EQ(bf16_r1.at("series"), "mm");
-  EXPECT_EQ(bf16_r1.at("params"), "dtype=bf16");
+  // One column per case field, the family beside the suite.
+  EXPECT_EQ(bf16_r1.at("family"), "matmul");
+  EXPECT_EQ(bf16_r1.at("dtype"), "bf16");
+  EXPECT_EQ(bf16_r1.at("m"), "8192");
+  EXPECT_EQ(bf16_r1.at("k"), "8192");
   EXPECT_EQ(bf16_r1.at("rank"), "1");
   EXPECT_EQ(bf16_r1.at("host"), "nodeA");
   EXPECT_EQ(bf16_r1.at("device"), "cuda:1");
@@ -92,13 +96,20 @@ TEST(CsvReporter, OneRowPerCaseAndRankWithFlatColumns) {
   EXPECT_EQ(skipped.at("median"), "");
 }
 
-TEST(CsvReporter, RatesFollowTheLeadingColumnsAndTelemetryComesLast) {
+TEST(CsvReporter, FieldsAndRatesFollowTheLeadingColumnsAndTelemetryComesLast) {
   const auto [header, rows] = writeAndRead(testing::stepCases());
   const std::vector<std::string>& leading = CsvReporter::leadingColumns();
   ASSERT_GT(header.size(), leading.size() + 2);
   EXPECT_TRUE(std::equal(leading.begin(), leading.end(), header.begin()));
-  EXPECT_EQ(header[leading.size()], "samples/s");
-  EXPECT_EQ(header[leading.size() + 1], "TFLOP/s");
+  // The step's fields in the order its schema declares them, then the rates.
+  const std::vector<std::string> fields = {
+      "model", "precision",     "mode",       "optimizer",  "optimizer_impl", "input",
+      "batch", "flop_per_step", "world_size", "parameters", "device_kind"};
+  ASSERT_GT(header.size(), leading.size() + fields.size() + 2);
+  EXPECT_TRUE(std::equal(fields.begin(), fields.end(), header.begin() + leading.size()));
+  EXPECT_EQ(header[leading.size() + fields.size()], "samples/s");
+  EXPECT_EQ(header[leading.size() + fields.size() + 1], "TFLOP/s");
+  EXPECT_EQ(rows[0].at("batch"), "64");
   const std::vector<std::string> trailing = CsvReporter::trailingColumns();
   EXPECT_TRUE(std::equal(trailing.begin(), trailing.end(), header.end() - trailing.size()));
   EXPECT_EQ(std::count(header.begin(), header.end(), "sm_clock_mhz_mean"), 1);

@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <map>
+#include <sstream>
+#include <string>
+
+#include "cases/CollectiveCase.hpp"
 
 namespace splitstep {
 namespace {
@@ -12,18 +16,30 @@ constexpr std::uint64_t kSize = 256ull << 20;
 
 // One rank's sample of an allreduce of 256 MiB within `group`: `seconds` per call where the
 // rank is in the group, no values (not measured there) elsewhere.
+// "0,1" -> {0, 1}.
+IntegerList ranksOf(const std::string& group) {
+  IntegerList ranks;
+  std::stringstream text(group);
+  std::string rank;
+  while (std::getline(text, rank, ',')) ranks.push_back(std::stoll(rank));
+  return ranks;
+}
+
 Sample groupSample(const std::string& group, bool member, double seconds) {
   Sample s;
   s.suite = "allreduce";
   s.case_name = "nccl fp32 256 MiB group " + group;
   s.series = "allreduce";
-  s.params = {{"backend", "nccl"},
-              {"dtype", "fp32"},
-              {"size", std::to_string(kSize)},
-              {"bytes", std::to_string(kSize)},
-              {"placement", "out of place"},
-              {"group", group},
-              {"group_mode", "sequential"}};
+  CollectiveCase fields{"nccl",
+                        "allreduce",
+                        CollectiveDtype::Fp32,
+                        Placement::OutOfPlace,
+                        kSize,
+                        kSize,
+                        kSize / 4,
+                        BufferKind::Device,
+                        CaseGroup{ranksOf(group), 0, GroupMode::Sequential}};
+  s.fields = fields.encode();
   // A pair's busbw equals its algbw: 2(n-1)/n = 1.
   s.rates = {{"algbw GB/s", static_cast<double>(kSize), 1e9},
              {"busbw GB/s", static_cast<double>(kSize), 1e9}};
@@ -178,7 +194,9 @@ TEST(GroupAnalysis, NoisySamplesAreCalledOutBesideTheFlags) {
 TEST(GroupAnalysis, CasesOfEveryRankTogetherAreNotGroups) {
   Sample world = groupSample("0,1", true, 1e-3);
   world.case_name = "nccl fp32 256 MiB";
-  world.params.erase("group");
+  world.fields.values.erase("group");
+  world.fields.values.erase("group_index");
+  world.fields.values.erase("group_mode");
   EXPECT_TRUE(deriveGroupFigures(summarizeCases({{world}, {world}}), fourRanks()).empty());
 }
 

@@ -145,7 +145,11 @@ TEST(JsonReporter, PartsCarryTheirWholeAndShare) {
   EXPECT_EQ(step["series"], "step");
   EXPECT_EQ(step["part_of"], "");
   EXPECT_FALSE(step.contains("share"));
-  EXPECT_EQ(step["params"]["mode"], "overlap");
+  EXPECT_EQ(step["family"], "step");
+  EXPECT_EQ(step["fields"]["mode"], "overlap");
+  // Numbers are numbers.
+  EXPECT_TRUE(step["fields"]["batch"].is_number_integer());
+  EXPECT_EQ(step["fields"]["batch"], 64);
   EXPECT_NEAR(step["rates"]["samples/s"].get<double>(), 64 / 12.1e-3, 1e-6);
 }
 

@@ -3,6 +3,8 @@
 
 #include "analysis/CaseResult.hpp"
 #include "analysis/Derived.hpp"
+#include "cases/MatmulCase.hpp"
+#include "cases/StepCase.hpp"
 #include "meta/RankLinks.hpp"
 #include "meta/RunContext.hpp"
 
@@ -50,7 +52,7 @@ inline Sample matmulSample(const std::string& dtype, std::vector<double> values)
   s.suite = "matmul";
   s.case_name = dtype + " n=8192";
   s.series = "mm";
-  s.params = {{"dtype", dtype}};
+  s.fields = MatmulCase{*enumFromString<MatmulDtype>(dtype), {8192, 8192, 8192}, {}}.encode();
   s.rates = {{"TFLOP/s", 2.0 * 8192 * 8192 * 8192, 1e12}};
   s.comparison = {"8192", "fp32", dtype == "fp32"};
   Measurement& m = s.measurement;
@@ -92,10 +94,16 @@ inline Sample stepSample(const std::string& model, const std::string& precision,
   s.case_name = model + " " + precision + " " + mode;
   s.series = series;
   s.part_of = series == "step" ? "" : "step";
-  s.params = {{"model", model},    {"precision", precision},
-              {"mode", mode},      {"optimizer", "sgd"},
-              {"batch", "64"},     {"flop_per_step", "3.03e12"},
-              {"world_size", "2"}, {"parameters", "134217728"}};
+  StepCase fields;
+  fields.model = model;
+  fields.precision = *enumFromString<StepPrecision>(precision);
+  fields.mode = *enumFromString<SyncMode>(mode);
+  fields.batch = 64;
+  fields.flop_per_step = 3.03e12;
+  fields.world_size = 2;
+  fields.parameters = 134217728;
+  fields.on_cuda = true;
+  s.fields = fields.encode();
   if (series == "step") s.rates = {{"samples/s", 64, 1}, {"TFLOP/s", 3.03e12, 1e12}};
   Measurement& m = s.measurement;
   m.clock = "device (CUDA events)";

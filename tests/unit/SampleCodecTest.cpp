@@ -27,7 +27,13 @@ TEST(SampleCodec, SamplesSurviveTheRoundTrip) {
   m.wall = {0.1, 0.02, 0.03, 0.5};
   m.clock_at_start = SmClock{1980, 1980, ""};
   m.notes = {"n"};
-  s.params = {{"dtype", "bf16"}, {"n", "8192"}};
+  // Every kind of field value: a string, an integer, a number and a list of integers.
+  s.fields = {"step",
+              {{"model", std::string("mlp")},
+               {"batch", std::int64_t{64}},
+               {"flop_per_step", 3.03e12},
+               {"delay", 2.0},
+               {"bucket_sizes", IntegerList{1048576, 268435456}}}};
   s.rates = {{"TFLOP/s", 2.0 * 8192 * 8192 * 8192, 1e12}};
   s.checks = {{"sum", 10, 1}};
   s.notes = {"a note"};
@@ -61,7 +67,10 @@ TEST(SampleCodec, SamplesSurviveTheRoundTrip) {
   EXPECT_EQ(dm.clock_at_start->current_mhz, 1980u);
   EXPECT_FALSE(dm.clock_at_end);
   EXPECT_EQ(dm.notes, m.notes);
-  EXPECT_EQ(d.params, s.params);
+  // Each value keeps its type: 2.0 stays a number, 64 an integer.
+  EXPECT_EQ(d.fields, s.fields);
+  ASSERT_NE(d.fields.get<double>("delay"), nullptr);
+  ASSERT_NE(d.fields.get<std::int64_t>("batch"), nullptr);
   ASSERT_EQ(d.rates.size(), 1u);
   EXPECT_EQ(d.rates[0].name, "TFLOP/s");
   EXPECT_DOUBLE_EQ(d.rates[0].amount_per_loop, s.rates[0].amount_per_loop);

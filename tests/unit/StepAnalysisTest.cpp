@@ -174,7 +174,7 @@ TEST(StepAnalysis, OverlapOutsideZeroToHundredPercentIsExplained) {
 TEST(StepAnalysis, OneRankHasNoOverlapToSpeakOf) {
   std::vector<Sample> alone = baseJob().samples().front();
   for (Sample& s : alone) {
-    if (s.suite == "step") s.params["world_size"] = "1";
+    if (s.suite == "step") s.fields.values["world_size"] = std::int64_t{1};
   }
   const auto results = deriveStepFigures(summarizeCases({alone}));
   ASSERT_EQ(results.size(), 1u);

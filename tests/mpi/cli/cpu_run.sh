@@ -31,21 +31,31 @@ python3 - "$dir/results.json" "$ranks" <<'PY' || fail "JSON content"
 import json, sys
 doc = json.load(open(sys.argv[1]))
 ranks = int(sys.argv[2])
-assert doc["schema"] == "splitstep.results/1", doc["schema"]
+assert doc["schema"] == "splitstep.results/2", doc["schema"]
 meta = doc["metadata"]
+catalogue = meta["catalogue"]
+assert [s["name"] for s in catalogue["suites"]] == ["matmul", "membw", "allreduce", "reduce_scatter", "allgather", "broadcast"], catalogue["suites"]
+assert len(catalogue["collectives"]) == 9, catalogue["collectives"]
+declared = {f: {x["name"]: x["type"] for x in v["fields"]} for f, v in catalogue["families"].items()}
+json_type = {"string": str, "integer": int, "number": float, "integer list": list}
 assert meta["world_size"] == ranks and meta["backend"] == "mpi", meta
 for key in ("splitstep_version", "git_revision", "libtorch_version", "nccl_version", "mpi_library", "command_line"):
     assert meta[key], key
 assert len(doc["ranks"]) == ranks
 cases = [c for c in doc["cases"] if not c["skipped"]]
 assert {c["suite"] for c in cases} == {"matmul", "membw", "allreduce", "reduce_scatter", "allgather", "broadcast"}, {c["suite"] for c in cases}
+for c in doc["cases"]:
+    family = declared[c["family"]]
+    for name, value in c["fields"].items():
+        assert isinstance(value, json_type[family[name]]), (c["case"], name, value)
 for c in cases:
     assert len(c["ranks"]) == ranks, c["case"]
     assert all(len(r["values"]) == 3 and min(r["values"]) > 0 for r in c["ranks"]), c["case"]
     assert all(len(r["host_values"]) == 3 and r["cold"] > 0 and r["loops"] >= 1 for r in c["ranks"]), c["case"]
     assert len({r["loops"] for r in c["ranks"]}) == 1, "ranks disagree on loops: " + c["case"]
     assert c["across_ranks"]["min"] <= c["across_ranks"]["median"] <= c["across_ranks"]["max"]
-    if c["suite"] not in ("matmul", "membw"):
+    if c["family"] == "collective":
+        assert c["fields"]["collective"] == c["suite"] and c["fields"]["bytes"] > 0, c["case"]
         assert c["check"]["wrong"] == 0 and c["check"]["checked"] > 0, c["case"]
         assert c["rates"]["busbw GB/s"] > 0 and "arrival_skew" in c, c["case"]
 print("json ok:", len(cases), "cases")

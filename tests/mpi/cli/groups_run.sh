@@ -26,12 +26,12 @@ check() {
 import json, sys
 doc = json.load(open(sys.argv[1]))
 mode, rounds, groups = sys.argv[2], int(sys.argv[3]), sys.argv[4:]
-cases = {c["params"]["group"]: c for c in doc["cases"] if "group" in c["params"]}
+cases = {",".join(map(str, c["fields"]["group"])): c for c in doc["cases"] if "group" in c["fields"]}
 assert sorted(cases) == sorted(groups), (sorted(cases), groups)
 for group, c in cases.items():
     members = [int(r) for r in group.split(",")]
     assert not c["skipped"], group
-    assert c["params"]["group_mode"] == mode, c["params"]
+    assert c["fields"]["group_mode"] == mode, c["fields"]
     assert c["case"] == f"mpi fp32 64 KiB group {group}", c["case"]
     assert [r["rank"] for r in c["ranks"]] == members, (group, [r["rank"] for r in c["ranks"]])
     assert c["check"]["wrong"] == 0 and c["check"]["checked"] > 0, (group, c["check"])

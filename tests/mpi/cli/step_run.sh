@@ -35,7 +35,7 @@ cores = int(sys.argv[3])
 steps = [c for c in doc["cases"] if c["suite"] == "step" and c["series"] == "step"]
 assert len(steps) == 8, [c["case"] for c in steps]  # two models x four modes
 for c in steps:
-    mode = c["params"]["mode"]
+    mode = c["fields"]["mode"]
     assert len(c["ranks"]) == (1 if mode == "single" else ranks), c["case"]
     if mode in ("sequential", "overlap"):
         assert c["check"]["wrong"] == 0 and c["check"]["checked"] > 0, c["case"]

@@ -1,0 +1,29 @@
+// A case schema: the typed fields a suite family's cases carry and the rates it derives, declared
+// once beside the struct that encodes and decodes them (CollectiveCase, StepCase, ...). Results
+// files list every family's schema in their catalogue, so that readers need not know them.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "measure/CaseFields.hpp"
+
+namespace splitstep {
+
+struct RateSpec {
+  std::string_view name;  // as a case's rates name it: "busbw GB/s"
+  std::string_view unit;
+};
+
+struct CaseFamily {
+  std::string_view name;
+  std::span<const FieldSpec> fields;  // required and optional fields, in the order tables show
+  std::span<const RateSpec> rates;
+};
+
+// Why `fields` do not follow `family`: a field it does not declare, or one of another type;
+// empty when they follow it. Optional fields may be absent.
+std::string nonConforming(const CaseFields& fields, const CaseFamily& family);
+
+}  // namespace splitstep
