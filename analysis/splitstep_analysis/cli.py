@@ -13,8 +13,8 @@ from .schema import BadInput
 PROG = "splitstep-analysis"
 # name: (module, one line for the list of subcommands)
 COMMANDS = {
-    "plot": ("plot", "figures of results files: step breakdown, busbw per collective, GEMM "
-                     "TFLOP/s, memory bandwidth, telemetry, scaling"),
+    "plot": ("plot", "figures of results files: step breakdown, bucket ledger, busbw per "
+                     "collective, GEMM TFLOP/s, memory bandwidth, telemetry, scaling"),
     "compare": ("compare", "run-to-run comparison: faster, slower, same or unclear per case "
                            "(or, with --consistency, do two runs' medians agree)"),
     "trace": ("trace", "draw a --trace file (.json or .json.gz) to PNG/SVG/PDF"),

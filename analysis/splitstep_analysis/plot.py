@@ -3,10 +3,14 @@
   step breakdown   per model and precision: one panel per sync mode, per rank a stacked bar of
                    the phase medians (data, forward, loss, backward, sync, optimizer), the step's
                    own median as a marker and the gradient collectives' time (comm) beside it
+  bucket ledger    per model and precision: one panel per synchronised mode, each gradient
+                   bucket's launch delay and collective against the end of backward, when it
+                   was ready, and the sync phase's packing
   busbw            per collective the file holds (its catalogue's order, then any other by its
                    name): bus bandwidth against message size (log x), one line per backend, dtype
                    and placement, as nccl-tests' plots show it; with --busbw-together also every
                    collective of every file in one figure, busbw.<format>
+  time             per collective without a busbw (one rank): median time against size
   matmul           TFLOP/s per dtype and shape, with the best measured rate of each dtype and,
                    given --peak, the datasheet figure
   membw            GB/s per kind of copy and size
@@ -18,8 +22,8 @@
 
 A folder stands for the results files directly in it (other JSON files there are skipped with a
 note). Each figure is written to OUTDIR as <file stem>-<plot>.<format> (the scaling figure as
-scaling.<format>); the paths are printed. A measured case that no figure draws (a collective
-without busbw, as with one rank; a step series the breakdown does not show) is named on stderr,
+scaling.<format>); the paths are printed. A measured case that no figure draws (a step series
+that neither the breakdown nor the ledger shows, a family without a figure) is named on stderr,
 and the exit status is 1.
 """
 import math
@@ -140,6 +144,75 @@ def step_breakdown_figures(ranks):
     return figures
 
 
+# --- bucket ledger --------------------------------------------------------------------------
+
+LEDGER = ("ready", "launch delay", "comm", "finish after backward")
+
+
+def bucket_ledger_figures(cases):
+    """[Plot]: per model and precision, one panel per synchronised mode: each gradient bucket's
+    collective on a time axis whose 0 is the end of backward (median over ranks): the wait
+    before it starts (launch delay), the collective (comm), and when its last gradient was
+    packed (ready; from the start of backward, moved by the mode's backward median). The
+    panel's title gives the sync phase's packing.
+
+    `cases` is load_cases' frame; the bucket series carry the fields bucket and quantity."""
+    if cases.empty or not {"bucket", "quantity", "model", "precision", "mode"} <= set(cases):
+        return []
+    steps = cases[cases["family"] == "step"]
+    ledger = steps[steps["bucket"].notna() & steps["quantity"].isin(LEDGER)]
+    figures = []
+    for (model, precision), workload in ledger.groupby(["model", "precision"], sort=False):
+        modes = [m for m in MODES if m in set(workload["mode"])] + \
+            sorted(set(workload["mode"]) - set(MODES))
+        buckets = workload["bucket"].nunique()
+        figure, axes = plt.subplots(1, len(modes), figsize=(6.0 * len(modes), 1.8 + 0.3 * buckets),
+                                    sharey=True, squeeze=False)
+        mine = steps[(steps["model"] == model) & (steps["precision"] == precision)]
+        drew = [workload]
+        for panel, mode in zip(axes[0], modes):
+            rows = workload[workload["mode"] == mode]
+            table = rows.pivot_table(index="bucket", columns="quantity", values="median_s",
+                                     aggfunc="first") * 1e3
+            sizes = rows.groupby("bucket")["bucket_bytes"].first() if "bucket_bytes" in rows \
+                else None
+            positions = np.arange(len(table.index))
+            finish = table.get("finish after backward")
+            if finish is not None:
+                comm = table.get("comm", pd.Series(0.0, index=table.index)).fillna(0.0)
+                delay = table.get("launch delay", pd.Series(0.0, index=table.index)).fillna(0.0)
+                panel.barh(positions, comm, left=finish - comm, height=0.6, color="#e6550d",
+                           label="comm")
+                panel.barh(positions, delay, left=finish - comm - delay, height=0.6,
+                           color="#bdbdbd", label="launch delay")
+            backward = mine[(mine["mode"] == mode) & (mine["series"] == "backward")]["median_s"]
+            if "ready" in table and not backward.empty:
+                panel.scatter(table["ready"] - backward.iloc[0] * 1e3, positions, marker="|",
+                              s=120, color="black", label="ready (last gradient packed)")
+            panel.axvline(0, color="#55a868", linewidth=1, label="end of backward")
+            packing = mine[(mine["mode"] == mode) & (mine["series"] == "packing")]
+            drew.append(packing)
+            title = mode + (f": packing {packing['median_s'].iloc[0] * 1e3:.3g} ms"
+                            if not packing.empty else "")
+            panel.set_title(title, fontsize=10)
+            labels = [f"bucket {int(b)}" + (f" ({sizes[b] / 2 ** 20:.1f} MiB)"
+                                            if sizes is not None and not pd.isna(sizes[b]) else "")
+                      for b in table.index]
+            panel.set_yticks(positions, labels, fontsize=7)
+            panel.set_xlabel("ms from the end of backward (median over ranks)")
+            panel.grid(True, axis="x", alpha=0.3)
+        axes[0][0].invert_yaxis()
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        figure.legend(handles, labels, loc="lower center", ncol=len(handles), fontsize=8,
+                      frameon=False)
+        figure.suptitle(f"{model} {precision}: the gradient buckets' collectives against the end "
+                        "of backward", fontsize=11)
+        figure.tight_layout(rect=(0, 0.06, 1, 1))
+        figures.append(Plot(f"step-buckets-{_slug(model)}-{_slug(precision)}", figure,
+                            _keys(pd.concat(drew))))
+    return figures
+
+
 # --- telemetry by phase ---------------------------------------------------------------------
 
 TELEMETRY_SERIES = PHASES + ("comm", "step")
@@ -194,11 +267,13 @@ def telemetry_figures(telemetry):
 
 # --- bus bandwidth --------------------------------------------------------------------------
 
-def collective_frame(cases):
-    """load_cases' rows of collectives that have a bus bandwidth (none with one rank)."""
-    if cases.empty or "busbw GB/s" not in cases:
-        return cases.iloc[0:0]  # no collectives, or one rank, where busbw is not defined
-    frame = cases[(cases["family"] == "collective") & cases["busbw GB/s"].notna()].copy()
+def collective_frame(cases, with_busbw=True):
+    """load_cases' rows of collectives that have a bus bandwidth, or (with_busbw False) of those
+    that have none (as with one rank, where busbw is not defined)."""
+    if cases.empty:
+        return cases
+    has = cases["busbw GB/s"].notna() if "busbw GB/s" in cases else False
+    frame = cases[(cases["family"] == "collective") & (has if with_busbw else ~has)].copy()
     for column in ("collective", "backend", "dtype", "placement"):
         if column not in frame:
             frame[column] = ""
@@ -206,8 +281,10 @@ def collective_frame(cases):
     return frame
 
 
-def plot_busbw_lines(axes, frame, label_collective=True, label_file=False):
-    """One line of busbw against size per collective, backend, dtype, placement and file."""
+def plot_size_lines(axes, frame, label_collective=True, label_file=False, value="busbw GB/s",
+                    scale=1.0):
+    """One line of `value` (times `scale`) against size per collective, backend, dtype,
+    placement and file."""
     keys = ["collective", "backend", "dtype", "placement", "file"]
     colors = {}
     cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -222,7 +299,7 @@ def plot_busbw_lines(axes, frame, label_collective=True, label_file=False):
                                   cycle[len(colors) % len(cycle)])
         in_place = placement == "in"
         group = group.sort_values("size")
-        axes.plot(group["size"], group["busbw GB/s"], color=color, label=label,
+        axes.plot(group["size"], group[value] * scale, color=color, label=label,
                   marker="s" if in_place else "o", markerfacecolor="none" if in_place else color,
                   linestyle=":" if in_place else "-")
 
@@ -236,8 +313,8 @@ def plot_reference_lines(axes, reference, collective=None):
                   color="black", label=f"{label} {name} (reference)")
 
 
-def finish_busbw_axes(axes, title):
-    """Log-2 size axis labelled in B/KiB/MiB/GiB, busbw axis, grid and legend."""
+def finish_size_axes(axes, title, ylabel="busbw (GB/s, 1 GB = 1e9 B)"):
+    """Log-2 size axis labelled in B/KiB/MiB/GiB, the value axis, grid and legend."""
     axes.set_xscale("log", base=2)
     low, high = axes.get_xlim()
     ticks = [2 ** e for e in range(int(math.ceil(math.log2(max(low, 1)))),
@@ -246,31 +323,53 @@ def finish_busbw_axes(axes, title):
     axes.set_xticks(ticks[::step], [size_label(t) for t in ticks[::step]], rotation=45,
                     fontsize=8)
     axes.set_xlabel("message size")
-    axes.set_ylabel("busbw (GB/s, 1 GB = 1e9 B)")
+    axes.set_ylabel(ylabel)
     axes.set_title(title)
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize=7)
 
 
-def busbw_figures(cases, world_size=None, reference=None, order=()):
-    """[Plot]: per collective, busbw against size. The collectives of `order` (a catalogue's)
-    come first in its order, then any other of the frame, by its name, in the frame's order."""
-    frame = collective_frame(cases)
+def _in_order(frame, order):
+    """The collectives of `frame`: those of `order` (a catalogue's) first, in its order, then
+    any other, by its name, in the frame's order."""
     if frame.empty:
         return []
     present = list(dict.fromkeys(frame["collective"]))
+    return [c for c in order if c in present] + [c for c in present if c not in order]
+
+
+def busbw_figures(cases, world_size=None, reference=None, order=()):
+    """[Plot]: per collective with a bus bandwidth, busbw against size (see _in_order)."""
+    frame = collective_frame(cases)
     figures = []
-    for collective in [c for c in order if c in present] + \
-            [c for c in present if c not in order]:
+    for collective in _in_order(frame, order):
         rows = frame[frame["collective"] == collective]
         figure, axes = plt.subplots(figsize=(9, 5.5))
-        plot_busbw_lines(axes, rows, label_collective=False)
+        plot_size_lines(axes, rows, label_collective=False)
         if reference is not None:
             plot_reference_lines(axes, reference, collective)
         ranks = f", {world_size} ranks" if world_size else ""
-        finish_busbw_axes(axes, f"{collective} bus bandwidth{ranks}")
+        finish_size_axes(axes, f"{collective} bus bandwidth{ranks}")
         figure.tight_layout()
         figures.append(Plot(f"busbw-{_slug(collective)}", figure, _keys(rows)))
+    return figures
+
+
+def time_figures(cases, world_size=None, order=()):
+    """[Plot]: per collective without a bus bandwidth (one rank), its median time against size
+    on log axes: what a collective costs with no peer."""
+    frame = collective_frame(cases, with_busbw=False)
+    figures = []
+    for collective in _in_order(frame, order):
+        rows = frame[frame["collective"] == collective]
+        figure, axes = plt.subplots(figsize=(9, 5.5))
+        plot_size_lines(axes, rows, label_collective=False, value="median_s", scale=1e6)
+        axes.set_yscale("log")
+        ranks = f", {world_size} rank{'' if world_size == 1 else 's'}" if world_size else ""
+        finish_size_axes(axes, f"{collective} time (no busbw{ranks})",
+                         "median time (us, median over ranks)")
+        figure.tight_layout()
+        figures.append(Plot(f"time-{_slug(collective)}", figure, _keys(rows)))
     return figures
 
 
@@ -280,10 +379,10 @@ def busbw_together_figure(cases, title, reference=None):
     if frame.empty:
         return None
     figure, axes = plt.subplots(figsize=(9, 5.5))
-    plot_busbw_lines(axes, frame, label_file=frame["file"].nunique() > 1)
+    plot_size_lines(axes, frame, label_file=frame["file"].nunique() > 1)
     if reference is not None:
         plot_reference_lines(axes, reference)
-    finish_busbw_axes(axes, title)
+    finish_size_axes(axes, title)
     figure.tight_layout()
     return Plot("busbw", figure, _keys(frame))
 
@@ -463,9 +562,11 @@ def figures_for(document, peaks=None, reference=None):
     """[Plot] of every per-file figure the document (from read_results) has cases for."""
     cases = load_cases(document)
     figures = step_breakdown_figures(load_ranks(document))
+    figures += bucket_ledger_figures(cases)
     figures += telemetry_figures(load_telemetry(document))
-    figures += busbw_figures(cases, document["metadata"].get("world_size"), reference,
-                             catalogue(document)["collectives"])
+    ranks, order = document["metadata"].get("world_size"), catalogue(document)["collectives"]
+    figures += busbw_figures(cases, ranks, reference, order)
+    figures += time_figures(cases, ranks, order)
     figures += [plot for plot in (matmul_figure(cases, peaks), membw_figure(cases)) if plot]
     return figures
 

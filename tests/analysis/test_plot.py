@@ -90,6 +90,25 @@ def collective_cases(suite="allreduce", busbw=True):
     return cases
 
 
+def ledger_cases():
+    """The overlap mode's packing and two buckets: ready 4 and 12 ms into backward (20 ms),
+    waiting 0.5 and 1 ms, reduced in 3 and 6 ms, so ending at -12.5 and -1 ms."""
+    params = {"model": "mlp", "precision": "bf16", "mode": "overlap", "batch": "64",
+              "world_size": "2"}
+    cases = [case("step", "mlp bf16 overlap", "packing", [samples(0.0, r) for r in (0, 1)],
+                  params)]
+    for bucket, values in enumerate(({"ready": 4.0, "launch delay": 0.5, "comm": 3.0,
+                                      "finish after backward": -12.5},
+                                     {"ready": 12.0, "launch delay": 1.0, "comm": 6.0,
+                                      "finish after backward": -1.0})):
+        for quantity, ms in values.items():
+            cases.append(case("step", "mlp bf16 overlap", f"bucket {bucket} {quantity}",
+                              [[ms * 1e-3] * 9, [ms * 1e-3] * 9],
+                              {**params, "bucket": str(bucket), "bucket_bytes": str(25 << 20),
+                               "quantity": quantity}))
+    return cases
+
+
 def matmul_cases():
     cases = []
     for dtype, tflops in (("fp32", 50.0), ("bf16", 700.0)):
@@ -157,6 +176,7 @@ class PlotsTest(FilesTestCase):
         for name, cases, derived, expected in (
                 ("membw", membw_cases(), None, ["membw-membw.png"]),
                 ("empty", [], None, []),
+                ("one-rank", collective_cases(busbw=False), None, ["one-rank-time-allreduce.png"]),
                 ("gemm", matmul_cases() + membw_cases(), None,
                  ["gemm-matmul-tflops.png", "gemm-membw.png"]),
                 # Step phases without derived figures: the breakdown, no scaling figure.
@@ -174,20 +194,31 @@ class PlotsTest(FilesTestCase):
                     self.assertIn("no case to plot", result.stdout)
 
     def test_cases_no_figure_draws_are_named_and_fail(self):
-        # One rank: no busbw; and a step series the breakdown does not draw.
+        # A family no figure is made for, and a step series neither the breakdown nor the
+        # bucket ledger shows (packing, in a file without buckets).
+        with open(os.path.join(DATA, "v2-unknown-collective.json")) as f:
+            v2 = json.load(f)
+        v2["metadata"]["catalogue"]["families"]["fft"] = {
+            "fields": [{"name": "points", "type": "integer"}], "rates": []}
+        for points in (1024, 4096, 16384, 65536, 262144, 1 << 20):
+            v2["cases"].append({**v2["cases"][-1], "suite": "fft", "family": "fft",
+                                "case": f"c2c {points}", "series": "fft",
+                                "fields": {"points": points}, "rates": {}})
+        fft = self.write("fft.json", v2)
         step = step_cases()
         step.append(case("step", "mlp bf16 overlap", "packing",
                          [samples(1e-4, r) for r in (0, 1)], step[0]["params"], part_of="step"))
-        path = self.write("run.json", document(collective_cases(busbw=False) + step))
-        result = self.run_plots(path, "-o", self.out)
+        phases = self.write("phases.json", document(step))
+        result = self.run_plots(fft, phases, "-o", self.out)
         self.assertEqual(result.returncode, 1, result.stderr)
-        self.assertEqual(self.written(), ["run-step-mlp-bf16.png"])
-        lines = result.stderr.splitlines()
-        self.assertEqual(len(lines), 2, result.stderr)
-        self.assertIn(f"{path}: 6 allreduce cases not plotted: nccl fp32 1024 B / allreduce, "
-                      "mpi fp32 1024 B / allreduce, ", lines[0])
-        self.assertTrue(lines[0].endswith("and 2 more"), lines[0])
-        self.assertIn(f"{path}: 1 step case not plotted: mlp bf16 overlap / packing", lines[1])
+        self.assertEqual(self.written(), [
+            "fft-busbw-allreduce-tree.png", "fft-busbw-allreduce.png", "fft-matmul-tflops.png",
+            "phases-step-mlp-bf16.png"])
+        self.assertEqual(result.stderr.splitlines(), [
+            f"splitstep-analysis plot: {fft}: 6 fft cases not plotted: c2c 1024 / fft, "
+            "c2c 4096 / fft, c2c 16384 / fft, c2c 65536 / fft and 2 more",
+            f"splitstep-analysis plot: {phases}: 1 step case not plotted: "
+            "mlp bf16 overlap / packing"])
 
     def test_committed_results(self):
         step = os.path.join(ROOT, "results", "2026-11-30-h200x2-step", "step-np2-final.json")
@@ -202,6 +233,17 @@ class PlotsTest(FilesTestCase):
             "step-np2-final-step-mlp-bf16.png", "step-np2-final-step-transformer-bf16.png"]
         self.assertEqual(self.written(), expected)
         for name in expected:
+            self.assertPng(name)
+
+    def test_committed_step_and_one_rank_runs_are_plotted_whole(self):
+        step = os.path.join(ROOT, "results", "2026-12-01-h200x2-cluster", "default-step.json")
+        one = os.path.join(ROOT, "results", "2026-12-01-h200-runs", "default-1.json")
+        result = self.run_plots(step, one, "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stderr, "")
+        for name in ("default-step-step-buckets-mlp-bf16.png", "default-step-step-mlp-bf16.png",
+                     "default-1-time-allreduce.png", "default-1-matmul-tflops.png",
+                     "default-1-membw.png"):
             self.assertPng(name)
 
     def test_a_folder_of_results_of_earlier_revisions(self):
@@ -347,6 +389,37 @@ class FigureContentTest(unittest.TestCase):
         # Cases without a bus bandwidth (in one file with others that have one) draw nothing.
         mixed = load_cases(document(collective_cases() + collective_cases("allgather", False)))
         self.assertEqual([p.name for p in plots.busbw_figures(mixed, 2)], ["busbw-allreduce"])
+
+    def test_the_bucket_ledger_sets_each_bucket_against_the_end_of_backward(self):
+        cases = [c for c in step_cases() if c["params"]["mode"] == "overlap"] + ledger_cases()
+        [(name, figure, drew)] = plots.bucket_ledger_figures(load_cases(document(cases)))
+        self.assertEqual(name, "step-buckets-mlp-bf16")
+        self.assertEqual(drew, {(c["suite"], c["case"], c["series"]) for c in ledger_cases()})
+        [panel] = figure.axes
+        self.assertEqual(panel.get_title(), "overlap: packing 0 ms")
+        bars = [(round(b.get_x(), 6), round(b.get_width(), 6)) for b in panel.patches]
+        # comm bars (bucket 0, 1), then the launch delays before them.
+        self.assertEqual(bars, [(-15.5, 3.0), (-7.0, 6.0), (-16.0, 0.5), (-8.0, 1.0)])
+        [ready] = panel.collections
+        # backward's median over the two ranks (20 ms and 5% more): 20.5 ms.
+        np.testing.assert_allclose(ready.get_offsets()[:, 0], [4.0 - 20.5, 12.0 - 20.5])
+        self.assertEqual([t.get_text() for t in panel.get_yticklabels()],
+                         ["bucket 0 (25.0 MiB)", "bucket 1 (25.0 MiB)"])
+        self.assertEqual(plots.bucket_ledger_figures(load_cases(document(step_cases()))), [])
+
+    def test_time_lines_for_collectives_without_busbw(self):
+        cases = load_cases(document(collective_cases(busbw=False), world_size=1))
+        self.assertEqual(plots.busbw_figures(cases, 1), [])
+        [(name, figure, drew)] = plots.time_figures(cases, 1)
+        self.assertEqual(name, "time-allreduce")
+        self.assertEqual(len(drew), 6)
+        axes = figure.axes[0]
+        self.assertEqual(axes.get_title(), "allreduce time (no busbw, 1 rank)")
+        lines = {line.get_label(): line for line in axes.get_lines()}
+        line = lines["splitstep nccl fp32 out of place"]
+        self.assertEqual(list(line.get_xdata()), [1024, 1 << 20, 64 << 20])
+        # The median over two ranks, one of them 5% slower, in microseconds.
+        np.testing.assert_allclose(line.get_ydata(), np.array([10, 20, 300]) * 1.025)
 
     def test_matmul_bars_are_rates_against_the_ceilings(self):
         name, figure, _ = plots.matmul_figure(load_cases(document(matmul_cases())),
