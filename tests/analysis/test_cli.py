@@ -51,7 +51,7 @@ class CommandTest(unittest.TestCase):
         script = os.path.join(os.path.dirname(sys.executable), "splitstep-analysis")
         if not os.path.isfile(script):
             self.skipTest(f"no {script}: the package is not installed in this python's "
-                          f"environment (pip install -e analysis)")
+                          f"environment (pip install -e ./analysis)")
         entry = importlib.metadata.entry_points(group="console_scripts")["splitstep-analysis"]
         self.assertEqual(entry.value, "splitstep_analysis.cli:main")
         done = subprocess.run([script, "--help"], capture_output=True, text=True)
