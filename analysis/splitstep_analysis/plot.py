@@ -274,7 +274,10 @@ def collective_frame(cases, with_busbw=True):
         return cases
     has = cases["busbw GB/s"].notna() if "busbw GB/s" in cases else False
     frame = cases[(cases["family"] == "collective") & (has if with_busbw else ~has)].copy()
-    for column in ("collective", "backend", "dtype", "placement"):
+    # A case without the collective field is named by its suite.
+    frame["collective"] = frame["collective"].fillna(frame["suite"]) if "collective" in frame \
+        else frame["suite"]
+    for column in ("backend", "dtype", "placement"):
         if column not in frame:
             frame[column] = ""
         frame[column] = frame[column].fillna("")
