@@ -1,46 +1,17 @@
-"""analysis/compare.py on synthetic result files whose samples are drawn with a known change."""
-import contextlib
+"""splitstep-analysis compare on synthetic result files whose samples are drawn with a known
+change, and compare --consistency on made-up runs."""
 import csv
-import io
-import json
 import os
-import subprocess
-import sys
-import tempfile
 import unittest
 from unittest import mock
 
 import numpy as np
 
-ANALYSIS = os.path.join(os.path.dirname(__file__), "..", "..", "analysis")
-sys.path.insert(0, ANALYSIS)
-
-import compare  # noqa: E402
-from compare import decide, mann_whitney_u, parse_threshold, smallest_p  # noqa: E402
-
-COMPARE = os.path.join(ANALYSIS, "compare.py")
-
-
-class Run:
-    """What a command run left: returncode, stdout, stderr."""
-
-    def __init__(self, returncode, stdout, stderr):
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
-def run_command(script, main, args, process=False):
-    """Runs a command's main() in this process (fast), or the script in a new one."""
-    args = [str(a) for a in args]
-    if process:
-        result = subprocess.run([sys.executable, script] + args, capture_output=True, text=True)
-        return Run(result.returncode, result.stdout, result.stderr)
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main(args)
-        except SystemExit as exit:
-            status = exit.code
-    return Run(status, out.getvalue(), err.getvalue())
+from splitstep_analysis import compare
+from splitstep_analysis.compare import (consistency, decide, mann_whitney_u, medians_by_key,
+                                        parse_threshold, smallest_p)
+from splitstep_analysis.schema import BadInput, read_results
+from support import FilesTestCase, run_command
 
 
 def case(name, per_rank_values, suite="matmul", series="mm", skipped=False):
@@ -205,25 +176,9 @@ class StatisticsTest(unittest.TestCase):
             self.assertGreater(result["ci_low"], 1.25)
 
 
-class FilesTestCase(unittest.TestCase):
-    """A test that writes its input files into a temporary folder of its own."""
-
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
-
-    def tearDown(self):
-        self.dir.cleanup()
-
-    def write(self, name, content):
-        path = os.path.join(self.dir.name, name)
-        with open(path, "w") as f:
-            f.write(content if isinstance(content, str) else json.dumps(content))
-        return path
-
-
 class CompareCommandTest(FilesTestCase):
     def run_compare(self, *args, process=False):
-        return run_command(COMPARE, compare.main, args, process)
+        return run_command("compare", *args, process=process)
 
     def row(self, out, name):
         return [line for line in out.splitlines() if f" {name} " in line][0]
@@ -386,6 +341,8 @@ class CompareCommandTest(FilesTestCase):
         inputs = {
             "not json": self.write("text.json", "{ this is not json"),
             "other schema": self.write("other.json", {"schema": "something/2", "cases": []}),
+            "v2 without a catalogue": self.write("v2.json", {"schema": "splitstep.results/2",
+                                                             "metadata": {}, "cases": []}),
             "no cases": self.write("nocases.json", {"schema": "splitstep.results/1",
                                                     "metadata": {}}),
             "text samples": self.write("values.json", bad_values),
@@ -415,6 +372,63 @@ class CompareCommandTest(FilesTestCase):
         result = self.run_compare(f"{good},{inputs['not json']}", good)
         self.assertEqual(result.returncode, 2)
         self.assertIn(inputs["not json"], result.stderr)
+
+
+def consistency_case(name, median, cvs, part_of=""):
+    return {"suite": "matmul", "case": name, "series": "mm", "part_of": part_of,
+            "skipped": False, "params": {}, "across_ranks": {"median": median},
+            "ranks": [{"rank": r, "summary": {"cv": cv}} for r, cv in enumerate(cvs)]}
+
+
+class ConsistencyTest(FilesTestCase):
+    def setUp(self):
+        super().setUp()
+        runs = [
+            [consistency_case("quiet", 1.000, [0.001, 0.004]),
+             consistency_case("moved", 1.0, [0.01]), consistency_case("noisy", 1.0, [0.05]),
+             consistency_case("only here", 1.0, [0.0]),
+             consistency_case("quiet", 1.0, [0.0], part_of="step") | {"series": "forward"}],
+            [consistency_case("quiet", 1.009, [0.002, 0.003]),
+             consistency_case("moved", 1.02, [0.01]), consistency_case("noisy", 1.5, [0.01])],
+        ]
+        self.paths = [self.write(f"run{i}.json", {"schema": "splitstep.results/1",
+                                                  "metadata": {}, "cases": cases})
+                      for i, cases in enumerate(runs)]
+
+    def test_the_spread_is_the_largest_over_ranks_and_parts_are_left_out(self):
+        first = medians_by_key(read_results(self.paths[0]))
+        self.assertEqual(first[("matmul", "quiet", "mm")], (1.0, 0.004))
+        self.assertEqual(len(first), 4)
+
+    def test_quiet_cases_are_judged_and_noisy_ones_are_not(self):
+        rows = consistency(*(medians_by_key(read_results(p)) for p in self.paths), 0.02, 0.01)
+        verdicts = {row[1]: row[-1] for row in rows}
+        self.assertEqual(verdicts, {"quiet": "ok", "moved": "OUTSIDE", "noisy": "noisy"})
+        self.assertAlmostEqual(rows[0][4], 1.009)
+
+    def test_the_command_line_sums_up_and_fails_on_a_disagreement(self):
+        result = run_command("compare", "--consistency", *self.paths, process=True)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("1 of 2 cases with spread below 2% agree within 1% (1 noisier cases not "
+                      "judged)", result.stdout)
+        result = run_command("compare", "--consistency", *self.paths, "--within", "0.05")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("2 of 2 cases with spread below 2% agree within 5%", result.stdout)
+
+    def test_two_files_only_and_a_spread_present(self):
+        for args in ([self.paths[0], self.paths[1], self.paths[1]],
+                     [",".join(self.paths), self.paths[1]], ["--spread", "2", *self.paths]):
+            result = run_command("compare", "--consistency", *args)
+            self.assertEqual(result.returncode, 2, args)
+            self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+        bare = self.write("bare.json", {"schema": "splitstep.results/1", "metadata": {},
+                                        "cases": [consistency_case("quiet", 1.0, [0.0]) |
+                                                  {"ranks": [{"rank": 0}]}]})
+        with self.assertRaises(BadInput):
+            medians_by_key(read_results(bare), bare)
+        result = run_command("compare", "--consistency", bare, self.paths[0])
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("has no ranks[].summary.cv", result.stderr)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""analysis/time_to_answer.py on a made-up OUTDIR of the layout launch/time-to-answer writes."""
+"""splitstep-analysis time-to-answer on a made-up OUTDIR of the layout launch/time-to-answer
+writes. The standard library only (CTest analysis_python_stdlib runs it under a bare python3)."""
 import json
 import os
 import subprocess
@@ -6,10 +7,8 @@ import sys
 import tempfile
 import unittest
 
-ANALYSIS = os.path.join(os.path.dirname(__file__), "..", "..", "analysis")
-sys.path.insert(0, ANALYSIS)
-
-from time_to_answer import format_table, run_row  # noqa: E402
+from splitstep_analysis.schema import BadInput
+from splitstep_analysis.time_to_answer import format_table, run_row
 
 
 def rank(number, rule, wall):
@@ -17,25 +16,29 @@ def rank(number, rule, wall):
             "wall": dict(zip(["cold_start", "warm_up", "prepare", "sampling"], wall))}
 
 
-def case(ranks, part_of="", skipped=False):
-    return {"suite": "allreduce", "case": "nccl fp32 8 B", "series": "allreduce",
-            "part_of": part_of, "skipped": skipped, "ranks": ranks}
+def case(ranks, part_of="", skipped=False, series="allreduce", size=8):
+    entry = {"suite": "allreduce", "case": f"nccl fp32 {size} B", "series": series,
+             "part_of": part_of, "skipped": skipped, "ranks": ranks}
+    if not skipped:
+        entry["across_ranks"] = {"median": 1e-5}
+    return entry
 
 
 class TimeToAnswerTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
         out = self.dir.name
-        document = {"metadata": {"wall": {"start_up": 2.0,
+        document = {"schema": "splitstep.results/1", "metadata": {"wall": {"start_up": 2.0,
                                           "suites": [{"suite": "allreduce", "seconds": 10.0}],
                                           "gather": 0.5}},
                     "cases": [case([rank(0, "converged", [0.5, 0.25, 0.25, 3.0]),
                                     rank(1, "converged", [9, 9, 9, 9])]),
                               case([rank(0, "noise-stable", [0.0, 0.25, 0.0, 4.0]),
-                                    rank(1, "max-time", [9, 9, 9, 9])]),
+                                    rank(1, "max-time", [9, 9, 9, 9])], size=1024),
                               # A step's phase repeats its whole's rule and time: not counted.
-                              case([rank(0, "noise-stable", [9, 9, 9, 9])], part_of="step"),
-                              case([], skipped=True)]}
+                              case([rank(0, "noise-stable", [9, 9, 9, 9])], part_of="step",
+                                   series="forward"),
+                              case([], skipped=True, series="skipped")]}
         with open(os.path.join(out, "allreduce-sweep.json"), "w") as f:
             json.dump(document, f)
         for name, seconds in (("allreduce-sweep", "14.00\n"), ("nccl-tests", "5.50\n")):
@@ -71,10 +74,24 @@ class TimeToAnswerTest(unittest.TestCase):
         self.assertEqual(table[2].split()[:3], ["nccl-tests", "5.5", "-"])
 
     def test_the_command_line_prints_the_table(self):
-        out = subprocess.run([sys.executable, os.path.join(ANALYSIS, "time_to_answer.py"),
+        out = subprocess.run([sys.executable, "-m", "splitstep_analysis", "time-to-answer",
                               self.dir.name], check=True, capture_output=True, text=True).stdout
         self.assertIn("allreduce-sweep", out)
         self.assertIn("nccl-tests", out)
+
+    def test_bad_input_is_one_line_and_status_2(self):
+        with open(os.path.join(self.dir.name, "quick.seconds"), "w") as f:
+            f.write("soon\n")
+        with self.assertRaises(BadInput):
+            run_row(self.dir.name, "quick")
+        for args, message in (([self.dir.name, "quick"], "is not a number of seconds"),
+                              ([self.dir.name, "absent"], "no NAME.seconds of absent"),
+                              ([os.path.join(self.dir.name, "none")], "not a folder")):
+            done = subprocess.run([sys.executable, "-m", "splitstep_analysis", "time-to-answer",
+                                   *args], capture_output=True, text=True)
+            self.assertEqual(done.returncode, 2, args)
+            self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+            self.assertIn(message, done.stderr)
 
 
 if __name__ == "__main__":

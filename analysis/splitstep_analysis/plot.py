@@ -1,28 +1,36 @@
-"""Plots of splitstep results, for whatever the files hold.
+"""Plots of splitstep results files, for whatever they hold.
 
   step breakdown   per model and precision: one panel per sync mode, per rank a stacked bar of
                    the phase medians (data, forward, loss, backward, sync, optimizer), the step's
                    own median as a marker and the gradient collectives' time (comm) beside it
-  busbw            per collective: bus bandwidth against message size (log x), one line per
-                   backend, dtype and placement, as nccl-tests' plots show it
+  bucket ledger    per model and precision: one panel per synchronised mode, each gradient
+                   bucket's launch delay and collective against the end of backward, when it
+                   was ready, and the sync phase's packing
+  busbw            per collective the file holds (its catalogue's order, then any other by its
+                   name): bus bandwidth against message size (log x), one line per backend, dtype
+                   and placement, as nccl-tests' plots show it; with --busbw-together also every
+                   collective of every file in one figure, busbw.<format>
+  time             per collective without a busbw (one rank): median time against size
   matmul           TFLOP/s per dtype and shape, with the best measured rate of each dtype and,
                    given --peak, the datasheet figure
+  membw            GB/s per kind of copy and size
   telemetry        per model and precision: each phase's mean SM clock, power and the power
                    cap's share of the telemetry readings, one bar per sync mode
   scaling          per model: T_1, T_N and the weak-scaling efficiency T_1 / T_N, from the
                    step's derived figures (tags step/time/single, step/time/overlap or
                    step/time/sequential, step/efficiency/<mode>), over all files given
 
-A folder stands for the results files directly in it. Each figure is written to OUTDIR as
-<file stem>-<plot>.<format> (the scaling figure as scaling.<format>); the paths are printed.
-Exit status 2 for a malformed file or bad options; a file without any of these cases gives no
-figure and no error.
+A folder stands for the results files directly in it (other JSON files there are skipped with a
+note). Each figure is written to OUTDIR as <file stem>-<plot>.<format> (the scaling figure as
+scaling.<format>); the paths are printed. A measured case that no figure draws (a step series
+that neither the breakdown nor the ledger shows, a family without a figure) is named on stderr,
+and the exit status is 1.
 """
-import argparse
 import math
 import os
 import re
 import sys
+from typing import NamedTuple
 
 import matplotlib
 
@@ -32,16 +40,32 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from splitstep_results import (ResultsError, load_cases, load_derived, load_ranks,  # noqa: E402
-                               load_telemetry, read_results)
+from .cli import option_type  # noqa: E402
+from .nccl_tests import read_reference  # noqa: E402
+from .results import (load_cases, load_derived, load_ranks, load_telemetry,  # noqa: E402
+                      read_results)
+from .schema import PLACEMENT_WORDS, BadInput, ResultsError, catalogue  # noqa: E402
 
-COLLECTIVES = ("allreduce", "reduce_scatter", "allgather", "broadcast")
 PHASES = ("data", "forward", "loss", "backward", "sync", "optimizer")
 MODES = ("none", "sequential", "overlap", "single")
 DTYPES = ("fp32", "tf32", "fp16", "bf16")
 FORMATS = ("png", "svg", "pdf")
 PHASE_COLORS = dict(zip(PHASES, ("#8c8c8c", "#4c72b0", "#dd8452", "#55a868", "#c44e52",
                                  "#8172b3")))
+
+
+class Plot(NamedTuple):
+    """A figure, the name its file takes, and the (suite, case, series) of the cases it draws."""
+    name: str
+    figure: object
+    drew: frozenset
+
+
+def _keys(frame):
+    """The (suite, case, series) of a frame's rows."""
+    if frame.empty:
+        return frozenset()
+    return frozenset(zip(frame["suite"], frame["case"], frame["series"]))
 
 
 def _slug(text):
@@ -60,18 +84,18 @@ def size_label(size):
 # --- step breakdown -------------------------------------------------------------------------
 
 def step_breakdown_figures(ranks):
-    """[(name, Figure)]: per model and precision, the phase medians per mode and rank.
+    """[Plot]: per model and precision, the phase medians per mode and rank.
 
     `ranks` is load_ranks' frame (one row per case, series and rank)."""
-    if ranks.empty or "suite" not in ranks:
+    if ranks.empty:
         return []
-    steps = ranks[ranks["suite"] == "step"].copy()
+    steps = ranks[ranks["family"] == "step"].copy()
     if steps.empty:
         return []
     for column in ("model", "precision", "mode"):
         if column not in steps:
             steps[column] = None
-    # Cases are named "<model> <precision> <mode>"; params say the same where present.
+    # Cases are named "<model> <precision> <mode>"; fields say the same where present.
     named = steps["case"].str.rsplit(" ", n=2, expand=True).reindex(columns=[0, 1, 2])
     steps["model"] = steps["model"].fillna(named[0])
     steps["precision"] = steps["precision"].fillna(named[1])
@@ -85,6 +109,7 @@ def step_breakdown_figures(ranks):
         figure, axes = plt.subplots(1, len(modes), figsize=(width, 4.8), sharey=True,
                                     squeeze=False)
         handles = {}
+        drawn = workload[workload["series"].isin(PHASES + ("comm", "step"))]
         for panel, mode in zip(axes[0], modes):
             table = workload[workload["mode"] == mode].pivot_table(
                 index="rank", columns="series", values="median_s", aggfunc="first") * 1e3
@@ -115,7 +140,76 @@ def step_breakdown_figures(ranks):
         figure.legend(handles=list(handles.values()), loc="lower center",
                       ncol=min(len(handles), 4), fontsize=8, frameon=False)
         figure.tight_layout(rect=(0, 0.1, 1, 1))
-        figures.append((f"step-{_slug(model)}-{_slug(precision)}", figure))
+        figures.append(Plot(f"step-{_slug(model)}-{_slug(precision)}", figure, _keys(drawn)))
+    return figures
+
+
+# --- bucket ledger --------------------------------------------------------------------------
+
+LEDGER = ("ready", "launch delay", "comm", "finish after backward")
+
+
+def bucket_ledger_figures(cases):
+    """[Plot]: per model and precision, one panel per synchronised mode: each gradient bucket's
+    collective on a time axis whose 0 is the end of backward (median over ranks): the wait
+    before it starts (launch delay), the collective (comm), and when its last gradient was
+    packed (ready; from the start of backward, moved by the mode's backward median). The
+    panel's title gives the sync phase's packing.
+
+    `cases` is load_cases' frame; the bucket series carry the fields bucket and quantity."""
+    if cases.empty or not {"bucket", "quantity", "model", "precision", "mode"} <= set(cases):
+        return []
+    steps = cases[cases["family"] == "step"]
+    ledger = steps[steps["bucket"].notna() & steps["quantity"].isin(LEDGER)]
+    figures = []
+    for (model, precision), workload in ledger.groupby(["model", "precision"], sort=False):
+        modes = [m for m in MODES if m in set(workload["mode"])] + \
+            sorted(set(workload["mode"]) - set(MODES))
+        buckets = workload["bucket"].nunique()
+        figure, axes = plt.subplots(1, len(modes), figsize=(6.0 * len(modes), 1.8 + 0.3 * buckets),
+                                    sharey=True, squeeze=False)
+        mine = steps[(steps["model"] == model) & (steps["precision"] == precision)]
+        drew = [workload]
+        for panel, mode in zip(axes[0], modes):
+            rows = workload[workload["mode"] == mode]
+            table = rows.pivot_table(index="bucket", columns="quantity", values="median_s",
+                                     aggfunc="first") * 1e3
+            sizes = rows.groupby("bucket")["bucket_bytes"].first() if "bucket_bytes" in rows \
+                else None
+            positions = np.arange(len(table.index))
+            finish = table.get("finish after backward")
+            if finish is not None:
+                comm = table.get("comm", pd.Series(0.0, index=table.index)).fillna(0.0)
+                delay = table.get("launch delay", pd.Series(0.0, index=table.index)).fillna(0.0)
+                panel.barh(positions, comm, left=finish - comm, height=0.6, color="#e6550d",
+                           label="comm")
+                panel.barh(positions, delay, left=finish - comm - delay, height=0.6,
+                           color="#bdbdbd", label="launch delay")
+            backward = mine[(mine["mode"] == mode) & (mine["series"] == "backward")]["median_s"]
+            if "ready" in table and not backward.empty:
+                panel.scatter(table["ready"] - backward.iloc[0] * 1e3, positions, marker="|",
+                              s=120, color="black", label="ready (last gradient packed)")
+            panel.axvline(0, color="#55a868", linewidth=1, label="end of backward")
+            packing = mine[(mine["mode"] == mode) & (mine["series"] == "packing")]
+            drew.append(packing)
+            title = mode + (f": packing {packing['median_s'].iloc[0] * 1e3:.3g} ms"
+                            if not packing.empty else "")
+            panel.set_title(title, fontsize=10)
+            labels = [f"bucket {int(b)}" + (f" ({sizes[b] / 2 ** 20:.1f} MiB)"
+                                            if sizes is not None and not pd.isna(sizes[b]) else "")
+                      for b in table.index]
+            panel.set_yticks(positions, labels, fontsize=7)
+            panel.set_xlabel("ms from the end of backward (median over ranks)")
+            panel.grid(True, axis="x", alpha=0.3)
+        axes[0][0].invert_yaxis()
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        figure.legend(handles, labels, loc="lower center", ncol=len(handles), fontsize=8,
+                      frameon=False)
+        figure.suptitle(f"{model} {precision}: the gradient buckets' collectives against the end "
+                        "of backward", fontsize=11)
+        figure.tight_layout(rect=(0, 0.06, 1, 1))
+        figures.append(Plot(f"step-buckets-{_slug(model)}-{_slug(precision)}", figure,
+                            _keys(pd.concat(drew))))
     return figures
 
 
@@ -126,13 +220,13 @@ MODE_COLORS = dict(zip(MODES, ("#8c8c8c", "#4c72b0", "#c44e52", "#55a868")))
 
 
 def telemetry_figures(telemetry):
-    """[(name, Figure)]: per model and precision, each phase's mean SM clock, power and the
+    """[Plot]: per model and precision, each phase's mean SM clock, power and the
     power cap's share of the readings, one bar per sync mode (averaged over ranks).
 
     `telemetry` is load_telemetry's frame."""
     if telemetry.empty or "sm_clock_mhz_mean" not in telemetry:
         return []
-    steps = telemetry[telemetry["suite"] == "step"]
+    steps = telemetry[telemetry["family"] == "step"]
     if steps.empty or not {"model", "precision", "mode"} <= set(steps):
         return []
     power = next((c for c in ("power_w_mean", "power_avg_w_mean") if c in steps), None)
@@ -166,17 +260,23 @@ def telemetry_figures(telemetry):
         figure.suptitle(f"{model} {precision}: SM clock and power by phase (telemetry, mean over "
                         "ranks)", fontsize=11)
         figure.tight_layout()
-        figures.append((f"telemetry-{_slug(model)}-{_slug(precision)}", figure))
+        figures.append(Plot(f"telemetry-{_slug(model)}-{_slug(precision)}", figure,
+                            _keys(workload[workload["series"].isin(series)])))
     return figures
 
 
 # --- bus bandwidth --------------------------------------------------------------------------
 
-def collective_frame(cases):
-    """load_cases' rows of collectives that have a bus bandwidth (none with one rank)."""
-    if cases.empty or "busbw GB/s" not in cases:
-        return cases.iloc[0:0]  # no collectives, or one rank, where busbw is not defined
-    frame = cases[cases["suite"].isin(COLLECTIVES) & cases["busbw GB/s"].notna()].copy()
+def collective_frame(cases, with_busbw=True):
+    """load_cases' rows of collectives that have a bus bandwidth, or (with_busbw False) of those
+    that have none (as with one rank, where busbw is not defined)."""
+    if cases.empty:
+        return cases
+    has = cases["busbw GB/s"].notna() if "busbw GB/s" in cases else False
+    frame = cases[(cases["family"] == "collective") & (has if with_busbw else ~has)].copy()
+    # A case without the collective field is named by its suite.
+    frame["collective"] = frame["collective"].fillna(frame["suite"]) if "collective" in frame \
+        else frame["suite"]
     for column in ("backend", "dtype", "placement"):
         if column not in frame:
             frame[column] = ""
@@ -184,21 +284,25 @@ def collective_frame(cases):
     return frame
 
 
-def plot_busbw_lines(axes, frame, label_suite=True, label_file=False):
-    """One line of busbw against size per collective, backend, dtype, placement and file."""
-    keys = ["suite", "backend", "dtype", "placement", "file"]
+def plot_size_lines(axes, frame, label_collective=True, label_file=False, value="busbw GB/s",
+                    scale=1.0):
+    """One line of `value` (times `scale`) against size per collective, backend, dtype,
+    placement and file."""
+    keys = ["collective", "backend", "dtype", "placement", "file"]
     colors = {}
     cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for (suite, backend, dtype, placement, path), group in frame.groupby(keys, sort=False):
-        label = " ".join(part for part in ("splitstep", suite if label_suite else "", backend,
-                                           dtype, placement) if part)
+    for (collective, backend, dtype, placement, path), group in frame.groupby(keys, sort=False):
+        label = " ".join(part for part in (
+            "splitstep", collective if label_collective else "", backend, dtype,
+            PLACEMENT_WORDS.get(placement, placement)) if part)
         if label_file:
             label += f" ({os.path.basename(str(path))})"
         # One colour per line but placement, which often coincides: in place drawn dotted.
-        color = colors.setdefault((suite, backend, dtype, path), cycle[len(colors) % len(cycle)])
-        in_place = placement == "in place"
+        color = colors.setdefault((collective, backend, dtype, path),
+                                  cycle[len(colors) % len(cycle)])
+        in_place = placement == "in"
         group = group.sort_values("size")
-        axes.plot(group["size"], group["busbw GB/s"], color=color, label=label,
+        axes.plot(group["size"], group[value] * scale, color=color, label=label,
                   marker="s" if in_place else "o", markerfacecolor="none" if in_place else color,
                   linestyle=":" if in_place else "-")
 
@@ -212,8 +316,8 @@ def plot_reference_lines(axes, reference, collective=None):
                   color="black", label=f"{label} {name} (reference)")
 
 
-def finish_busbw_axes(axes, title):
-    """Log-2 size axis labelled in B/KiB/MiB/GiB, busbw axis, grid and legend."""
+def finish_size_axes(axes, title, ylabel="busbw (GB/s, 1 GB = 1e9 B)"):
+    """Log-2 size axis labelled in B/KiB/MiB/GiB, the value axis, grid and legend."""
     axes.set_xscale("log", base=2)
     low, high = axes.get_xlim()
     ticks = [2 ** e for e in range(int(math.ceil(math.log2(max(low, 1)))),
@@ -222,28 +326,68 @@ def finish_busbw_axes(axes, title):
     axes.set_xticks(ticks[::step], [size_label(t) for t in ticks[::step]], rotation=45,
                     fontsize=8)
     axes.set_xlabel("message size")
-    axes.set_ylabel("busbw (GB/s, 1 GB = 1e9 B)")
+    axes.set_ylabel(ylabel)
     axes.set_title(title)
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize=7)
 
 
-def busbw_figures(cases, world_size=None, reference=None):
-    """[(name, Figure)]: per collective, busbw against size."""
-    frame = collective_frame(cases)
+def _in_order(frame, order):
+    """The collectives of `frame`: those of `order` (a catalogue's) first, in its order, then
+    any other, by its name, in the frame's order."""
     if frame.empty:
         return []
+    present = list(dict.fromkeys(frame["collective"]))
+    return [c for c in order if c in present] + [c for c in present if c not in order]
+
+
+def busbw_figures(cases, world_size=None, reference=None, order=()):
+    """[Plot]: per collective with a bus bandwidth, busbw against size (see _in_order)."""
+    frame = collective_frame(cases)
     figures = []
-    for suite in [s for s in COLLECTIVES if s in set(frame["suite"])]:
+    for collective in _in_order(frame, order):
+        rows = frame[frame["collective"] == collective]
         figure, axes = plt.subplots(figsize=(9, 5.5))
-        plot_busbw_lines(axes, frame[frame["suite"] == suite], label_suite=False)
+        plot_size_lines(axes, rows, label_collective=False)
         if reference is not None:
-            plot_reference_lines(axes, reference, suite)
+            plot_reference_lines(axes, reference, collective)
         ranks = f", {world_size} ranks" if world_size else ""
-        finish_busbw_axes(axes, f"{suite} bus bandwidth{ranks}")
+        finish_size_axes(axes, f"{collective} bus bandwidth{ranks}")
         figure.tight_layout()
-        figures.append((f"busbw-{_slug(suite)}", figure))
+        figures.append(Plot(f"busbw-{_slug(collective)}", figure, _keys(rows)))
     return figures
+
+
+def time_figures(cases, world_size=None, order=()):
+    """[Plot]: per collective without a bus bandwidth (one rank), its median time against size
+    on log axes: what a collective costs with no peer."""
+    frame = collective_frame(cases, with_busbw=False)
+    figures = []
+    for collective in _in_order(frame, order):
+        rows = frame[frame["collective"] == collective]
+        figure, axes = plt.subplots(figsize=(9, 5.5))
+        plot_size_lines(axes, rows, label_collective=False, value="median_s", scale=1e6)
+        axes.set_yscale("log")
+        ranks = f", {world_size} rank{'' if world_size == 1 else 's'}" if world_size else ""
+        finish_size_axes(axes, f"{collective} time (no busbw{ranks})",
+                         "median time (us, median over ranks)")
+        figure.tight_layout()
+        figures.append(Plot(f"time-{_slug(collective)}", figure, _keys(rows)))
+    return figures
+
+
+def busbw_together_figure(cases, title, reference=None):
+    """Plot of every collective (of every file) in `cases` in one figure, or None."""
+    frame = collective_frame(cases)
+    if frame.empty:
+        return None
+    figure, axes = plt.subplots(figsize=(9, 5.5))
+    plot_size_lines(axes, frame, label_file=frame["file"].nunique() > 1)
+    if reference is not None:
+        plot_reference_lines(axes, reference)
+    finish_size_axes(axes, title)
+    figure.tight_layout()
+    return Plot("busbw", figure, _keys(frame))
 
 
 # --- matmul ---------------------------------------------------------------------------------
@@ -264,13 +408,14 @@ def parse_peaks(text):
 
 
 def matmul_figure(cases, peaks=None):
-    """(name, Figure) of GEMM TFLOP/s per dtype and shape against the ceilings, or None."""
-    if cases.empty or "suite" not in cases:
+    """Plot of GEMM TFLOP/s per dtype and shape against the ceilings, or None."""
+    if cases.empty:
         return None
-    frame = cases[cases["suite"] == "matmul"].copy()
+    frame = cases[cases["family"] == "matmul"].copy()
     if frame.empty or not {"m", "n", "k"} <= set(frame.columns):
         return None
     peaks = peaks or {}
+    frame = frame.astype({"m": float, "n": float, "k": float})
     flop = 2.0 * frame["m"] * frame["n"] * frame["k"]
     frame["tflops"] = flop / frame["median_s"] / 1e12
     frame["low"] = flop / frame["max_s"] / 1e12   # at the slowest rank's median
@@ -315,7 +460,38 @@ def matmul_figure(cases, peaks=None):
     axes.grid(True, axis="y", alpha=0.3)
     axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     figure.tight_layout()
-    return "matmul-tflops", figure
+    return Plot("matmul-tflops", figure, _keys(frame))
+
+
+def membw_figure(cases):
+    """Plot of memory bandwidth (GB/s) per kind of copy and size, or None."""
+    if cases.empty or "GB/s" not in cases:
+        return None
+    frame = cases[(cases["family"] == "membw") & cases["GB/s"].notna()]
+    if frame.empty or "bytes" not in frame:
+        return None
+    sizes = sorted(set(frame["bytes"]))
+    kinds = list(dict.fromkeys(frame["kind"])) if "kind" in frame else [""]
+    width = 0.8 / len(kinds)
+    figure, axes = plt.subplots(figsize=(max(7.0, 2.0 + 1.2 * len(sizes) * len(kinds)), 5))
+    for index, kind in enumerate(kinds):
+        rows = frame[frame["kind"] == kind] if kind else frame
+        rates = rows.groupby("bytes")["GB/s"].median().reindex(sizes)
+        positions = np.arange(len(sizes)) + (index - (len(kinds) - 1) / 2) * width
+        axes.bar(positions, rates.to_numpy(dtype=float), width * 0.9, label=kind or None)
+        for x, value in zip(positions, rates):
+            if not pd.isna(value):
+                axes.annotate(f"{value:.0f}", (x, value), textcoords="offset points",
+                              xytext=(0, 3), ha="center", fontsize=7)
+    axes.set_xticks(np.arange(len(sizes)), [size_label(s) for s in sizes])
+    axes.set_xlabel("bytes moved")
+    axes.set_ylabel("GB/s (1 GB = 1e9 B), median over ranks")
+    axes.set_title("memory bandwidth per kind")
+    axes.grid(True, axis="y", alpha=0.3)
+    if kinds != [""]:
+        axes.legend(fontsize=8)
+    figure.tight_layout()
+    return Plot("membw", figure, _keys(frame))
 
 
 # --- scaling --------------------------------------------------------------------------------
@@ -345,7 +521,7 @@ def scaling_rows(documents):
 
 
 def scaling_figure(documents):
-    """(name, Figure): efficiency bars per workload and rank count beside the table, or None."""
+    """Plot of efficiency bars per workload and rank count beside the table, or None."""
     rows = scaling_rows(documents)
     if not rows:
         return None
@@ -379,21 +555,34 @@ def scaling_figure(documents):
     figure.suptitle("Training step: one rank (T_1) against N ranks (T_N), same batch per rank",
                     fontsize=11)
     figure.tight_layout()
-    return "scaling", figure
+    return Plot("scaling", figure, frozenset())
+
 
 
 # --- the command ----------------------------------------------------------------------------
 
-def figures_for(path, document, peaks=None, reference=None):
-    """[(name, Figure)] of every per-file plot the document has cases for."""
+def figures_for(document, peaks=None, reference=None):
+    """[Plot] of every per-file figure the document (from read_results) has cases for."""
     cases = load_cases(document)
     figures = step_breakdown_figures(load_ranks(document))
+    figures += bucket_ledger_figures(cases)
     figures += telemetry_figures(load_telemetry(document))
-    figures += busbw_figures(cases, document["metadata"].get("world_size"), reference)
-    matmul = matmul_figure(cases, peaks)
-    if matmul:
-        figures.append(matmul)
+    ranks, order = document["metadata"].get("world_size"), catalogue(document)["collectives"]
+    figures += busbw_figures(cases, ranks, reference, order)
+    figures += time_figures(cases, ranks, order)
+    figures += [plot for plot in (matmul_figure(cases, peaks), membw_figure(cases)) if plot]
     return figures
+
+
+def not_drawn(document, figures):
+    """{suite: [case / series, ...]}: the measured cases of `document` no figure draws."""
+    drew = frozenset().union(*(plot.drew for plot in figures))
+    missing = {}
+    for case in document["cases"]:
+        key = (case["suite"], case["case"], case["series"])
+        if not case.get("skipped", False) and key not in drew:
+            missing.setdefault(case["suite"], []).append(f"{case['case']} / {case['series']}")
+    return missing
 
 
 def save(figure, outdir, name, formats):
@@ -406,7 +595,7 @@ def save(figure, outdir, name, formats):
     return paths
 
 
-def _inputs(paths):
+def inputs(paths):
     """(path, document) of each file; a folder gives its *.json files, skipping (with a note on
     stderr) those that are not results files. Raises ResultsError for a named file."""
     documents = []
@@ -419,79 +608,66 @@ def _inputs(paths):
                 try:
                     documents.append((path, read_results(path)))
                 except ResultsError as error:
-                    sys.stderr.write(f"plots.py: skipping {error}\n")
+                    sys.stderr.write(f"splitstep-analysis plot: skipping {error}\n")
         else:
             documents.append((given, read_results(given)))
     return documents
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        sys.stderr.write(f"{self.prog}: {message}\n")
-        sys.exit(2)
-
-
-def _formats(text):
+def parse_formats(text):
+    """'png,svg' -> ['png', 'svg']."""
     formats = [f.strip().lower() for f in text.split(",") if f.strip()]
-    unknown = [f for f in formats if f not in FORMATS]
-    if not formats or unknown:
-        raise argparse.ArgumentTypeError(f"'{text}': formats are {', '.join(FORMATS)}")
+    if not formats or any(f not in FORMATS for f in formats):
+        raise ValueError(f"'{text}': formats are {', '.join(FORMATS)}")
     return formats
 
 
-def _peaks(text):
-    try:
-        return parse_peaks(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def main(argv=None):
-    parser = _Parser(prog="plots.py", description=__doc__,
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("results", nargs="+", help="results.json files or folders of them")
+def add_arguments(parser):
+    parser.add_argument("results", nargs="+", help="results files (schema v1 or v2) or folders "
+                                                   "of them")
     parser.add_argument("-o", "--output", required=True, metavar="OUTDIR",
                         help="folder for the figures (made if missing)")
-    parser.add_argument("--format", type=_formats, default=["png"],
+    parser.add_argument("--format", type=option_type(parse_formats), default=["png"],
                         help="comma-separated: png, svg, pdf (default png)")
-    parser.add_argument("--peak", type=_peaks, default={},
+    parser.add_argument("--peak", type=option_type(parse_peaks), default={},
                         help="datasheet TFLOP/s per dtype, e.g. bf16=989,fp16=989,tf32=494")
     parser.add_argument("--reference", help="nccl-tests busbw CSV "
                         "(collective,size_bytes,time_us,busbw_gbps,label) to draw beside busbw")
-    args = parser.parse_args(argv)
+    parser.add_argument("--busbw-together", action="store_true",
+                        help="also draw every collective of every file in one figure, "
+                             "OUTDIR/busbw.<format>")
+    parser.add_argument("--title", default="Bus bandwidth",
+                        help="the title of the --busbw-together figure")
 
-    try:
-        documents = _inputs(args.results)
-    except ResultsError as error:
-        sys.stderr.write(f"plots.py: {error}\n")
-        return 2
-    reference = None
-    if args.reference:
-        try:
-            reference = pd.read_csv(args.reference, comment="#")
-            missing = {"collective", "size_bytes", "busbw_gbps", "label"} - set(reference)
-            if missing:
-                raise ValueError(f"no column {', '.join(sorted(missing))}")
-        except (OSError, ValueError) as error:
-            sys.stderr.write(f"plots.py: {args.reference}: {error}\n")
-            return 2
+
+def run(args):
+    documents = inputs(args.results)
+    reference = read_reference(args.reference) if args.reference else None
+    together = None
+    if args.busbw_together:
+        together = busbw_together_figure(
+            pd.concat([load_cases(d) for _, d in documents], ignore_index=True), args.title,
+            reference)
+        if together is None:
+            raise BadInput("--busbw-together: no collective case with a bus bandwidth in the "
+                           "files")
     os.makedirs(args.output, exist_ok=True)
-
-    written = []
+    written, incomplete = [], False
     for path, document in documents:
         stem = os.path.splitext(os.path.basename(path))[0]
-        figures = figures_for(path, document, args.peak, reference)
+        figures = figures_for(document, args.peak, reference)
         if not figures:
-            print(f"{path}: no step, collective (with busbw) or matmul cases to plot")
-        for name, figure in figures:
+            print(f"{path}: no case to plot")
+        for suite, cases in not_drawn(document, figures).items():
+            incomplete = True
+            shown = ", ".join(cases[:4]) + (f" and {len(cases) - 4} more" if len(cases) > 4 else "")
+            sys.stderr.write(f"splitstep-analysis plot: {path}: {len(cases)} {suite} "
+                             f"case{'s' if len(cases) > 1 else ''} not plotted: {shown}\n")
+        for name, figure, _ in figures:
             written += save(figure, args.output, f"{stem}-{name}", args.format)
-    scaling = scaling_figure(documents)
-    if scaling:
-        written += save(scaling[1], args.output, scaling[0], args.format)
+    for plot in (scaling_figure(documents), together):
+        if plot:
+            written += save(plot.figure, args.output, plot.name, args.format)
     for path in written:
         print(path)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return 1 if incomplete else 0

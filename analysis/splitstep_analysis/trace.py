@@ -1,5 +1,6 @@
-"""Draws a splitstep trace (--trace FILE, Chrome trace event JSON) to PNG or SVG, for where no
-browser is at hand: the file itself opens in ui.perfetto.dev or chrome://tracing.
+"""Draws a splitstep trace (--trace FILE, Chrome trace event JSON, plain or gzip-compressed as
+results/ holds them) to PNG, SVG or PDF, for where no browser is at hand: the file itself opens
+in ui.perfetto.dev or chrome://tracing.
 
 For each rank (a process of the trace) one panel of tracks, as Perfetto lays them out: the host
 (cases, the measurement's phases, checks), the working stream (timed samples, a step's phases)
@@ -7,13 +8,12 @@ and the communication stream (a step's gradient buckets); nested spans stack dow
 it, the rank's telemetry counters: SM clock on the left axis, power on the right, and the
 times a clock limit (the power cap, ...) held, shaded.
 
-  trace_view.py trace.json -o trace.png                     the whole run
-  trace_view.py trace.json -o step.png --case "step mlp bf16 overlap" --steps 3
-  trace_view.py trace.json -o window.png --from 1200 --to 1450   milliseconds from the start
+  splitstep-analysis trace trace.json -o trace.png                 the whole run
+  splitstep-analysis trace trace.json.gz -o step.png --case "step mlp bf16 overlap" --steps 3
+  splitstep-analysis trace trace.json -o window.png --from 1200 --to 1450   ms from the start
 
 Exit status 2 for a file that is not such a trace or for bad options.
 """
-import argparse
 import json
 import os
 import sys
@@ -23,6 +23,8 @@ import matplotlib
 if "ipykernel" not in sys.modules:  # headless, except in a notebook that shows the figures
     matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+from .schema import BadInput, read_json  # noqa: E402
 
 TRACKS = ("host", "working stream", "communication stream")
 FORMATS = ("png", "svg", "pdf")
@@ -35,20 +37,21 @@ POWERS = ("power (W)", "power, 1 s average (W)")
 LIMITS = "clock limited by"
 
 
-class TraceError(Exception):
-    """A file that is not a splitstep trace; the message names it."""
+class TraceError(BadInput):
+    """A file that is not a splitstep trace, or a window without anything in it; the message
+    names it."""
 
 
 def read_trace(path):
     """The trace's processes, spans and counters:
     ({pid: name}, {pid: {track: [span...]}}, {pid: {counter: [(ts, args)...]}});
     a span is a dict with ts, dur (microseconds), name and cat."""
+    document = read_json(path, TraceError)
     try:
-        with open(path) as f:
-            document = json.load(f)
         events = document["traceEvents"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise TraceError(f"{path}: not a Chrome trace ({error})") from None
+        iter(events)
+    except (KeyError, TypeError) as error:
+        raise TraceError(f"{path}: not a Chrome trace (no traceEvents: {error})") from None
     processes, threads, spans, counters = {}, {}, {}, {}
     for event in events:
         try:
@@ -200,16 +203,8 @@ def draw(processes, by_track, counters, start=None, end=None):
     return figure
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        sys.stderr.write(f"{self.prog}: {message}\n")
-        sys.exit(2)
-
-
-def main(argv=None):
-    parser = _Parser(prog="trace_view.py", description=__doc__,
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("trace", help="a trace written by splitstep --trace")
+def add_arguments(parser):
+    parser.add_argument("trace", help="a trace written by splitstep --trace (.json or .json.gz)")
     parser.add_argument("-o", "--output", required=True,
                         help="the figure's path; its extension picks the format (png, svg, pdf)")
     parser.add_argument("--case", help="show the samples of this case (as the trace names it, "
@@ -219,28 +214,22 @@ def main(argv=None):
     parser.add_argument("--from", dest="start", type=float,
                         help="window start, ms from the start of the trace")
     parser.add_argument("--to", dest="end", type=float, help="window end, ms")
-    args = parser.parse_args(argv)
+
+
+def run(args):
     extension = os.path.splitext(args.output)[1].lstrip(".").lower()
     if extension not in FORMATS:
-        parser.error(f"--output: the extension must be one of {', '.join(FORMATS)}")
-    try:
-        processes, by_track, counters = read_trace(args.trace)
-        start = None if args.start is None else args.start * 1e3
-        end = None if args.end is None else args.end * 1e3
-        if args.case:
-            window = window_of_case(by_track, args.case, args.steps)
-            if window is None:
-                raise TraceError(f"{args.trace}: no samples of case '{args.case}'")
-            start, end = window
-        figure = draw(processes, by_track, counters, start, end)
-    except TraceError as error:
-        sys.stderr.write(f"trace_view.py: {error}\n")
-        return 2
+        raise BadInput(f"--output: the extension must be one of {', '.join(FORMATS)}")
+    processes, by_track, counters = read_trace(args.trace)
+    start = None if args.start is None else args.start * 1e3
+    end = None if args.end is None else args.end * 1e3
+    if args.case:
+        window = window_of_case(by_track, args.case, args.steps)
+        if window is None:
+            raise TraceError(f"{args.trace}: no samples of case '{args.case}'")
+        start, end = window
+    figure = draw(processes, by_track, counters, start, end)
     figure.savefig(args.output, dpi=150)
     plt.close(figure)
     print(args.output)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

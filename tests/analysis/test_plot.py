@@ -1,21 +1,15 @@
-"""analysis/plots.py on synthetic result files and on committed results."""
+"""splitstep-analysis plot on synthetic result files, on committed results and on a v2 file."""
 import json
 import os
-import sys
 import unittest
 
 import numpy as np
 
-ANALYSIS = os.path.join(os.path.dirname(__file__), "..", "..", "analysis")
-ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
-sys.path.insert(0, ANALYSIS)
+from splitstep_analysis import plot as plots
+from splitstep_analysis.results import load_cases, load_ranks, load_telemetry, read_results
+from support import DATA, PNG, ROOT, FilesTestCase, run_command
 
-import plots  # noqa: E402
-from splitstep_results import load_cases, load_ranks, load_samples, load_telemetry  # noqa: E402
-from test_compare import FilesTestCase, run_command  # noqa: E402  (beside this file)
-
-PLOTS = os.path.join(ANALYSIS, "plots.py")
-PNG = b"\x89PNG\r\n\x1a\n"
+REFERENCE = os.path.join(ROOT, "analysis", "reference", "nccl-tests-h200x2.csv")
 PHASE_MS = {"data": 0.1, "forward": 10.0, "loss": 0.5, "backward": 20.0, "sync": 3.0,
             "optimizer": 1.5, "comm": 6.0}
 
@@ -96,6 +90,25 @@ def collective_cases(suite="allreduce", busbw=True):
     return cases
 
 
+def ledger_cases():
+    """The overlap mode's packing and two buckets: ready 4 and 12 ms into backward (20 ms),
+    waiting 0.5 and 1 ms, reduced in 3 and 6 ms, so ending at -12.5 and -1 ms."""
+    params = {"model": "mlp", "precision": "bf16", "mode": "overlap", "batch": "64",
+              "world_size": "2"}
+    cases = [case("step", "mlp bf16 overlap", "packing", [samples(0.0, r) for r in (0, 1)],
+                  params)]
+    for bucket, values in enumerate(({"ready": 4.0, "launch delay": 0.5, "comm": 3.0,
+                                      "finish after backward": -12.5},
+                                     {"ready": 12.0, "launch delay": 1.0, "comm": 6.0,
+                                      "finish after backward": -1.0})):
+        for quantity, ms in values.items():
+            cases.append(case("step", "mlp bf16 overlap", f"bucket {bucket} {quantity}",
+                              [[ms * 1e-3] * 9, [ms * 1e-3] * 9],
+                              {**params, "bucket": str(bucket), "bucket_bytes": str(25 << 20),
+                               "quantity": quantity}))
+    return cases
+
+
 def matmul_cases():
     cases = []
     for dtype, tflops in (("fp32", 50.0), ("bf16", 700.0)):
@@ -124,7 +137,7 @@ class PlotsTest(FilesTestCase):
         self.out = os.path.join(self.dir.name, "out")
 
     def run_plots(self, *args, process=False):
-        return run_command(PLOTS, plots.main, args, process)
+        return run_command("plot", *args, process=process)
 
     def written(self):
         return sorted(os.listdir(self.out)) if os.path.isdir(self.out) else []
@@ -161,10 +174,11 @@ class PlotsTest(FilesTestCase):
 
     def test_only_the_kinds_a_file_holds(self):
         for name, cases, derived, expected in (
-                ("membw", membw_cases(), None, []),
+                ("membw", membw_cases(), None, ["membw-membw.png"]),
                 ("empty", [], None, []),
-                ("one-rank", collective_cases(busbw=False), None, []),
-                ("gemm", matmul_cases() + membw_cases(), None, ["gemm-matmul-tflops.png"]),
+                ("one-rank", collective_cases(busbw=False), None, ["one-rank-time-allreduce.png"]),
+                ("gemm", matmul_cases() + membw_cases(), None,
+                 ["gemm-matmul-tflops.png", "gemm-membw.png"]),
                 # Step phases without derived figures: the breakdown, no scaling figure.
                 ("phases", step_cases(), None, ["phases-step-mlp-bf16.png"])):
             with self.subTest(name):
@@ -177,15 +191,40 @@ class PlotsTest(FilesTestCase):
                 self.assertEqual(self.written(), expected)
                 self.assertEqual(result.stderr, "")
                 if not expected:
-                    self.assertIn("no step, collective (with busbw) or matmul cases",
-                                  result.stdout)
+                    self.assertIn("no case to plot", result.stdout)
+
+    def test_cases_no_figure_draws_are_named_and_fail(self):
+        # A family no figure is made for, and a step series neither the breakdown nor the
+        # bucket ledger shows (packing, in a file without buckets).
+        with open(os.path.join(DATA, "v2-unknown-collective.json")) as f:
+            v2 = json.load(f)
+        v2["metadata"]["catalogue"]["families"]["fft"] = {
+            "fields": [{"name": "points", "type": "integer"}], "rates": []}
+        for points in (1024, 4096, 16384, 65536, 262144, 1 << 20):
+            v2["cases"].append({**v2["cases"][-1], "suite": "fft", "family": "fft",
+                                "case": f"c2c {points}", "series": "fft",
+                                "fields": {"points": points}, "rates": {}})
+        fft = self.write("fft.json", v2)
+        step = step_cases()
+        step.append(case("step", "mlp bf16 overlap", "packing",
+                         [samples(1e-4, r) for r in (0, 1)], step[0]["params"], part_of="step"))
+        phases = self.write("phases.json", document(step))
+        result = self.run_plots(fft, phases, "-o", self.out)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertEqual(self.written(), [
+            "fft-busbw-allreduce-tree.png", "fft-busbw-allreduce.png", "fft-matmul-tflops.png",
+            "phases-step-mlp-bf16.png"])
+        self.assertEqual(result.stderr.splitlines(), [
+            f"splitstep-analysis plot: {fft}: 6 fft cases not plotted: c2c 1024 / fft, "
+            "c2c 4096 / fft, c2c 16384 / fft, c2c 65536 / fft and 2 more",
+            f"splitstep-analysis plot: {phases}: 1 step case not plotted: "
+            "mlp bf16 overlap / packing"])
 
     def test_committed_results(self):
         step = os.path.join(ROOT, "results", "2026-11-30-h200x2-step", "step-np2-final.json")
         collectives = os.path.join(ROOT, "results", "2026-11-30-h200x2-collectives",
                                    "h200x2-collectives.json")
-        result = self.run_plots(step, collectives, "-o", self.out, "--reference",
-                                os.path.join(ANALYSIS, "reference", "nccl-tests-h200x2.csv"),
+        result = self.run_plots(step, collectives, "-o", self.out, "--reference", REFERENCE,
                                 process=True)  # the command as users run it
         self.assertEqual(result.returncode, 0, result.stderr)
         expected = ["h200x2-collectives-busbw-" + c + ".png"
@@ -196,11 +235,23 @@ class PlotsTest(FilesTestCase):
         for name in expected:
             self.assertPng(name)
 
+    def test_committed_step_and_one_rank_runs_are_plotted_whole(self):
+        step = os.path.join(ROOT, "results", "2026-12-01-h200x2-cluster", "default-step.json")
+        one = os.path.join(ROOT, "results", "2026-12-01-h200-runs", "default-1.json")
+        result = self.run_plots(step, one, "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stderr, "")
+        for name in ("default-step-step-buckets-mlp-bf16.png", "default-step-step-mlp-bf16.png",
+                     "default-1-time-allreduce.png", "default-1-matmul-tflops.png",
+                     "default-1-membw.png"):
+            self.assertPng(name)
+
     def test_a_folder_of_results_of_earlier_revisions(self):
         folder = os.path.join(ROOT, "results", "2026-11-30-h200x2-measurement")
         result = self.run_plots(folder, "-o", self.out)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("h200x2-all-busbw-allreduce.png", self.written())
+        self.assertIn("h200x2-all-membw.png", self.written())
         self.assertIn("h200x2-bf16-run1-matmul-tflops.png", self.written())
         self.assertPng("h200x2-all-matmul-tflops.png")
 
@@ -217,6 +268,56 @@ class PlotsTest(FilesTestCase):
         self.assertIn("skipping", result.stderr)
         self.assertIn("settings.json", result.stderr)
 
+    def test_every_collective_of_a_file_is_plotted(self):
+        # The cluster run's new collectives: alltoall, sendrecv, reduce, gather and scatter.
+        path = os.path.join(ROOT, "results", "2026-12-01-h200x2-cluster", "new-collectives.json")
+        document = read_results(path)
+        present = {c["suite"] for c in document["cases"]}
+        self.assertEqual(present, {"alltoall", "sendrecv", "reduce", "gather", "scatter"})
+        figures = plots.figures_for(document)
+        self.assertEqual([plot.name for plot in figures],
+                         [f"busbw-{c}" for c in ("alltoall", "sendrecv", "reduce", "gather",
+                                                 "scatter")])
+        for plot in figures:
+            collective = plot.name[len("busbw-"):]
+            self.assertEqual(plot.figure.axes[0].get_title(), f"{collective} bus bandwidth, 2 ranks")
+            self.assertEqual({key[0] for key in plot.drew}, {collective})
+        self.assertEqual(plots.not_drawn(document, figures), {})
+        plots.plt.close("all")
+        result = self.run_plots(path, "-o", self.out, "--busbw-together", "--title", "new ones")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.written(), sorted(
+            [f"new-collectives-busbw-{c}.png" for c in present] + ["busbw.png"]))
+        for name in self.written():
+            self.assertPng(name)
+
+    def test_a_collective_of_no_catalogue_is_plotted_by_its_name(self):
+        path = os.path.join(DATA, "v2-unknown-collective.json")
+        figures = plots.figures_for(read_results(path))
+        self.assertEqual([plot.name for plot in figures],
+                         ["busbw-allreduce", "busbw-allreduce-tree", "matmul-tflops"])
+        tree = figures[1].figure.axes[0]
+        self.assertEqual(tree.get_title(), "allreduce_tree bus bandwidth, 2 ranks")
+        [line] = tree.get_lines()
+        self.assertEqual(line.get_label(), "splitstep nccl fp32 out of place")
+        self.assertEqual(list(line.get_xdata()), [1024, 1 << 20])
+        self.assertAlmostEqual(line.get_ydata()[1], 41.943)
+        plots.plt.close("all")
+        # Without its collective field, a collective case is named by its suite.
+        with open(path) as f:
+            unnamed = json.load(f)
+        for entry in unnamed["cases"]:
+            entry["fields"].pop("collective", None)
+        self.assertEqual([p.name for p in plots.figures_for(read_results(
+            self.write("unnamed.json", unnamed)))],
+            ["busbw-allreduce", "busbw-allreduce-tree", "matmul-tflops"])
+        plots.plt.close("all")
+        result = self.run_plots(path, "-o", self.out, process=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.written(), ["v2-unknown-collective-busbw-allreduce-tree.png",
+                                          "v2-unknown-collective-busbw-allreduce.png",
+                                          "v2-unknown-collective-matmul-tflops.png"])
+
     def test_malformed_input_and_options(self):
         good = self.write("good.json", document(matmul_cases()))
         bad = self.write("bad.json", "[1, 2")
@@ -224,7 +325,9 @@ class PlotsTest(FilesTestCase):
         for args in ((bad, "-o", self.out), (missing, "-o", self.out),
                      (good, "-o", self.out, "--peak", "bf16"),
                      (good, "-o", self.out, "--peak", "bf16=-3"),
-                     (good, "-o", self.out, "--format", "gif"), (good,)):
+                     (good, "-o", self.out, "--format", "gif"), (good,),
+                     (good, "-o", self.out, "--reference", missing),
+                     (good, "-o", self.out, "--busbw-together")):
             with self.subTest(args=args):
                 result = self.run_plots(*args, process=args[0] is bad)
                 self.assertEqual(result.returncode, 2)
@@ -239,7 +342,8 @@ class FigureContentTest(unittest.TestCase):
         plots.plt.close("all")
 
     def test_step_bars_stack_the_per_rank_phase_medians(self):
-        [(name, figure)] = plots.step_breakdown_figures(load_ranks(document(step_cases())))
+        [(name, figure, drew)] = plots.step_breakdown_figures(load_ranks(document(step_cases())))
+        self.assertEqual(drew, {(c["suite"], c["case"], c["series"]) for c in step_cases()})
         self.assertEqual(name, "step-mlp-bf16")
         panels = figure.axes
         self.assertEqual([p.get_title().split("\n")[0] for p in panels],
@@ -262,7 +366,7 @@ class FigureContentTest(unittest.TestCase):
     def test_telemetry_bars_are_each_phases_clock_power_and_power_cap_by_mode(self):
         telemetry = load_telemetry(document(with_telemetry(step_cases())))
         self.assertEqual(len(telemetry), 2 * 6 + 2 * 8 + 6)  # none, overlap (2 ranks), single
-        [(name, figure)] = plots.telemetry_figures(telemetry)
+        [(name, figure, _)] = plots.telemetry_figures(telemetry)
         self.assertEqual(name, "telemetry-mlp-bf16")
         clock, power, cap = figure.axes[:3]
         labels = [t.get_text() for t in cap.get_xticklabels()]
@@ -281,7 +385,8 @@ class FigureContentTest(unittest.TestCase):
 
     def test_busbw_lines_follow_size(self):
         cases = load_cases(document(collective_cases()))
-        [(name, figure)] = plots.busbw_figures(cases, 2)
+        [(name, figure, drew)] = plots.busbw_figures(cases, 2)
+        self.assertEqual(len(drew), 6)
         self.assertEqual(name, "busbw-allreduce")
         lines = {line.get_label(): line for line in figure.axes[0].get_lines()}
         self.assertEqual(set(lines), {"splitstep nccl fp32 out of place",
@@ -292,11 +397,42 @@ class FigureContentTest(unittest.TestCase):
         self.assertEqual(figure.axes[0].get_xscale(), "log")
         # Cases without a bus bandwidth (in one file with others that have one) draw nothing.
         mixed = load_cases(document(collective_cases() + collective_cases("allgather", False)))
-        self.assertEqual([n for n, _ in plots.busbw_figures(mixed, 2)], ["busbw-allreduce"])
+        self.assertEqual([p.name for p in plots.busbw_figures(mixed, 2)], ["busbw-allreduce"])
+
+    def test_the_bucket_ledger_sets_each_bucket_against_the_end_of_backward(self):
+        cases = [c for c in step_cases() if c["params"]["mode"] == "overlap"] + ledger_cases()
+        [(name, figure, drew)] = plots.bucket_ledger_figures(load_cases(document(cases)))
+        self.assertEqual(name, "step-buckets-mlp-bf16")
+        self.assertEqual(drew, {(c["suite"], c["case"], c["series"]) for c in ledger_cases()})
+        [panel] = figure.axes
+        self.assertEqual(panel.get_title(), "overlap: packing 0 ms")
+        bars = [(round(b.get_x(), 6), round(b.get_width(), 6)) for b in panel.patches]
+        # comm bars (bucket 0, 1), then the launch delays before them.
+        self.assertEqual(bars, [(-15.5, 3.0), (-7.0, 6.0), (-16.0, 0.5), (-8.0, 1.0)])
+        [ready] = panel.collections
+        # backward's median over the two ranks (20 ms and 5% more): 20.5 ms.
+        np.testing.assert_allclose(ready.get_offsets()[:, 0], [4.0 - 20.5, 12.0 - 20.5])
+        self.assertEqual([t.get_text() for t in panel.get_yticklabels()],
+                         ["bucket 0 (25.0 MiB)", "bucket 1 (25.0 MiB)"])
+        self.assertEqual(plots.bucket_ledger_figures(load_cases(document(step_cases()))), [])
+
+    def test_time_lines_for_collectives_without_busbw(self):
+        cases = load_cases(document(collective_cases(busbw=False), world_size=1))
+        self.assertEqual(plots.busbw_figures(cases, 1), [])
+        [(name, figure, drew)] = plots.time_figures(cases, 1)
+        self.assertEqual(name, "time-allreduce")
+        self.assertEqual(len(drew), 6)
+        axes = figure.axes[0]
+        self.assertEqual(axes.get_title(), "allreduce time (no busbw, 1 rank)")
+        lines = {line.get_label(): line for line in axes.get_lines()}
+        line = lines["splitstep nccl fp32 out of place"]
+        self.assertEqual(list(line.get_xdata()), [1024, 1 << 20, 64 << 20])
+        # The median over two ranks, one of them 5% slower, in microseconds.
+        np.testing.assert_allclose(line.get_ydata(), np.array([10, 20, 300]) * 1.025)
 
     def test_matmul_bars_are_rates_against_the_ceilings(self):
-        name, figure = plots.matmul_figure(load_cases(document(matmul_cases())),
-                                           {"bf16": 989.0})
+        name, figure, _ = plots.matmul_figure(load_cases(document(matmul_cases())),
+                                              {"bf16": 989.0})
         axes = figure.axes[0]
         # The median over two ranks, one of them 5% slower: 2.5% below the rank-0 rate.
         heights = sorted(b.get_height() for b in axes.patches)
@@ -307,6 +443,13 @@ class FigureContentTest(unittest.TestCase):
         self.assertAlmostEqual(levels["bf16 datasheet 989"], 989.0)
         self.assertNotIn("fp32 datasheet", " ".join(levels))
         self.assertIsNone(plots.matmul_figure(load_cases(document(membw_cases()))))
+
+    def test_membw_bars_are_the_rates(self):
+        name, figure, drew = plots.membw_figure(load_cases(document(membw_cases())))
+        self.assertEqual(name, "membw")
+        self.assertEqual([b.get_height() for b in figure.axes[0].patches], [4000.0])
+        self.assertEqual([t.get_text() for t in figure.axes[0].get_xticklabels()], ["1 GiB"])
+        self.assertEqual(drew, {("membw", "copy 1 GiB", "copy")})
 
     def test_scaling_rows_take_the_derived_figures(self):
         rows = plots.scaling_rows([("run.json", document(step_cases(), step_derived()))])
@@ -324,45 +467,6 @@ class FigureContentTest(unittest.TestCase):
                 plots.parse_peaks(bad)
         self.assertEqual([plots.size_label(s) for s in (8, 1024, 65536, 3 << 20, 1 << 30, 1000)],
                          ["8 B", "1 KiB", "64 KiB", "3 MiB", "1 GiB", "1000 B"])
-
-
-class LoadersAndNotebookTest(unittest.TestCase):
-    def test_ranks_and_samples(self):
-        doc = document(matmul_cases())
-        ranks = load_ranks(doc)
-        self.assertEqual(len(ranks), 8)  # 4 cases x 2 ranks
-        row = ranks[(ranks["case"] == "bf16 n=8192") & (ranks["rank"] == 1)].iloc[0]
-        self.assertAlmostEqual(row["median_s"], 2.0 * 8192 ** 3 / 700e12 * 1.05)
-        self.assertEqual(row["samples"], 9)
-        self.assertEqual((row["m"], row["n"]), (8192, 8192))  # the shape, not the sample count
-        samples = load_samples(doc)
-        self.assertEqual(len(samples), 8 * 9)
-        self.assertEqual(list(samples["sample"][:3]), [0, 1, 2])
-
-    def test_collectives_of_earlier_revisions_read_under_current_names(self):
-        [old] = collective_cases()[:1]
-        old["params"] = {"backend": "nccl", "bytes": "1024", "count": "256", "dtype": "fp32",
-                         "in_place": "true", "op": "sum"}
-        row = load_cases(document([old])).iloc[0]
-        self.assertEqual((row["placement"], row["size"]), ("in place", 1024))
-
-    def test_example_notebook_is_nbformat_4_with_code_that_compiles(self):
-        with open(os.path.join(ANALYSIS, "example.ipynb")) as f:
-            notebook = json.load(f)
-        self.assertEqual(notebook["nbformat"], 4)
-        self.assertIn("kernelspec", notebook["metadata"])
-        code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
-        self.assertGreater(len(code), 10)
-        for cell in notebook["cells"]:
-            self.assertIsInstance(cell["source"], list)
-            self.assertIn("id", cell)
-        for cell in code:
-            self.assertEqual(cell["outputs"], [])
-            compile("".join(cell["source"]), "example.ipynb", "exec")
-        text = "".join("".join(c["source"]) for c in code)
-        self.assertIn('"step-np2-final.json"', text)
-        self.assertTrue(os.path.isfile(os.path.join(ROOT, "results", "2026-11-30-h200x2-step",
-                                                    "step-np2-final.json")))
 
 
 if __name__ == "__main__":

@@ -1,12 +1,7 @@
-"""check_projection.py on a 2-rank source and a 4-rank measurement of the documented schema."""
-import json
-import os
-import subprocess
-import sys
-import tempfile
+"""splitstep-analysis projection on a 2-rank source and a 4-rank measurement."""
 import unittest
 
-ANALYSIS = os.path.join(os.path.dirname(__file__), "..", "..", "analysis")
+from support import FilesTestCase, run_command
 
 
 def case(size, median):
@@ -25,32 +20,23 @@ def derived(subject, suite, figures):
                          "note": ""} for tag, value in figures]}
 
 
-class CheckProjectionTest(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
-
-    def tearDown(self):
-        self.dir.cleanup()
-
-    def write(self, name, ranks, cases, derived_results):
-        path = os.path.join(self.dir.name, name)
-        with open(path, "w") as f:
-            json.dump({"schema": "splitstep.results/1", "metadata": {"world_size": ranks},
-                       "plan": {}, "ranks": [], "cases": cases, "derived": derived_results}, f)
-        return path
+class ProjectionTest(FilesTestCase):
+    def write_run(self, name, ranks, cases, derived_results):
+        return self.write(name, {"schema": "splitstep.results/1",
+                                 "metadata": {"world_size": ranks}, "plan": {}, "ranks": [],
+                                 "cases": cases, "derived": derived_results})
 
     def run_check(self, *paths):
-        return subprocess.run([sys.executable, os.path.join(ANALYSIS, "check_projection.py"),
-                               *paths], capture_output=True, text=True)
+        return run_command("projection", *paths, process=True)
 
     def test_projected_beside_measured_at_each_rank_count(self):
         at = "collective/projection/allreduce/nccl/fp32/out/N="
-        source = self.write("np2.json", 2, [case(1 << 20, 20e-6), case(1 << 30, 3.3e-3)], [
+        source = self.write_run("np2.json", 2, [case(1 << 20, 20e-6), case(1 << 30, 3.3e-3)], [
             derived("mlp bf16", "step", [("step/projection/N=4/T_seq", 0.050),
                                          ("step/projection/N=4/T_ddp", 0.045),
                                          ("step/projection/N=8/T_seq", 0.055)]),
             derived("nccl fp32", "allreduce", [(at + "4/time", 0.005), (at + "8/time", 0.006)])])
-        measured = self.write("np4.json", 4, [case(1 << 20, 30e-6), case(1 << 30, 0.004)], [
+        measured = self.write_run("np4.json", 4, [case(1 << 20, 30e-6), case(1 << 30, 0.004)], [
             derived("mlp bf16", "step", [("step/time/sequential", 0.052),
                                          ("step/time/overlap", 0.050)])])
         done = self.run_check(source, measured)
@@ -64,12 +50,16 @@ class CheckProjectionTest(unittest.TestCase):
         self.assertIn("0.9", row.split())  # 45 ms against 50 ms
 
     def test_nothing_to_compare(self):
-        source = self.write("np2.json", 2, [case(1 << 20, 20e-6)], [
+        source = self.write_run("np2.json", 2, [case(1 << 20, 20e-6)], [
             derived("mlp bf16", "step", [("step/projection/N=8/T_seq", 0.055)])])
-        measured = self.write("np4.json", 4, [case(1 << 20, 30e-6)], [])
+        measured = self.write_run("np4.json", 4, [case(1 << 20, 30e-6)], [])
         done = self.run_check(source, measured)
         self.assertEqual(done.returncode, 2)
         self.assertIn("nothing to compare", done.stderr)
+        self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+        done = self.run_check(self.write_run("none.json", 2, [], []), measured)
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("none.json: no derived figures", done.stderr)
 
 
 if __name__ == "__main__":

@@ -6,19 +6,39 @@ stopped on each rule, and where rank 0's time went: start-up (plan agreement, de
 communicators), the Measurer's phases summed over its cases (cold start, warm-up, prepare,
 sampling), the rest of the suites' time (buffers, set-up, checks), gathering the samples, and
 "launch": what the run's wall time holds beyond (starting the processes, loading libraries,
-MPI, writing the report). Standard library only, so that it runs on a bare GPU node.
+MPI, writing the report). The standard library only, so that it runs on a bare GPU node.
 
-    python3 analysis/time_to_answer.py OUTDIR [NAME ...]
+    splitstep-analysis time-to-answer OUTDIR [NAME ...]
 """
-import argparse
-import json
 import os
+
+from .schema import BadInput, read_results
 
 RULES = ["converged", "noise-target", "noise-stable", "max-time", "fixed"]
 PHASES = ["cold_start", "warm_up", "prepare", "sampling"]
 TIMES = ["start_up"] + PHASES + ["set_up_and_checks", "gather", "launch"]
 TIME_HEADERS = ["start-up", "cold start", "warm-up", "prepare", "sampling", "set-up+checks",
                 "gather", "launch"]
+NAMES = ["default", "step", "allreduce-sweep", "quick", "nccl-tests"]
+
+
+def _seconds(path):
+    try:
+        with open(path) as f:
+            text = f.read().strip()
+        return float(text)
+    except OSError as error:
+        raise BadInput(f"{path}: cannot read: {error.strerror or error}") from None
+    except ValueError:
+        raise BadInput(f"{path}: {text[:40]!r} is not a number of seconds") from None
+
+
+def _wall(document, path):
+    try:
+        wall = document["metadata"]["wall"]
+        return wall["start_up"], sum(entry["seconds"] for entry in wall["suites"]), wall["gather"]
+    except (KeyError, TypeError):
+        raise BadInput(f"{path}: no metadata.wall with start_up, suites and gather") from None
 
 
 def run_row(outdir, name):
@@ -26,34 +46,35 @@ def run_row(outdir, name):
     seconds_path = os.path.join(outdir, name + ".seconds")
     if not os.path.exists(seconds_path):
         return None
-    with open(seconds_path) as f:
-        row = {"run": name, "wall_s": float(f.read().strip()), "cases": None}
+    row = {"run": name, "wall_s": _seconds(seconds_path), "cases": None}
     json_path = os.path.join(outdir, name + ".json")
     if not os.path.exists(json_path):
         return row
-    with open(json_path) as f:
-        document = json.load(f)
+    document = read_results(json_path)
     row["cases"] = 0
     row.update({rule: 0 for rule in RULES})
     row.update({phase: 0.0 for phase in PHASES})
     for case in document["cases"]:
         # A part (a step's phase) shares its whole's samples, rule and time.
-        if case["skipped"] or case.get("part_of"):
+        if case.get("skipped", False) or case.get("part_of"):
             continue
         row["cases"] += 1
-        for rank in case["ranks"]:
+        for rank in case.get("ranks", []):
             rule = rank.get("stop_rule", "")
             if rule in row:
                 row[rule] += 1
             if rank["rank"] == 0:
-                for phase in PHASES:
-                    row[phase] += rank["wall"][phase]
-    wall = document["metadata"]["wall"]
-    suites = sum(entry["seconds"] for entry in wall["suites"])
-    row["start_up"] = wall["start_up"]
+                try:
+                    for phase in PHASES:
+                        row[phase] += rank["wall"][phase]
+                except (KeyError, TypeError):
+                    raise BadInput(f"{json_path}: case {case['case']} rank 0 has no wall."
+                                   f"{phase}") from None
+    start_up, suites, gather = _wall(document, json_path)
+    row["start_up"] = start_up
     row["set_up_and_checks"] = suites - sum(row[phase] for phase in PHASES)
-    row["gather"] = wall["gather"]
-    row["launch"] = row["wall_s"] - wall["start_up"] - suites - wall["gather"]
+    row["gather"] = gather
+    row["launch"] = row["wall_s"] - start_up - suites - gather
     return row
 
 
@@ -72,22 +93,21 @@ def format_table(rows):
                      for line in lines)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("outdir")
-    parser.add_argument("names", nargs="*",
-                        default=["default", "step", "allreduce-sweep", "quick", "nccl-tests"])
-    args = parser.parse_args()
+def add_arguments(parser):
+    parser.add_argument("outdir", help="the folder launch/time-to-answer wrote")
+    parser.add_argument("names", nargs="*", default=NAMES,
+                        help=f"the runs, by name (default: {' '.join(NAMES)})")
+
+
+def run(args):
+    if not os.path.isdir(args.outdir):
+        raise BadInput(f"{args.outdir}: not a folder")
     rows = [row for row in (run_row(args.outdir, name) for name in args.names) if row]
     if not rows:
-        raise SystemExit(f"{args.outdir}: no NAME.seconds of {', '.join(args.names)}")
+        raise BadInput(f"{args.outdir}: no NAME.seconds of {', '.join(args.names)}")
     print("wall: seconds from mpirun's start to its end. Rule columns: rank-cases (each rank of "
           "each case) that stopped on the rule. Time columns (seconds, rank 0): start-up, the "
           "Measurer's phases summed over the cases, the suites' other work, the gather, and the "
           "launch (the wall time beyond: processes, libraries, MPI, the report)")
     print(format_table(rows))
-
-
-if __name__ == "__main__":
-    main()
+    return 0

@@ -1,18 +1,14 @@
-"""analysis/trace_view.py on a synthetic trace shaped as splitstep --trace writes it."""
+"""splitstep-analysis trace on a synthetic trace shaped as splitstep --trace writes it, and on a
+committed compressed one."""
+import gzip
 import json
 import os
-import sys
 import tempfile
 import unittest
 
-ANALYSIS = os.path.join(os.path.dirname(__file__), "..", "..", "analysis")
-sys.path.insert(0, ANALYSIS)
+from splitstep_analysis import trace as trace_view
+from support import PNG, ROOT, run_command
 
-import trace_view  # noqa: E402
-from test_compare import run_command  # noqa: E402  (beside this file)
-
-TRACE_VIEW = os.path.join(ANALYSIS, "trace_view.py")
-PNG = b"\x89PNG\r\n\x1a\n"
 CASE = "step mlp bf16 overlap"
 
 
@@ -62,7 +58,7 @@ class TraceViewTest(unittest.TestCase):
         self.dir.cleanup()
 
     def run_view(self, *args, process=False):
-        return run_command(TRACE_VIEW, trace_view.main, [self.trace] + list(args), process)
+        return run_command("trace", self.trace, *args, process=process)
 
     def test_reads_processes_tracks_and_counters(self):
         processes, by_track, counters = trace_view.read_trace(self.trace)
@@ -95,6 +91,23 @@ class TraceViewTest(unittest.TestCase):
         with open(svg) as f:
             self.assertIn("<svg", f.read(2000))
 
+    def test_a_compressed_trace_reads_as_the_plain_one(self):
+        packed = os.path.join(self.dir.name, "trace.json.gz")
+        with open(self.trace, "rb") as f, gzip.open(packed, "wb") as out:
+            out.write(f.read())
+        self.assertEqual(trace_view.read_trace(packed), trace_view.read_trace(self.trace))
+
+    def test_a_committed_trace(self):
+        path = os.path.join(ROOT, "results", "2026-12-01-h200x2-cluster", "trace-step.json.gz")
+        processes, by_track, _ = trace_view.read_trace(path)
+        self.assertEqual(len(processes), 2)  # two ranks
+        self.assertIn("working stream", by_track[min(by_track)])
+        out = os.path.join(self.dir.name, "committed.png")
+        result = run_command("trace", path, "-o", out, "--from", "0", "--to", "200")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(8), PNG)
+
     def test_bad_input_exits_2_with_one_line(self):
         other = os.path.join(self.dir.name, "results.json")
         with open(other, "w") as f:
@@ -105,8 +118,10 @@ class TraceViewTest(unittest.TestCase):
                  "no samples of case 'nope'"),
                 ([self.trace, "-o", os.path.join(self.dir.name, "x.gif")], "extension"),
                 ([self.trace, "-o", os.path.join(self.dir.name, "x.png"), "--from", "5",
-                  "--to", "1"], "the window is empty")):
-            result = run_command(TRACE_VIEW, trace_view.main, args)
+                  "--to", "1"], "the window is empty"),
+                ([os.path.join(self.dir.name, "none.json"), "-o",
+                  os.path.join(self.dir.name, "x.png")], "cannot read")):
+            result = run_command("trace", *args)
             self.assertEqual(result.returncode, 2, args)
             self.assertIn(message, result.stderr)
             self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)

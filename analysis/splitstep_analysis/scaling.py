@@ -1,16 +1,15 @@
 """Scaling tables from splitstep results at several rank counts, as markdown.
 
-Each file is a results.json of one rank count (launch/scaling writes allreduce-npN.json and
+Each file is a results file of one rank count (launch/scaling writes allreduce-npN.json and
 step-npN.json); the rank count is read from each file's metadata. Two tables: NCCL allreduce
-busbw per size by rank count, and per step workload its times, exposed communication, overlap
-and weak-scaling efficiency by rank count.
+(fp32, out of place) busbw per size by rank count, and per step workload its times, exposed
+communication, overlap and weak-scaling efficiency by rank count. Exit status 2 when the files
+hold neither.
 """
-import argparse
-import json
-
 import pandas as pd
 
-from splitstep_results import load_cases, load_derived
+from .results import load_cases, load_derived, read_results
+from .schema import BadInput
 
 STEP_FIGURES = [("step/time/none", "T_c (ms)", 1e3), ("step/time/sequential", "T_seq (ms)", 1e3),
                 ("step/time/overlap", "T_ddp (ms)", 1e3), ("step/time/single", "T_1 (ms)", 1e3),
@@ -19,22 +18,27 @@ STEP_FIGURES = [("step/time/none", "T_c (ms)", 1e3), ("step/time/sequential", "T
                 ("step/efficiency/overlap", "T_1 / T_ddp (%)", 1)]
 
 
-def world_size(path):
-    with open(path) as f:
-        return json.load(f)["metadata"]["world_size"]
+def world_size(document, path):
+    ranks = document["metadata"].get("world_size")
+    if not isinstance(ranks, int) or isinstance(ranks, bool):
+        raise BadInput(f"{path}: metadata.world_size is missing or not an integer")
+    return ranks
 
 
-def allreduce_table(paths):
+def allreduce_table(documents):
+    """busbw GB/s per size (rows) and rank count (columns), or None. `documents` is a list of
+    (path, document)."""
     frames = []
-    for path in paths:
-        cases = load_cases(path)
+    for path, document in documents:
+        cases = load_cases(document)
         if "busbw GB/s" not in cases or "backend" not in cases:
             continue  # no collectives, or one rank, where busbw is not defined
-        cases = cases[(cases["suite"] == "allreduce") & (cases["backend"] == "nccl")]
-        cases = cases[(cases["dtype"] == "fp32") & (cases["placement"] == "out of place")]
+        cases = cases[(cases["collective"] == "allreduce") & (cases["backend"] == "nccl") &
+                      (cases["dtype"] == "fp32") & (cases["placement"] == "out")]
         if cases.empty:
             continue
-        frames.append(cases.assign(ranks=world_size(path))[["size", "ranks", "busbw GB/s"]])
+        frames.append(cases.assign(ranks=world_size(document, path))[
+            ["size", "ranks", "busbw GB/s"]])
     if not frames:
         return None
     table = pd.concat(frames).pivot_table(index="size", columns="ranks", values="busbw GB/s")
@@ -42,13 +46,14 @@ def allreduce_table(paths):
     return table.reset_index().rename(columns={"size": "bytes"})
 
 
-def step_table(paths):
+def step_table(documents):
+    """Per step workload and rank count its derived figures, or None."""
     rows = []
-    for path in paths:
-        derived = load_derived(path)
+    for path, document in documents:
+        derived = load_derived(document)
         if derived.empty:
             continue
-        n = world_size(path)
+        n = world_size(document, path)
         for subject, figures in derived.groupby("subject", sort=False):
             values = figures.set_index("tag")["value"]
             row = {"workload": subject, "ranks": n}
@@ -72,15 +77,17 @@ def markdown(table):
     return "\n".join([header, rule] + rows)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("results", nargs="+", help="results.json files, one rank count each")
-    args = parser.parse_args()
-    for title, table in (("NCCL allreduce", allreduce_table(args.results)),
-                         ("Training step", step_table(args.results))):
-        if table is not None:
-            print(f"### {title}\n\n{markdown(table)}\n")
+def add_arguments(parser):
+    parser.add_argument("results", nargs="+", help="results files, one rank count each")
 
 
-if __name__ == "__main__":
-    main()
+def run(args):
+    documents = [(path, read_results(path)) for path in args.results]
+    tables = [(title, table) for title, table in (("NCCL allreduce", allreduce_table(documents)),
+                                                  ("Training step", step_table(documents)))
+              if table is not None]
+    if not tables:
+        raise BadInput("no NCCL fp32 allreduce busbw and no derived step figures in the files")
+    for title, table in tables:
+        print(f"### {title}\n\n{markdown(table)}\n")
+    return 0

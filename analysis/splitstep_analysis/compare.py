@@ -23,18 +23,25 @@ all of its samples alike: only the spread between several runs of a side can sho
 regression gate should give two or more runs a side. Rates (TFLOP/s, busbw GB/s) are work over
 these times: a time ratio r is a rate ratio 1/r.
 
+With --consistency the question is simpler, and asked of the medians alone: for every case
+measured in both files (wholes only: a step's phases follow their step) whose spread, the
+largest std/mean over ranks, is below --spread in both runs, do the across-rank medians agree
+within --within? One line per case and a last line with how many agree.
+
 Exit status: 0 when no case is slower, 1 when one is (or, with --fail-on-unclear, when one is
-unclear), 2 for a malformed file or bad options.
+unclear; with --consistency, when a judged case is outside --within), 2 for a malformed file or
+bad options.
 """
-import argparse
 import math
 import sys
 import zlib
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
-from splitstep_results import ResultsError, read_results
+from .cli import option_type
+from .schema import BadInput, read_results
 
 SEED = 20261130
 EXACT_LIMIT = 20  # Mann-Whitney: the exact distribution up to this many samples on each side
@@ -53,63 +60,22 @@ VERDICTS = ("faster", "slower", "same", "unclear")
 
 # --- statistics (pure functions) ------------------------------------------------------------
 
-def rank_data(values):
-    """1-based ranks of `values`, ties given the mean of the ranks they span."""
-    values = np.asarray(values, dtype=float)
-    order = np.argsort(values, kind="mergesort")
-    _, inverse, counts = np.unique(values[order], return_inverse=True, return_counts=True)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    average = starts + (counts + 1) / 2.0
-    ranks = np.empty(len(values))
-    ranks[order] = average[inverse]
-    return ranks, counts
-
-
-def _exact_u_distribution(n1, n2):
-    """P(U = u), u = 0 .. n1*n2, for samples of n1 and n2 distinct values under H0."""
-    # p[i][j] is the distribution for sizes i and j; built up one sample at a time.
-    table = {}
-    for i in range(n1 + 1):
-        for j in range(n2 + 1):
-            if i == 0 or j == 0:
-                dist = np.zeros(i * j + 1)
-                dist[0] = 1.0
-            else:
-                dist = np.zeros(i * j + 1)
-                # The largest value belongs to the first sample (prob i/(i+j)): it is above
-                # all j values of the second, adding j to U.
-                dist[j:] += i / (i + j) * table[(i - 1, j)]
-                dist[:(i * (j - 1)) + 1] += j / (i + j) * table[(i, j - 1)]
-            table[(i, j)] = dist
-    return table[(n1, n2)]
-
-
 def mann_whitney_u(x, y):
     """Two-sided Mann-Whitney U test of samples x and y: (U of x, p-value).
 
-    Exact when both samples have at most EXACT_LIMIT values and there are no ties; otherwise the
-    normal approximation with the tie correction and a continuity correction. The same U and p
-    as scipy.stats.mannwhitneyu(x, y, alternative="two-sided", method="exact" or
-    "asymptotic")."""
+    scipy's, exact when both samples have at most EXACT_LIMIT values and there are no ties;
+    otherwise the normal approximation with the tie correction and a continuity correction."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    n1, n2 = len(x), len(y)
-    if n1 == 0 or n2 == 0:
+    if len(x) == 0 or len(y) == 0:
         raise ValueError("Mann-Whitney U needs samples on both sides")
-    ranks, ties = rank_data(np.concatenate((x, y)))
-    u = ranks[:n1].sum() - n1 * (n1 + 1) / 2.0
-    if n1 <= EXACT_LIMIT and n2 <= EXACT_LIMIT and (ties == 1).all():
-        dist = _exact_u_distribution(n1, n2)
-        k = int(round(u))
-        p = 2.0 * min(dist[:k + 1].sum(), dist[k:].sum())
-        return float(u), float(min(1.0, p))
-    n = n1 + n2
-    mean = n1 * n2 / 2.0
-    variance = n1 * n2 / 12.0 * ((n + 1) - (ties ** 3 - ties).sum() / (n * (n - 1)))
-    if variance <= 0:
-        return float(u), 1.0  # every value equal
-    z = (abs(u - mean) - 0.5) / math.sqrt(variance)
-    return float(u), min(1.0, math.erfc(max(z, 0.0) / math.sqrt(2.0)))
+    pooled = np.concatenate((x, y))
+    if np.all(pooled == pooled[0]):
+        return len(x) * len(y) / 2.0, 1.0  # every value equal: nothing to rank
+    exact = max(len(x), len(y)) <= EXACT_LIMIT and len(np.unique(pooled)) == len(pooled)
+    result = stats.mannwhitneyu(x, y, alternative="two-sided",
+                                method="exact" if exact else "asymptotic")
+    return float(result.statistic), float(result.pvalue)
 
 
 def smallest_p(n1, n2):
@@ -446,87 +412,145 @@ def report(baseline_paths, baselines, candidate_paths, candidates, frame, thresh
         f"{int(counts.get('skipped', 0))} skipped", file=out)
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        sys.stderr.write(f"{self.prog}: {message}\n")
-        sys.exit(2)
-
-
 def parse_threshold(text):
     """'5%' or '5' -> 0.05: a percentage, the sign optional, above 0 and below 100."""
-    value = float(text.strip().rstrip("%"))
+    try:
+        value = float(text.strip().rstrip("%"))
+    except ValueError:
+        value = math.nan
     if not 0 < value < 100:
-        raise ValueError
+        raise ValueError(f"'{text}' is not a percentage above 0 and below 100 (e.g. 5%)")
     return value / 100.0
 
 
-def _threshold(text):
-    try:
-        return parse_threshold(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"'{text}' is not a percentage above 0 and below 100 (e.g. 5%)") from None
-
-
-def _alpha(text):
+def parse_alpha(text):
+    """'0.01' -> 0.01: a probability between 0 and 1."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
     if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a probability between 0 and 1")
+        raise ValueError(f"'{text}' is not a probability between 0 and 1")
     return value
 
 
-def _run_list(text):
+def parse_run_list(text):
     """'a.json' or 'a1.json,a2.json' -> the paths: runs of one configuration."""
     paths = text.split(",")
     if not all(paths):
-        raise argparse.ArgumentTypeError(
-            f"'{text}' has an empty element: give one file or runs joined by commas "
-            f"(A1.json,A2.json)")
+        raise ValueError(f"'{text}' has an empty element: give one file or runs joined by "
+                         f"commas (A1.json,A2.json)")
     if len(set(paths)) < len(paths):
-        raise argparse.ArgumentTypeError(f"'{text}' names a file twice: each run counts once")
+        raise ValueError(f"'{text}' names a file twice: each run counts once")
     return paths
 
 
-def _resamples(text):
+def parse_resamples(text):
     if not text.isdigit() or int(text) < 100:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number of at least 100")
+        raise ValueError(f"'{text}' is not a whole number of at least 100")
     return int(text)
 
 
-def main(argv=None):
-    parser = _Parser(prog="compare.py", description=__doc__,
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("baseline", type=_run_list,
-                        help="the reference's results.json, or several runs of its "
+def parse_fraction(text):
+    """'0.02' -> 0.02: above 0 and below 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:
+        raise ValueError(f"'{text}' is not a fraction above 0 and below 1 (e.g. 0.02)")
+    return value
+
+
+# --- consistency: do two runs' medians agree where the workload is quiet --------------------
+
+def _spread(case, path):
+    """The largest std/mean over a case's ranks."""
+    try:
+        return max(rank["summary"]["cv"] for rank in case["ranks"])
+    except (KeyError, TypeError, ValueError):
+        raise BadInput(f"{path}: case {case['suite']} / {case['case']} / {case['series']} has "
+                       f"no ranks[].summary.cv") from None
+
+
+def medians_by_key(document, path="<document>"):
+    """{(suite, case, series): (median seconds, largest cv over ranks)} of the measured wholes."""
+    return {(case["suite"], case["case"], case["series"]):
+            (case["across_ranks"]["median"], _spread(case, path))
+            for case in document["cases"]
+            if not case.get("skipped", False) and not case.get("part_of")}
+
+
+def consistency(first, second, spread, within):
+    """Rows (suite, case, median 1, median 2, ratio, spread 1, spread 2, verdict) for the cases
+    of both runs, in the first run's order; verdict is "ok", "OUTSIDE" or "noisy" (not judged)."""
+    rows = []
+    for key, (median1, spread1) in first.items():
+        if key not in second:
+            continue
+        median2, spread2 = second[key]
+        ratio = median2 / median1 if median1 > 0 else float("nan")
+        if spread1 >= spread or spread2 >= spread:
+            verdict = "noisy"
+        else:
+            verdict = "ok" if abs(ratio - 1) <= within else "OUTSIDE"
+        rows.append((key[0], key[1], median1, median2, ratio, spread1, spread2, verdict))
+    return rows
+
+
+def run_consistency(args):
+    if len(args.baseline) != 1 or len(args.candidates) != 1 or len(args.candidates[0]) != 1:
+        raise BadInput("--consistency compares two files: one baseline, one candidate")
+    paths = (args.baseline[0], args.candidates[0][0])
+    first, second = (medians_by_key(read_results(path), path) for path in paths)
+    rows = consistency(first, second, args.spread, args.within)
+    print(f"{'suite':<10} {'case':<28} {'median 1':>12} {'median 2':>12} {'2/1':>8} "
+          f"{'spread 1':>9} {'spread 2':>9}  verdict")
+    for suite, case, m1, m2, ratio, s1, s2, verdict in rows:
+        print(f"{suite:<10} {case:<28} {m1:12.6g} {m2:12.6g} {ratio:8.4f} {s1:9.2%} {s2:9.2%}  "
+              f"{verdict}")
+    judged = [row for row in rows if row[-1] != "noisy"]
+    agreeing = [row for row in judged if row[-1] == "ok"]
+    print(f"{len(agreeing)} of {len(judged)} cases with spread below {args.spread:.0%} agree "
+          f"within {args.within:.0%} ({len(rows) - len(judged)} noisier cases not judged)")
+    return 1 if len(agreeing) < len(judged) else 0
+
+
+def add_arguments(parser):
+    parser.add_argument("baseline", type=option_type(parse_run_list),
+                        help="the reference's results file, or several runs of its "
                              "configuration joined by commas (a1.json,a2.json)")
-    parser.add_argument("candidates", nargs="+", metavar="candidate", type=_run_list,
-                        help="results.json of the run(s) to judge against it, each again one "
+    parser.add_argument("candidates", nargs="+", metavar="candidate",
+                        type=option_type(parse_run_list),
+                        help="results file of the run(s) to judge against it, each again one "
                              "file or runs joined by commas")
-    parser.add_argument("--threshold", type=_threshold, default=0.05,
+    parser.add_argument("--threshold", type=option_type(parse_threshold), default=0.05,
                         help="the smallest change that matters, in percent (default 5%%)")
-    parser.add_argument("--alpha", type=_alpha, default=0.01,
+    parser.add_argument("--alpha", type=option_type(parse_alpha), default=0.01,
                         help="significance level of the test; the interval has confidence "
                              "1 - alpha (default 0.01)")
     parser.add_argument("--per-rank", action="store_true",
                         help="compare each rank's samples on their own instead of per case")
-    parser.add_argument("--resamples", type=_resamples, default=2000,
+    parser.add_argument("--resamples", type=option_type(parse_resamples), default=2000,
                         help="bootstrap resamples per case (default 2000)")
     parser.add_argument("--fail-on-unclear", action="store_true",
                         help="exit 1 also when a case is unclear")
     parser.add_argument("--csv", metavar="OUT", help="write every row, for every candidate")
-    args = parser.parse_args(argv)
+    parser.add_argument("--consistency", action="store_true",
+                        help="instead: do the medians of two files agree, where both are quiet")
+    parser.add_argument("--spread", type=option_type(parse_fraction), default=0.02,
+                        help="--consistency: judge cases whose std/mean is below this in both "
+                             "runs (default 0.02)")
+    parser.add_argument("--within", type=option_type(parse_fraction), default=0.01,
+                        help="--consistency: the largest relative difference of the medians "
+                             "that agrees (default 0.01)")
 
-    try:
-        baseline = [read_results(path) for path in args.baseline]
-        candidates = [(paths, [read_results(path) for path in paths])
-                      for paths in args.candidates]
-    except ResultsError as error:
-        sys.stderr.write(f"compare.py: {error}\n")
-        return 2
 
+def run(args):
+    if args.consistency:
+        return run_consistency(args)
+    baseline = [read_results(path) for path in args.baseline]
+    candidates = [(paths, [read_results(path) for path in paths]) for paths in args.candidates]
     frames = []
     failed = False
     for index, (paths, candidate) in enumerate(candidates):
@@ -545,7 +569,3 @@ def main(argv=None):
         first = ["baseline", "candidate"]
         table[first + [c for c in table.columns if c not in first]].to_csv(args.csv, index=False)
     return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,63 @@
+"""The splitstep-analysis command itself: its help lists the subcommands and exit statuses, a bad
+subcommand is one line and status 2, and the help needs no pandas. The standard library only
+(CTest analysis_python_stdlib runs it under a bare python3 as well)."""
+import importlib.metadata
+import os
+import subprocess
+import sys
+import unittest
+
+from splitstep_analysis import cli
+
+SUBCOMMANDS = ["plot", "compare", "trace", "nccl-tests", "scaling", "projection",
+               "time-to-answer"]
+
+
+def command(*args):
+    return subprocess.run([sys.executable, "-m", "splitstep_analysis", *args],
+                          capture_output=True, text=True)
+
+
+class CommandTest(unittest.TestCase):
+    def test_help_lists_every_subcommand_and_the_exit_statuses(self):
+        done = command("--help")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(list(cli.COMMANDS), SUBCOMMANDS)
+        for name in SUBCOMMANDS:
+            self.assertRegex(done.stdout, rf"\n    {name}\b")
+        for status in ("0  done", "1  a verdict", "2  bad input"):
+            self.assertIn(status, done.stdout)
+
+    def test_bad_subcommands_and_options_are_one_line_and_status_2(self):
+        for args in ((), ("plots",), ("--colour",), ("time-to-answer",), ("nccl-tests", "tables")):
+            done = command(*args)
+            self.assertEqual(done.returncode, 2, args)
+            self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+            self.assertEqual(done.stdout, "", args)
+
+    def test_the_help_and_the_standard_library_subcommands_need_no_pandas(self):
+        code = ("import contextlib, io, sys\n"
+                "from splitstep_analysis import cli\n"
+                "with contextlib.redirect_stdout(io.StringIO()):\n"
+                "    cli.main(['--help'])\n"
+                "    cli.main(['time-to-answer', '--help'])\n"
+                "    cli.main(['nccl-tests', 'table', '--help'])\n"
+                "print(sorted(m for m in ('pandas', 'numpy', 'matplotlib') if m in sys.modules))")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.strip(), "[]")
+
+    def test_the_console_script_is_the_command(self):
+        script = os.path.join(os.path.dirname(sys.executable), "splitstep-analysis")
+        if not os.path.isfile(script):
+            self.skipTest(f"no {script}: the package is not installed in this python's "
+                          f"environment (pip install -e ./analysis)")
+        entry = importlib.metadata.entry_points(group="console_scripts")["splitstep-analysis"]
+        self.assertEqual(entry.value, "splitstep_analysis.cli:main")
+        done = subprocess.run([script, "--help"], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("time-to-answer", done.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
