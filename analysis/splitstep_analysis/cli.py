@@ -23,7 +23,7 @@ COMMANDS = {
     "scaling": ("scaling", "markdown tables by rank count: allreduce busbw, step times"),
     "projection": ("projection", "a run's projection to more ranks against runs at those "
                                  "rank counts"),
-    "time-to-answer": ("time_to_answer", "where a run's wall time went (launch/time-to-answer's "
+    "time-to-answer": ("time_to_answer", "where a run's wall time went (launch/verify time-to-answer's "
                                          "table)"),
 }
 EXIT_STATUS = """\

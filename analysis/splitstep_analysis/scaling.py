@@ -1,6 +1,6 @@
 """Scaling tables from splitstep results at several rank counts, as markdown.
 
-Each file is a results file of one rank count (launch/scaling writes allreduce-npN.json and
+Each file is a results file of one rank count (launch/verify scaling writes allreduce-npN.json and
 step-npN.json); the rank count is read from each file's metadata. Two tables: NCCL allreduce
 (fp32, out of place) busbw per size by rank count, and per step workload its times, exposed
 communication, overlap and weak-scaling efficiency by rank count. Exit status 2 when the files

@@ -1,4 +1,4 @@
-"""splitstep's own time to an answer: the table launch/time-to-answer writes.
+"""splitstep's own time to an answer: the table launch/verify time-to-answer writes.
 
 For each run of OUTDIR (NAME.seconds: its wall-clock seconds; NAME.json: splitstep's results,
 absent for nccl-tests) one row: the wall seconds, the cases measured, how many rank-cases
@@ -94,7 +94,7 @@ def format_table(rows):
 
 
 def add_arguments(parser):
-    parser.add_argument("outdir", help="the folder launch/time-to-answer wrote")
+    parser.add_argument("outdir", help="the folder launch/verify time-to-answer wrote")
     parser.add_argument("names", nargs="*", default=NAMES,
                         help=f"the runs, by name (default: {' '.join(NAMES)})")
 

@@ -1,4 +1,4 @@
-"""splitstep-analysis time-to-answer on a made-up OUTDIR of the layout launch/time-to-answer
+"""splitstep-analysis time-to-answer on a made-up OUTDIR of the layout launch/verify time-to-answer
 writes. The standard library only (CTest analysis_python_stdlib runs it under a bare python3)."""
 import json
 import os
