@@ -4,6 +4,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "cluster/ClockSync.hpp"
 #include "cluster/MpiWait.hpp"
 
 namespace splitstep {
@@ -38,6 +39,20 @@ std::vector<std::string> gatherToRoot(const std::string& payload, MPI_Comm comm,
     payloads.emplace_back(buffer.data() + offsets[r], static_cast<std::size_t>(lengths[r]));
   }
   return payloads;
+}
+
+std::vector<RankTimeline> gatherTimelines(const Timeline& timeline,
+                                          std::vector<TelemetryReading> readings,
+                                          const ClockOffset& at_start, MPI_Comm comm,
+                                          Watchdog& watchdog) {
+  const ClockOffset at_end = measureClockOffset(comm, watchdog);
+  std::vector<RankTimeline> timelines;
+  for (const std::string& payload :
+       gatherToRoot(encodeTimeline(rankTimeline(timeline, std::move(readings), at_start, at_end)),
+                    comm, watchdog)) {
+    timelines.push_back(decodeTimeline(payload));
+  }
+  return timelines;
 }
 
 }  // namespace splitstep

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -52,6 +53,21 @@ TelemetryReading readingFrom(const nlohmann::json& row) {
 }
 
 }  // namespace
+
+RankTimeline rankTimeline(const Timeline& timeline, std::vector<TelemetryReading> readings,
+                          const ClockOffset& start, const ClockOffset& end) {
+  RankTimeline mine;
+  const auto onRoot = [&](double t) { return onRootClock(t, start, end); };
+  for (TimelineSpan span : timeline.spans()) {
+    span.span = {onRoot(span.span.start), onRoot(span.span.end)};
+    mine.spans.push_back(std::move(span));
+  }
+  for (TelemetryReading& reading : readings) reading.time = onRoot(reading.time);
+  mine.readings = std::move(readings);
+  mine.clock_offset = start.offset;
+  mine.clock_uncertainty = std::max(start.uncertainty, end.uncertainty);
+  return mine;
+}
 
 std::string encodeTimeline(const RankTimeline& timeline) {
   nlohmann::json spans = nlohmann::json::array();

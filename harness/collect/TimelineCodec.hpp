@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/ClockSync.hpp"
 #include "measure/Timeline.hpp"
 #include "telemetry/TelemetryReading.hpp"
 
@@ -16,6 +17,11 @@ struct RankTimeline {
   double clock_offset = 0;       // seconds this rank's clock was ahead of rank 0's (at start)
   double clock_uncertainty = 0;  // seconds either side, the larger of start and end
 };
+
+// This rank's spans and readings on rank 0's clock, the drift between the two offset
+// measurements interpolated.
+RankTimeline rankTimeline(const Timeline& timeline, std::vector<TelemetryReading> readings,
+                          const ClockOffset& start, const ClockOffset& end);
 
 std::string encodeTimeline(const RankTimeline& timeline);
 RankTimeline decodeTimeline(const std::string& text);

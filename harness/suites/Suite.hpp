@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cluster/RankGroups.hpp"
+#include "collect/CaseSink.hpp"
 #include "comm/Communicator.hpp"
 #include "common/Progress.hpp"
 #include "common/Watchdog.hpp"
@@ -22,14 +23,6 @@
 #include "telemetry/TelemetrySampler.hpp"
 
 namespace splitstep {
-
-// Where finished cases go (rank 0 gathers and reports them while the run goes on). Collective:
-// every rank publishes the same cases, skipped ones included, in the same batches.
-class CaseSink {
- public:
-  virtual ~CaseSink() = default;
-  virtual void publish(std::vector<Sample> samples) = 0;
-};
 
 struct SuiteContext {
   Device& device;

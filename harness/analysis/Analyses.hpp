@@ -1,0 +1,23 @@
+// Every analysis of the figures derived from several cases, in one list: what runs once all the
+// cases of a run are in, in the order reports show the results.
+#pragma once
+
+#include <vector>
+
+#include "analysis/CaseResult.hpp"
+#include "analysis/Derived.hpp"
+#include "meta/RankInfo.hpp"
+#include "options/RunPlan.hpp"
+
+namespace splitstep {
+
+// What each analysis reads of a run besides its cases.
+struct AnalysisInput {
+  const std::vector<CaseResult>& cases;
+  const std::vector<RankInfo>& ranks;
+  const ProjectionPlan& projection;
+};
+
+std::vector<DerivedResult> deriveAll(const AnalysisInput& input);
+
+}  // namespace splitstep

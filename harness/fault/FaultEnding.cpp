@@ -1,0 +1,166 @@
+#include "fault/FaultEnding.hpp"
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "fault/FaultReasons.hpp"
+#include "fault/ProcessState.hpp"
+
+namespace splitstep {
+namespace {
+
+// A rank stopped this long just before a roll call is the one the others waited for; a launcher
+// continues every rank (SIGCONT) before it ends a job, which stops none for long.
+constexpr double kLongStop = 0.5;
+
+RankPlace placeOf(const Cluster& cluster, int rank) {
+  const auto r = static_cast<std::size_t>(rank);
+  return {cluster.hosts()[r], cluster.pids()[r]};
+}
+
+// A rank as a culprit is named: with its state where it runs on this host.
+std::string describePeer(const Cluster& cluster, int rank) {
+  const RankPlace place = placeOf(cluster, rank);
+  const std::string_view state =
+      place.host == cluster.host() ? describe(processState(place.pid)) : std::string_view();
+  return describeRank(rank, place, state);
+}
+
+}  // namespace
+
+std::vector<std::string> peersNotAlive(const Cluster& cluster) {
+  std::vector<std::string> found;
+  for (int r = 0; r < cluster.size(); ++r) {
+    const RankPlace place = placeOf(cluster, r);
+    if (r == cluster.rank() || place.host != cluster.host()) continue;
+    if (const ProcessState state = processState(place.pid); state != ProcessState::Alive) {
+      found.push_back(describeRank(r, place, describe(state)));
+    }
+  }
+  return found;
+}
+
+namespace {
+
+// Open MPI's daemon ends a job with SIGTERM and SIGKILLs its ranks still running once its grace
+// period is over, or as soon as one of them exits, whichever comes first: a rank that exits at
+// once after its SIGTERM gets rank 0 of its host killed before its results are written. Such a
+// rank waits, up to the grace, for rank 0 to end first. Ranks of other hosts have other daemons.
+void outliveRankZero(const FaultScene& scene) {
+  const Cluster& cluster = scene.cluster;
+  const RankPlace zero = placeOf(cluster, 0);
+  if (cluster.rank() == 0 || zero.host != cluster.host()) return;
+  const auto start = std::chrono::steady_clock::now();
+  while (processState(zero.pid) == ProcessState::Alive &&
+         std::chrono::steady_clock::now() - start < std::chrono::duration<double>(scene.grace)) {
+    scene.faults.flush(0.001);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// Ends the run after `error`: names the culprit (a timeout asks every rank what it is doing;
+// the silent ones are to blame), tells every other rank, has rank 0 write what it has with the
+// reason, prints one line, and ends the job, without another collective: a peer may be dead.
+}  // namespace
+
+[[noreturn]] void endAfterFault(const std::exception& error, const FaultScene& scene) {
+  const Cluster& cluster = scene.cluster;
+  const int rank = cluster.rank();
+  std::string reason;
+  std::string line;
+  std::vector<int> culprits;
+  std::vector<int> silent;  // ranks known not to answer anything
+  int status = 1;
+  if (const auto* timeout = dynamic_cast<const TimeoutError*>(&error)) {
+    const FaultChannel::Answers answers =
+        scene.faults.rollCall(scene.grace, "ending after a timeout");
+    std::vector<std::string> blamed;
+    for (int r = 0; r < cluster.size(); ++r) {
+      const auto answer = answers.answers.find(r);
+      if (std::find(answers.silent.begin(), answers.silent.end(), r) != answers.silent.end()) {
+        blamed.push_back(silentRank(describePeer(cluster, r)));
+      } else if (answer != answers.answers.end() && answer->second.stopped_for >= kLongStop) {
+        blamed.push_back(stoppedRank(describePeer(cluster, r), answer->second.stopped_for));
+      } else {
+        continue;
+      }
+      culprits.push_back(r);
+    }
+    silent = answers.silent;
+    reason = line = timeoutReason(*timeout, rank, blamed);
+    scene.faults.giveUp(reason, culprits, scene.grace);
+  } else if (const auto* peer = dynamic_cast<const PeerGaveUp*>(&error)) {
+    reason = peer->what();
+    culprits = peer->culprits();
+    silent = culprits;  // as far as this rank knows
+    const bool late = std::find(culprits.begin(), culprits.end(), rank) != culprits.end();
+    line = late ? lateReason(reason) : fmt::format("rank {} gave up: {}", peer->from(), reason);
+  } else if (const auto* signal = dynamic_cast<const Interrupted*>(&error)) {
+    // The launcher ends the job within a second of its SIGTERM: no roll call, and the results
+    // are written before the others are told, which may take the last 0.1 s. The other ranks
+    // say farewell (to a rank 0 that heard another's notice first) and leave after rank 0, below.
+    status = 128 + signal->signal();
+    reason = line =
+        interruptReason(signal->signal(), scene.watchdog.operation(), peersNotAlive(cluster));
+    scene.ending.end(reason, line);
+    scene.faults.giveUp(reason, {}, 0.1);
+    if (rank == 0) std::_Exit(status);
+  } else {
+    culprits = {rank};
+    const std::string operation = scene.watchdog.operation();
+    reason = failureReason(describeRank(rank, placeOf(cluster, rank)), operation, error.what());
+    line = fmt::format("failed during {}: {}", operation, firstLine(error.what()));
+    scene.faults.giveUp(reason, culprits, scene.grace);
+  }
+  scene.ending.end(reason, line);
+  if (rank == 0) {
+    // Rank 0 ends the job once the others could print their line; a rank that did not answer
+    // will not.
+    std::vector<int> others;
+    for (int r = 1; r < cluster.size(); ++r) {
+      if (std::find(silent.begin(), silent.end(), r) == silent.end()) others.push_back(r);
+    }
+    scene.faults.awaitFarewells(others, scene.grace);
+  } else {
+    scene.faults.sayFarewell();
+    // Rank 0 ends the job; should it be the one that stalled, this rank does, a while later.
+    const auto start = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - start <
+           std::chrono::duration<double>(4 * scene.grace)) {
+      scene.faults.flush(0.05);
+      if (scene.signals.received() != 0) {
+        outliveRankZero(scene);
+        std::_Exit(status);
+      }
+    }
+  }
+  MPI_Abort(MPI_COMM_WORLD, status);
+  std::_Exit(status);
+}
+
+FaultHandling::FaultHandling(const Cluster& cluster, Watchdog& watchdog, RunEnding& ending,
+                             const SignalWatch& signals, double timeout)
+    : ending_(ending),
+      // Its poll is the first check of every wait: a peer's notice wins over this rank's signal.
+      faults_(cluster.comm(), watchdog,
+              [&watchdog, &signals, timeout] {
+                return FaultChannel::Answer{
+                    watchdog.activity(),
+                    std::max(signals.recentStop(2 * timeout), watchdog.pausedInWait())};
+              }),
+      interrupt_check_(watchdog.watch([&signals] { signals.check(); }, nullptr)),
+      scene_{cluster, faults_, ending, watchdog, signals, std::clamp(timeout / 4, 1.0, 10.0)} {
+  ending.setInterruptReason([&watchdog, &cluster](int signal) {
+    return interruptReason(signal, watchdog.operation(), peersNotAlive(cluster));
+  });
+  watchdog.setFailureHandler([this](const std::exception& error) { end(error); });
+}
+
+FaultHandling::~FaultHandling() { ending_.setInterruptReason(nullptr); }
+
+}  // namespace splitstep

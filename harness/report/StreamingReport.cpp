@@ -1,0 +1,37 @@
+#include "report/StreamingReport.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "collect/Collector.hpp"
+#include "collect/SampleCodec.hpp"
+
+namespace splitstep {
+
+void StreamingReport::publish(std::vector<Sample> samples) {
+  watchdog_.setOperation(fmt::format("gathering the results of {} {}", samples.front().suite,
+                                     samples.front().case_name));
+  const std::vector<std::string> payloads =
+      gatherToRoot(encodeSamples(samples), cluster_.comm(), watchdog_);
+  if (reporters_ != nullptr) {
+    std::vector<std::vector<Sample>> by_rank;
+    for (const std::string& payload : payloads) by_rank.push_back(decodeSamples(payload));
+    const std::vector<CaseResult> results = summarizer_.add(by_rank);
+    const std::lock_guard lock(ending_.reportMutex());
+    if (progress_ != nullptr) progress_->clear();
+    for (const CaseResult& result : results) reporters_->reportCase(result);
+    results_.insert(results_.end(), results.begin(), results.end());
+  }
+  ++batches_;
+  stallIfAsked();
+}
+
+void StreamingReport::stallIfAsked() const {
+  if (launch_.stall_rank != cluster_.rank() || batches_ < launch_.stall_after) return;
+  for (;;) std::this_thread::sleep_for(std::chrono::hours(24));
+}
+
+}  // namespace splitstep

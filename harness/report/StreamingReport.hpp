@@ -1,0 +1,53 @@
+// Gathers each batch of finished cases from every rank to rank 0 as a suite publishes it; rank 0
+// summarises the batch with the earlier ones and hands its cases to the reporters at once.
+#pragma once
+
+#include <vector>
+
+#include "analysis/CaseResult.hpp"
+#include "cluster/Cluster.hpp"
+#include "collect/CaseSink.hpp"
+#include "common/Progress.hpp"
+#include "common/Watchdog.hpp"
+#include "fault/RunEnding.hpp"
+#include "options/RunPlan.hpp"
+#include "report/Reporter.hpp"
+
+namespace splitstep {
+
+class StreamingReport final : public CaseSink {
+ public:
+  // `reporters`: rank 0's; nullptr on the other ranks.
+  StreamingReport(const Cluster& cluster, Watchdog& watchdog, RunEnding& ending,
+                  Reporter* reporters, const LaunchPlan& launch)
+      : cluster_(cluster),
+        watchdog_(watchdog),
+        ending_(ending),
+        reporters_(reporters),
+        launch_(launch) {}
+
+  // Rank 0's progress line, erased before a case is printed; nullptr: none is shown.
+  void setProgress(Progress* progress) { progress_ = progress; }
+
+  void publish(std::vector<Sample> samples) override;
+
+  // --test-stall-rank: this rank stops answering anything, for good, once --test-stall-after
+  // batches were gathered (what a hung rank does, for the tests of the fault handling).
+  void stallIfAsked() const;
+
+  // Rank 0: every case so far, for the figures derived from several.
+  const std::vector<CaseResult>& results() const { return results_; }
+
+ private:
+  const Cluster& cluster_;
+  Watchdog& watchdog_;
+  RunEnding& ending_;
+  Reporter* reporters_;
+  const LaunchPlan& launch_;
+  Progress* progress_ = nullptr;
+  CaseSummarizer summarizer_;
+  std::vector<CaseResult> results_;
+  int batches_ = 0;
+};
+
+}  // namespace splitstep

@@ -1,0 +1,34 @@
+// What every rank agrees on before anything is measured: the same plan and build, writable
+// outputs, a device of one kind on every rank, the groups of ranks, and the memory each may use.
+// Each check is collective and refuses on every rank alike (StartupRefused).
+#pragma once
+
+#include "cluster/Cluster.hpp"
+#include "cluster/RankGroups.hpp"
+#include "device/DeviceAssignment.hpp"
+#include "measure/RankAgreement.hpp"
+#include "options/RunPlan.hpp"
+#include "suites/MemoryBudget.hpp"
+
+namespace splitstep {
+
+class Device;
+
+// Every rank runs the plan rank 0 runs, with the same build.
+void requireSamePlan(const RunPlan& plan, const Cluster& cluster);
+
+// Rank 0, which writes the files, can write each output path.
+void requireWritableOutputs(const OutputPlan& output, const Cluster& cluster);
+
+// This rank's device; every rank has a GPU, or none has.
+AssignedDevice chooseDevice(const LaunchPlan& launch, const Cluster& cluster);
+
+// --groups against this launch: every rank resolves the same groups from the same plan and
+// host names, or refuses the same way.
+RankGroups formGroups(const CollectivesPlan& plan, const Cluster& cluster);
+
+// The least over ranks of the device memory each has free and the host memory each may take
+// (what the node has available, shared by the node's ranks): every rank judges cases alike.
+MemoryBudget agreeBudget(const Device& device, const Cluster& cluster, RankAgreement& agreement);
+
+}  // namespace splitstep
