@@ -31,11 +31,19 @@ using CanonicalFn = std::string (*)(const RunPlan&);
 
 OptionSpec option(std::string name, std::optional<std::string> default_text, std::string help,
                   ParseFn parse, CanonicalFn canonical) {
-  return {std::move(name), std::move(default_text), std::move(help), false, parse, canonical};
+  return {std::move(name), std::move(default_text), std::move(help), false, false, parse,
+          canonical};
 }
 
 OptionSpec flagOption(std::string name, std::string help, ParseFn parse, CanonicalFn canonical) {
-  return {std::move(name), "off", std::move(help), true, parse, canonical};
+  return {std::move(name), "off", std::move(help), true, false, parse, canonical};
+}
+
+// A fault hook for the tests of the fault handling (--test-*): parsed, hashed and reported like
+// any option, but left out of --help, which is for users.
+OptionSpec testHook(std::string name, std::string default_text, std::string help, ParseFn parse,
+                    CanonicalFn canonical) {
+  return {std::move(name), std::move(default_text), std::move(help), false, true, parse, canonical};
 }
 
 // Canonical texts. Durations in seconds and noise as a fraction, with every digit a double
@@ -263,7 +271,7 @@ std::vector<OptionSpec> buildTable() {
                    ? onOff(p.step.check)
                    : fmt::format("collectives {}, step {}", onOff(p.collectives.check), onOff(p.step.check));
       }),
-    option("test-stall-rank", "-1",
+    testHook("test-stall-rank", "-1",
       "for tests of --timeout only: this rank stops answering once --test-stall-after cases are done",
       [](const OptionValue& v, PlanDraft& d) { d.plan.launch.stall_rank = integerIn(v, -1, 1 << 30); },
       [](const RunPlan& p) { return std::to_string(p.launch.stall_rank); }),
@@ -278,11 +286,11 @@ std::vector<OptionSpec> buildTable() {
       "group at once; groups that share ranks take turns)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.group_mode = v.choice<GroupMode>(); },
       [](const RunPlan& p) { return std::string(toString(p.collectives.group_mode)); }),
-    option("test-slow-rank", "-1",
+    testHook("test-slow-rank", "-1",
       "for tests of --groups only: this rank waits --test-slow-ms on the host in every timed collective",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.slow_rank = integerIn(v, -1, kMaxRank); },
       [](const RunPlan& p) { return std::to_string(p.collectives.slow_rank); }),
-    option("test-slow-ms", "0", "for tests of --groups only: see --test-slow-rank, in [0, 60000]",
+    testHook("test-slow-ms", "0", "for tests of --groups only: see --test-slow-rank, in [0, 60000]",
       [](const OptionValue& v, PlanDraft& d) {
         d.plan.collectives.slow_seconds = v.number(slowMs, "a number of milliseconds in [0, 60000]") / 1000;
       },
@@ -385,11 +393,11 @@ std::vector<OptionSpec> buildTable() {
     option("delay-phase", "data", "step: the phase --delay-rank spends its delay in: " + enumChoices<DelayPhase>(),
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.delay_phase = v.choice<DelayPhase>(); },
       [](const RunPlan& p) { return std::string(toString(p.step.delay_phase)); }),
-    option("test-sync-fault", "none",
+    testHook("test-sync-fault", "none",
       "for tests of the step's check only: a deliberate gradient-sync fault: " + enumChoices<SyncFault>(),
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.fault = v.choice<SyncFault>(); },
       [](const RunPlan& p) { return std::string(toString(p.step.fault)); }),
-    option("test-fault-rank", "1", "for tests only: the rank a one-rank --test-sync-fault happens on",
+    testHook("test-fault-rank", "1", "for tests only: the rank a one-rank --test-sync-fault happens on",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.fault_rank = integerIn(v, 0, 1 << 30); },
       [](const RunPlan& p) { return std::to_string(p.step.fault_rank); }),
     option("torch-profile", "",
@@ -442,7 +450,7 @@ std::vector<OptionSpec> buildTable() {
     option("csv", "", "write one row per case and rank to this CSV file",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.csv_path = v.text(); },
       [](const RunPlan& p) { return p.output.csv_path; }),
-    option("test-stall-after", "0", "for tests of --timeout only: see --test-stall-rank",
+    testHook("test-stall-after", "0", "for tests of --timeout only: see --test-stall-rank",
       [](const OptionValue& v, PlanDraft& d) { d.plan.launch.stall_after = v.count(0); },
       [](const RunPlan& p) { return std::to_string(p.launch.stall_after); }),
   };

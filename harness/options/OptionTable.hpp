@@ -37,6 +37,7 @@ struct OptionSpec {
   std::optional<std::string> default_text;  // parsed when nothing gives the option; none: unset
   std::string help;
   bool is_switch = false;  // a flag without a value (--queued-start); true/false in INI files
+  bool hidden = false;     // a test's fault hook (--test-*): accepted, but not in --help
   // Parses the option's text (a switch's is "on" or "off") into the draft; throws UsageError.
   void (*parse)(const OptionValue& value, PlanDraft& draft) = nullptr;
   // The option's canonical text, read back from the plan; nullptr where another option's entry

@@ -100,9 +100,11 @@ std::vector<std::string> parseSuites(const std::vector<std::string>& names) {
   return names;
 }
 
-po::options_description describeOptions() {
+// The table's options; `hidden`: the test hooks alone, else every other one.
+po::options_description describeOptions(bool hidden) {
   po::options_description options("Options (also INI keys of --config, without the dashes)");
   for (const OptionSpec& spec : optionTable()) {
+    if (spec.hidden != hidden) continue;
     if (spec.is_switch) {
       options.add_options()(spec.name.c_str(), po::bool_switch(), spec.help.c_str());
     } else if (spec.default_text) {
@@ -165,7 +167,10 @@ ParsedCommand parseCommandLine(const std::vector<std::string>& args) {
     ("version", "print the version and exit")
     ("config", po::value<std::string>(), "read options from this INI file (the command line wins)");
   // clang-format on
-  po::options_description options = describeOptions();
+  const po::options_description visible = describeOptions(false);
+  // Every option of the table, the test hooks too: what the command line and a config file take.
+  po::options_description options;
+  options.add(visible).add(describeOptions(true));
   po::options_description hidden;
   hidden.add_options()("suite", po::value<std::vector<std::string>>());
   po::positional_options_description positional;
@@ -186,7 +191,7 @@ ParsedCommand parseCommandLine(const std::vector<std::string>& args) {
   ParsedCommand parsed;
   if (vm.count("help")) {
     parsed.action = ParsedCommand::Action::Help;
-    parsed.help = usage(options, generic);
+    parsed.help = usage(visible, generic);
     return parsed;
   }
   if (vm.count("version")) {

@@ -23,11 +23,25 @@ TEST(OptionTable, TheHelpAndThePlanEntriesComeFromTheTable) {
   const std::vector<std::pair<std::string, std::string>> entries =
       parseCommandLine({}).plan.entries();
   for (const OptionSpec& spec : optionTable()) {
-    EXPECT_NE(help.find("--" + spec.name), std::string::npos) << spec.name;
+    EXPECT_EQ(help.find("--" + spec.name) != std::string::npos, !spec.hidden) << spec.name;
     const bool entered = std::any_of(entries.begin(), entries.end(),
                                      [&](const auto& e) { return e.first == spec.name; });
     EXPECT_EQ(entered, spec.canonical != nullptr) << spec.name;
   }
+}
+
+TEST(OptionTable, TheTestHooksAreHiddenFromTheHelpButAccepted) {
+  const std::string help = parseCommandLine({"--help"}).help;
+  EXPECT_EQ(help.find("test-"), std::string::npos);
+  std::size_t hooks = 0;
+  for (const OptionSpec& spec : optionTable()) {
+    EXPECT_EQ(spec.hidden, spec.name.starts_with("test-")) << spec.name;
+    hooks += spec.hidden ? 1 : 0;
+  }
+  EXPECT_EQ(hooks, 6u);
+  EXPECT_EQ(parseCommandLine({"--test-stall-rank", "1", "--test-stall-after", "2"})
+                .plan.launch.stall_after,
+            2);
 }
 
 TEST(OptionTable, EveryDefaultParsesAndPrintsBackTheSameText) {
