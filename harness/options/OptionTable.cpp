@@ -14,12 +14,6 @@ namespace {
 constexpr std::int64_t kMaxMatmulSize = 65536;
 constexpr std::uint64_t kMaxBufferBytes = 64ull << 30;
 constexpr std::uint64_t kMaxBucketBytes = 16ull << 30;
-constexpr int kMaxLayers = 1024;  // also blocks and heads
-constexpr int kMaxWidth = 65536;  // also channels
-constexpr int kMaxBatch = 1 << 20;
-constexpr int kMaxSeq = 1 << 20;
-constexpr int kMaxImage = 8192;
-constexpr int kMaxVocab = 1 << 20;
 constexpr double kMaxHostWorkMs = 60000;
 constexpr int kMaxProjectedRanks = 1 << 20;
 constexpr int kMaxGpusPerNode = 1 << 16;
@@ -166,7 +160,33 @@ std::vector<int> rankCounts(const OptionValue& value) {
   return ranks;
 }
 
-std::vector<OptionSpec> buildTable() {
+std::vector<const StepModelDescriptor*> stepModelList(const OptionValue& value) {
+  std::vector<const StepModelDescriptor*> models;
+  for (const std::string& item : value.list()) {
+    const StepModelDescriptor* model = findStepModel(item);
+    if (model == nullptr) {
+      value.fail(fmt::format("unknown value '{}' ({})", printable(item), stepModelNames()));
+    }
+    models.push_back(model);
+  }
+  return models;
+}
+
+// A model's shape option (models/StepModel.hpp), named and bounded by its declaration.
+OptionSpec shapeOption(const ShapeOption& shape) {
+  return {std::string(shape.name),
+          std::to_string(shape.default_value),
+          std::string(shape.help),
+          false,
+          false,
+          [&shape](const OptionValue& v, PlanDraft& d) {
+            d.plan.step.shape.set(shape, v.integer(shape.min, shape.max));
+          },
+          [&shape](const RunPlan& p) { return std::to_string(p.step.shape[shape]); }};
+}
+
+// Every option but the models' shapes.
+std::vector<OptionSpec> commonOptions() {
   const MeasureSettings m{};
   // clang-format off
   return {
@@ -295,9 +315,13 @@ std::vector<OptionSpec> buildTable() {
         d.plan.collectives.slow_seconds = v.number(slowMs, "a number of milliseconds in [0, 60000]") / 1000;
       },
       [](const RunPlan& p) { return number(p.collectives.slow_seconds * 1000); }),
-    option("step-models", "mlp", "step: models to train: " + enumChoices<StepModel>(),
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.models = v.choices<StepModel>(); },
-      [](const RunPlan& p) { return names(p.step.models); }),
+    option("step-models", "mlp", "step: models to train: " + stepModelNames(),
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.models = stepModelList(v); },
+      [](const RunPlan& p) {
+        std::vector<std::string_view> models;
+        for (const StepModelDescriptor* model : p.step.models) models.push_back(model->name);
+        return joined(models);
+      }),
     option("precision", "bf16",
       "step: fp32 (TF32 off); bf16 = autocast to bf16 with fp32 weights; fp16 = autocast with "
       "dynamic loss scaling",
@@ -341,47 +365,6 @@ std::vector<OptionSpec> buildTable() {
     option("first-bucket-mb", "1", "step: size of the first bucket (the last layers' gradients) in MiB",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.first_bucket_bytes = v.mebibytes(4, kMaxBucketBytes); },
       [](const RunPlan& p) { return mib(p.step.first_bucket_bytes); }),
-    option("mlp-layers", std::to_string(MlpShape{}.layers), "step mlp: Linear(width, width) + GELU layers",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.mlp.layers = integerIn(v, 1, kMaxLayers); },
-      [](const RunPlan& p) { return std::to_string(p.step.mlp.layers); }),
-    option("mlp-width", std::to_string(MlpShape{}.width), "step mlp: width",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.mlp.width = integerIn(v, 1, kMaxWidth); },
-      [](const RunPlan& p) { return std::to_string(p.step.mlp.width); }),
-    option("mlp-batch", std::to_string(MlpShape{}.batch), "step mlp: batch per rank",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.mlp.batch = integerIn(v, 1, kMaxBatch); },
-      [](const RunPlan& p) { return std::to_string(p.step.mlp.batch); }),
-    option("transformer-layers", std::to_string(TransformerShape{}.layers),
-      "step transformer and gpt: pre-norm blocks",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.layers = integerIn(v, 1, kMaxLayers); },
-      [](const RunPlan& p) { return std::to_string(p.step.transformer.layers); }),
-    option("transformer-width", std::to_string(TransformerShape{}.width),
-      "step transformer and gpt: model width (a multiple of --transformer-heads)",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.width = integerIn(v, 1, kMaxWidth); },
-      [](const RunPlan& p) { return std::to_string(p.step.transformer.width); }),
-    option("transformer-heads", std::to_string(TransformerShape{}.heads), "step transformer and gpt: attention heads",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.heads = integerIn(v, 1, kMaxLayers); },
-      [](const RunPlan& p) { return std::to_string(p.step.transformer.heads); }),
-    option("transformer-seq", std::to_string(TransformerShape{}.seq), "step transformer and gpt: tokens per sample",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.seq = integerIn(v, 1, kMaxSeq); },
-      [](const RunPlan& p) { return std::to_string(p.step.transformer.seq); }),
-    option("transformer-batch", std::to_string(TransformerShape{}.batch), "step transformer and gpt: batch per rank",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.batch = integerIn(v, 1, kMaxBatch); },
-      [](const RunPlan& p) { return std::to_string(p.step.transformer.batch); }),
-    option("vocab", std::to_string(TransformerShape{}.vocab), "step gpt: vocabulary of the language-model head",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.vocab = integerIn(v, 2, kMaxVocab); },
-      [](const RunPlan& p) { return std::to_string(p.step.transformer.vocab); }),
-    option("cnn-blocks", std::to_string(CnnShape{}.blocks), "step cnn: residual blocks",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.cnn.blocks = integerIn(v, 1, kMaxLayers); },
-      [](const RunPlan& p) { return std::to_string(p.step.cnn.blocks); }),
-    option("cnn-channels", std::to_string(CnnShape{}.channels), "step cnn: channels",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.cnn.channels = integerIn(v, 1, kMaxWidth); },
-      [](const RunPlan& p) { return std::to_string(p.step.cnn.channels); }),
-    option("cnn-image", std::to_string(CnnShape{}.image), "step cnn: image side in pixels (at least 8)",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.cnn.image = integerIn(v, 8, kMaxImage); },
-      [](const RunPlan& p) { return std::to_string(p.step.cnn.image); }),
-    option("cnn-batch", std::to_string(CnnShape{}.batch), "step cnn: batch per rank",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.cnn.batch = integerIn(v, 1, kMaxBatch); },
-      [](const RunPlan& p) { return std::to_string(p.step.cnn.batch); }),
     option("delay-rank", "-1", "step: make this rank late in every step by --delay-ms (a straggler on purpose)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.delay_rank = integerIn(v, -1, 1 << 30); },
       [](const RunPlan& p) { return std::to_string(p.step.delay_rank); }),
@@ -457,6 +440,17 @@ std::vector<OptionSpec> buildTable() {
   // clang-format on
 }
 
+std::vector<OptionSpec> buildTable() {
+  std::vector<OptionSpec> table = commonOptions();
+  // Each model's shape options follow the step's own, before its straggler options.
+  const auto step_end = std::find_if(
+      table.begin(), table.end(), [](const OptionSpec& spec) { return spec.name == "delay-rank"; });
+  std::vector<OptionSpec> shapes;
+  for (const ShapeOption* shape : shapeOptions()) shapes.push_back(shapeOption(*shape));
+  table.insert(step_end, shapes.begin(), shapes.end());
+  return table;
+}
+
 OptionSource sourceOf(const std::map<std::string, OptionSource>& sources, const std::string& name) {
   const auto it = sources.find(name);
   return it == sources.end() ? OptionSource::Default : it->second;
@@ -506,9 +500,9 @@ void applyPlanRules(PlanDraft& draft, const std::map<std::string, OptionSource>&
   if ((c.slow_rank >= 0) != (c.slow_seconds > 0)) {
     throw UsageError("--test-slow-rank: goes with a --test-slow-ms above 0");
   }
-  if (s.transformer.width % s.transformer.heads != 0) {
-    throw UsageError(fmt::format("--transformer-heads: {} does not divide --transformer-width {}",
-                                 s.transformer.heads, s.transformer.width));
+  for (const StepModelDescriptor* model : stepModels()) {
+    if (model->shape_refusal == nullptr) continue;
+    if (const auto refusal = model->shape_refusal(s.shape)) throw UsageError(*refusal);
   }
 }
 

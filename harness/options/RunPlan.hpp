@@ -11,6 +11,7 @@
 
 #include "common/EnumNames.hpp"
 #include "measure/MeasureSettings.hpp"
+#include "models/StepModel.hpp"
 
 namespace splitstep {
 
@@ -19,7 +20,6 @@ enum class MatmulDtype { Fp32, Tf32, Fp16, Bf16 };
 enum class CollectiveDtype { Fp32, Bf16, Fp16 };
 enum class Placement { OutOfPlace, InPlace };
 enum class Backend { Nccl, Mpi };
-enum class StepModel { Mlp, Transformer, Cnn, Gpt };
 // fp32: fp32 throughout (TF32 off); bf16: autocast to bf16 over fp32 weights; fp16: autocast to
 // fp16 over fp32 weights with dynamic loss scaling.
 enum class StepPrecision { Fp32, Bf16, Fp16 };
@@ -81,14 +81,6 @@ template <>
 struct EnumNames<Backend> {
   static constexpr std::array values = {std::pair{Backend::Nccl, std::string_view("nccl")},
                                         std::pair{Backend::Mpi, std::string_view("mpi")}};
-};
-template <>
-struct EnumNames<StepModel> {
-  static constexpr std::array values = {
-      std::pair{StepModel::Mlp, std::string_view("mlp")},
-      std::pair{StepModel::Transformer, std::string_view("transformer")},
-      std::pair{StepModel::Cnn, std::string_view("cnn")},
-      std::pair{StepModel::Gpt, std::string_view("gpt")}};
 };
 template <>
 struct EnumNames<StepPrecision> {
@@ -196,37 +188,8 @@ struct CollectivesPlan {
   double slow_seconds = 0;
 };
 
-// N x (Linear(width, width) + GELU), MSE loss against a target of the output's shape.
-struct MlpShape {
-  int layers = 8;
-  int width = 8192;
-  int batch = 8192;  // per rank
-};
-
-// transformer: N pre-norm encoder blocks (self-attention + MLP of 4x width) over `seq` tokens,
-// a linear patch embedding in front and a classifier on the mean token behind (cross-entropy).
-// gpt: the same blocks with causal attention between token and position embeddings and a
-// language-model head over `vocab` tokens (cross-entropy on every next token).
-struct TransformerShape {
-  int layers = 12;
-  int width = 768;
-  int heads = 12;
-  int seq = 197;
-  int batch = 128;    // per rank
-  int vocab = 50304;  // gpt only: GPT-2's vocabulary padded to a multiple of 64
-};
-
-// A stem convolution and `blocks` residual blocks (Conv2d, BatchNorm2d, ReLU) at `channels`,
-// global average pooling and a classifier (cross-entropy loss), on image x image RGB input.
-struct CnnShape {
-  int blocks = 8;
-  int channels = 128;
-  int image = 64;
-  int batch = 128;  // per rank
-};
-
 struct StepPlan {
-  std::vector<StepModel> models;
+  std::vector<const StepModelDescriptor*> models;  // models/StepModels.cpp's, in run order
   std::vector<StepPrecision> precisions;
   std::vector<SyncMode> modes;
   StepOptimizer optimizer = StepOptimizer::Sgd;
@@ -250,9 +213,7 @@ struct StepPlan {
   // Where to write a LibTorch profiler (Kineto) trace of a few steps of every mode and rank;
   // empty: none.
   std::string torch_profile_dir;
-  MlpShape mlp;
-  TransformerShape transformer;
-  CnnShape cnn;
+  StepShape shape;  // every model's shape options
 };
 
 // Where the analysis projects the collectives and the step to more ranks: nodes of
