@@ -348,7 +348,8 @@ void StepSuite::run(const SuiteContext& context) {
   }
 }
 
-const SuiteRegistration kStepRegistration("step", [](const SuiteInfo&, const RunPlan& plan) {
+const SuiteRegistration kStepRegistration(kStepSuite.name, [](const SuiteInfo&,
+                                                              const RunPlan& plan) {
   return std::unique_ptr<Suite>(std::make_unique<StepSuite>(plan.step));
 });
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "options/Options.hpp"
+#include "suites/SuiteCatalog.hpp"
 
 namespace splitstep {
 namespace {
@@ -24,7 +25,7 @@ TEST(ConfigPresets, ThereArePresets) { EXPECT_FALSE(presets().empty()); }
 TEST(ConfigPresets, EachPresetParsesAndStartsWithAComment) {
   for (const auto& path : presets()) {
     SCOPED_TRACE(path.string());
-    EXPECT_NO_THROW(parseCommandLine({"--config", path.string()}));
+    EXPECT_NO_THROW(parseCommandLine({"--config", path.string()}, suiteCatalog()));
     std::ifstream file(path);
     std::string first_line;
     std::getline(file, first_line);

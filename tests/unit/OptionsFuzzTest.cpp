@@ -289,7 +289,7 @@ TEST(OptionsFuzz, EveryInputGivesAValidPlanOrOneLineRefusal) {
     if (!config.empty()) std::ofstream(config_path, std::ios::binary | std::ios::trunc) << config;
     std::string finding;
     try {
-      const ParsedCommand parsed = parseCommandLine(args);
+      const ParsedCommand parsed = parseCommandLine(args, suiteCatalog());
       if (parsed.action == ParsedCommand::Action::Run) {
         ++plans;
         finding = brokenBound(parsed.plan);

@@ -15,7 +15,7 @@ namespace splitstep {
 namespace {
 
 RunPlan parse(const std::vector<std::string>& args) {
-  const ParsedCommand parsed = parseCommandLine(args);
+  const ParsedCommand parsed = parseCommandLine(args, suiteCatalog());
   EXPECT_EQ(parsed.action, ParsedCommand::Action::Run);
   return parsed.plan;
 }
@@ -23,7 +23,7 @@ RunPlan parse(const std::vector<std::string>& args) {
 // The UsageError message for `args`, or "<no error>".
 std::string errorOf(const std::vector<std::string>& args) {
   try {
-    parseCommandLine(args);
+    parseCommandLine(args, suiteCatalog());
   } catch (const UsageError& e) {
     return e.what();
   }
@@ -439,12 +439,12 @@ TEST(Options, ProjectionOptionsAreParsed) {
 }
 
 TEST(Options, HelpAndVersionAreActionsNotRuns) {
-  const ParsedCommand help = parseCommandLine({"--help"});
+  const ParsedCommand help = parseCommandLine({"--help"}, suiteCatalog());
   EXPECT_EQ(help.action, ParsedCommand::Action::Help);
   EXPECT_NE(help.help.find("--matmul-sizes"), std::string::npos);
   EXPECT_NE(help.help.find("--step-models"), std::string::npos);
   EXPECT_NE(help.help.find("scatter, step"), std::string::npos);
-  EXPECT_EQ(parseCommandLine({"--version"}).action, ParsedCommand::Action::Version);
+  EXPECT_EQ(parseCommandLine({"--version"}, suiteCatalog()).action, ParsedCommand::Action::Version);
 }
 
 TEST(Options, BadInputNamesTheOptionAndTheReason) {
