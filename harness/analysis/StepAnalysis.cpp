@@ -12,7 +12,7 @@
 #include "analysis/StepBreakdown.hpp"
 #include "common/StepKeys.hpp"
 #include "common/Units.hpp"
-#include "options/RunPlan.hpp"
+#include "options/StepPlan.hpp"
 
 namespace splitstep {
 namespace {

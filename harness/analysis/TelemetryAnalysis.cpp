@@ -10,7 +10,7 @@
 
 #include "common/StepKeys.hpp"
 #include "common/Units.hpp"
-#include "options/RunPlan.hpp"
+#include "options/StepPlan.hpp"
 
 namespace splitstep {
 namespace {

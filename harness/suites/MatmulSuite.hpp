@@ -1,7 +1,7 @@
 // Square GEMM throughput per dtype: the compute ceiling of each rank's device.
 #pragma once
 
-#include "options/RunPlan.hpp"
+#include "options/MatmulPlan.hpp"
 #include "suites/Suite.hpp"
 
 namespace splitstep {

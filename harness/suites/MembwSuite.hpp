@@ -1,7 +1,7 @@
 // Memory bandwidth ceilings: on-device copy and triad, and host<->device copies.
 #pragma once
 
-#include "options/RunPlan.hpp"
+#include "options/MembwPlan.hpp"
 #include "suites/Suite.hpp"
 
 namespace splitstep {

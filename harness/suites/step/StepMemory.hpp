@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "options/RunPlan.hpp"
+#include "options/StepPlan.hpp"
 
 namespace splitstep {
 

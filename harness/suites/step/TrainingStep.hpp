@@ -14,7 +14,7 @@
 #include "common/StepKeys.hpp"
 #include "device/Device.hpp"
 #include "models/Workload.hpp"
-#include "options/RunPlan.hpp"
+#include "options/StepPlan.hpp"
 #include "suites/step/GradientSync.hpp"
 #include "suites/step/Optimizer.hpp"
 
