@@ -1,9 +1,6 @@
 // The step suite's options, and one option per shape option of its models (models/StepModel.hpp).
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <iterator>
-
 #include "options/OptionBuilders.hpp"
 
 namespace splitstep {
@@ -95,6 +92,10 @@ std::vector<OptionSpec> stepOptions() {
     option("first-bucket-mb", "1", "step: size of the first bucket (the last layers' gradients) in MiB",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.first_bucket_bytes = v.mebibytes(4, kMaxBucketBytes); },
       [](const RunPlan& p) { return mib(p.step.first_bucket_bytes); }),
+  };
+  // Each model's shape options follow the step's own, before its straggler and test options.
+  for (const ShapeOption* shape : shapeOptions()) options.push_back(shapeOption(*shape));
+  const std::vector<OptionSpec> after_shapes = {
     option("delay-rank", "-1", "step: make this rank late in every step by --delay-ms (a straggler on purpose)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.delay_rank = integerIn(v, -1, 1 << 30); },
       [](const RunPlan& p) { return std::to_string(p.step.delay_rank); }),
@@ -120,12 +121,7 @@ std::vector<OptionSpec> stepOptions() {
       [](const RunPlan& p) { return p.step.torch_profile_dir; }),
   };
   // clang-format on
-  // Each model's shape options follow the step's own, before its straggler options.
-  auto shapes_at = std::find_if(options.begin(), options.end(),
-                                [](const OptionSpec& spec) { return spec.name == "delay-rank"; });
-  for (const ShapeOption* shape : shapeOptions()) {
-    shapes_at = std::next(options.insert(shapes_at, shapeOption(*shape)));
-  }
+  options.insert(options.end(), after_shapes.begin(), after_shapes.end());
   return options;
 }
 
