@@ -7,6 +7,7 @@
 #include "App.hpp"
 #include "cluster/Cluster.hpp"
 #include "fault/FaultReasons.hpp"
+#include "suites/SuiteCatalog.hpp"
 
 namespace {
 
@@ -40,7 +41,8 @@ int main(int argc, char** argv) {
   splitstep::Invocation invocation;
   invocation.command_line = quoteCommandLine(argc, argv);
   try {
-    invocation.command = splitstep::parseCommandLine({argv + 1, argv + argc});
+    invocation.command =
+        splitstep::parseCommandLine({argv + 1, argv + argc}, splitstep::suiteCatalog());
   } catch (const splitstep::UsageError& e) {
     invocation.usage_error = e.what();
   }

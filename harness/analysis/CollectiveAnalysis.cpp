@@ -18,6 +18,7 @@
 #include "comm/Collective.hpp"
 #include "common/StepKeys.hpp"
 #include "common/Units.hpp"
+#include "options/StepPlan.hpp"
 
 namespace splitstep {
 namespace {

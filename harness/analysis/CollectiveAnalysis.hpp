@@ -9,7 +9,7 @@
 
 #include "analysis/CaseResult.hpp"
 #include "analysis/Derived.hpp"
-#include "options/RunPlan.hpp"
+#include "options/ProjectionPlan.hpp"
 
 namespace splitstep {
 

@@ -11,7 +11,7 @@
 #include "cases/StepCase.hpp"
 #include "common/StepKeys.hpp"
 #include "common/Units.hpp"
-#include "options/RunPlan.hpp"
+#include "options/StepPlan.hpp"
 
 namespace splitstep {
 namespace {

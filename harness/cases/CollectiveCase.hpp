@@ -11,7 +11,7 @@
 
 #include "cases/CaseFamily.hpp"
 #include "common/EnumNames.hpp"
-#include "options/RunPlan.hpp"
+#include "options/CollectivesPlan.hpp"
 
 namespace splitstep {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cases/CaseFamily.hpp"
-#include "options/RunPlan.hpp"
+#include "options/MatmulPlan.hpp"
 
 namespace splitstep {
 

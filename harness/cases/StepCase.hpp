@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cases/CaseFamily.hpp"
-#include "options/RunPlan.hpp"
+#include "options/StepPlan.hpp"
 
 namespace splitstep {
 

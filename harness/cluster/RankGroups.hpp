@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "options/RunPlan.hpp"
+#include "options/CollectivesPlan.hpp"
 
 namespace splitstep {
 

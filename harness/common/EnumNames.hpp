@@ -1,8 +1,9 @@
 // One (value, name) table per enum, read by parsing, printing and help alike, so that adding a
 // value is one line. An enum opts in by specialising EnumNames next to its definition:
 //
-//   template <> struct EnumNames<StepModel> {
-//     static constexpr std::array values = {std::pair{StepModel::Mlp, std::string_view("mlp")},
+//   template <> struct EnumNames<InputSource> {
+//     static constexpr std::array values = {std::pair{InputSource::Pinned,
+//     std::string_view("pinned")},
 //     ...};
 //   };
 #pragma once

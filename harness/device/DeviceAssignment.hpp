@@ -4,7 +4,7 @@
 #include <string>
 #include <variant>
 
-#include "options/RunPlan.hpp"
+#include "options/LaunchPlan.hpp"
 
 namespace splitstep {
 

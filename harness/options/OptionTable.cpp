@@ -1,5 +1,7 @@
 #include "options/OptionTable.hpp"
 
+#include "options/OptionBuilders.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -13,50 +15,10 @@ namespace {
 // Defaults are sized for a GPU; configs/cpu-quick.ini holds sizes a CPU finishes in seconds.
 constexpr std::int64_t kMaxMatmulSize = 65536;
 constexpr std::uint64_t kMaxBufferBytes = 64ull << 30;
-constexpr std::uint64_t kMaxBucketBytes = 16ull << 30;
-constexpr int kMaxLayers = 1024;  // also blocks and heads
-constexpr int kMaxWidth = 65536;  // also channels
-constexpr int kMaxBatch = 1 << 20;
-constexpr int kMaxSeq = 1 << 20;
-constexpr int kMaxImage = 8192;
-constexpr int kMaxVocab = 1 << 20;
-constexpr double kMaxHostWorkMs = 60000;
 constexpr int kMaxProjectedRanks = 1 << 20;
 constexpr int kMaxGpusPerNode = 1 << 16;
 constexpr int kMaxRank = 1 << 20;
 constexpr double kMaxSlowMs = 60000;
-
-using ParseFn = void (*)(const OptionValue&, PlanDraft&);
-using CanonicalFn = std::string (*)(const RunPlan&);
-
-OptionSpec option(std::string name, std::optional<std::string> default_text, std::string help,
-                  ParseFn parse, CanonicalFn canonical) {
-  return {std::move(name), std::move(default_text), std::move(help), false, parse, canonical};
-}
-
-OptionSpec flagOption(std::string name, std::string help, ParseFn parse, CanonicalFn canonical) {
-  return {std::move(name), "off", std::move(help), true, parse, canonical};
-}
-
-// Canonical texts. Durations in seconds and noise as a fraction, with every digit a double
-// holds: the text is hashed, so equal plans must print equally and different ones differently.
-std::string number(double value) { return fmt::format("{}", value); }
-std::string onOff(bool value) { return value ? "on" : "off"; }
-std::string trueFalse(bool value) { return value ? "true" : "false"; }
-// Buckets in MiB, as the options take them: bytes / 2^20 is exact in a double.
-std::string mib(std::uint64_t bytes) {
-  return fmt::format("{}", static_cast<double>(bytes) / (1 << 20));
-}
-template <typename T>
-std::string joined(const std::vector<T>& values) {
-  return fmt::format("{}", fmt::join(values, ","));
-}
-template <NamedEnum Enum>
-std::string names(const std::vector<Enum>& values) {
-  std::vector<std::string_view> out;
-  for (Enum value : values) out.push_back(toString(value));
-  return joined(out);
-}
 
 // "8192" (square) or "MxNxK".
 std::vector<MatmulShape> matmulShapes(const OptionValue& value) {
@@ -103,10 +65,6 @@ TelemetryPlan telemetryPlan(const OptionValue& value) {
   }
 }
 
-int integerIn(const OptionValue& value, int min, int max) {
-  return static_cast<int>(value.integer(min, max));
-}
-
 // --groups: all, pairs, nodes, size:N, or groups of ranks "0,1;2,3". A group needs two ranks
 // (the two ends of a link); whether the ranks exist is known only at start-up.
 GroupSpec groupSpec(const OptionValue& value) {
@@ -145,9 +103,6 @@ GroupSpec groupSpec(const OptionValue& value) {
   return spec;
 }
 
-bool positive(double x) { return x > 0; }
-bool fraction(double x) { return x >= 0 && x < 1; }
-bool hostWorkMs(double x) { return x >= 0 && x <= kMaxHostWorkMs; }
 bool slowMs(double x) { return x >= 0 && x <= kMaxSlowMs; }
 
 std::vector<int> rankCounts(const OptionValue& value) {
@@ -158,7 +113,8 @@ std::vector<int> rankCounts(const OptionValue& value) {
   return ranks;
 }
 
-std::vector<OptionSpec> buildTable() {
+// The options before the step's: measurement, the ceilings, the collectives.
+std::vector<OptionSpec> runOptions() {
   const MeasureSettings m{};
   // clang-format off
   return {
@@ -263,7 +219,7 @@ std::vector<OptionSpec> buildTable() {
                    ? onOff(p.step.check)
                    : fmt::format("collectives {}, step {}", onOff(p.collectives.check), onOff(p.step.check));
       }),
-    option("test-stall-rank", "-1",
+    testHook("test-stall-rank", "-1",
       "for tests of --timeout only: this rank stops answering once --test-stall-after cases are done",
       [](const OptionValue& v, PlanDraft& d) { d.plan.launch.stall_rank = integerIn(v, -1, 1 << 30); },
       [](const RunPlan& p) { return std::to_string(p.launch.stall_rank); }),
@@ -278,125 +234,23 @@ std::vector<OptionSpec> buildTable() {
       "group at once; groups that share ranks take turns)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.group_mode = v.choice<GroupMode>(); },
       [](const RunPlan& p) { return std::string(toString(p.collectives.group_mode)); }),
-    option("test-slow-rank", "-1",
+    testHook("test-slow-rank", "-1",
       "for tests of --groups only: this rank waits --test-slow-ms on the host in every timed collective",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.slow_rank = integerIn(v, -1, kMaxRank); },
       [](const RunPlan& p) { return std::to_string(p.collectives.slow_rank); }),
-    option("test-slow-ms", "0", "for tests of --groups only: see --test-slow-rank, in [0, 60000]",
+    testHook("test-slow-ms", "0", "for tests of --groups only: see --test-slow-rank, in [0, 60000]",
       [](const OptionValue& v, PlanDraft& d) {
         d.plan.collectives.slow_seconds = v.number(slowMs, "a number of milliseconds in [0, 60000]") / 1000;
       },
       [](const RunPlan& p) { return number(p.collectives.slow_seconds * 1000); }),
-    option("step-models", "mlp", "step: models to train: " + enumChoices<StepModel>(),
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.models = v.choices<StepModel>(); },
-      [](const RunPlan& p) { return names(p.step.models); }),
-    option("precision", "bf16",
-      "step: fp32 (TF32 off); bf16 = autocast to bf16 with fp32 weights; fp16 = autocast with "
-      "dynamic loss scaling",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.precisions = v.choices<StepPrecision>(); },
-      [](const RunPlan& p) { return names(p.step.precisions); }),
-    option("sync-modes", "none,sequential,overlap,single",
-      "step: gradient sync: none (compute only), sequential (bucketed allreduce after backward), "
-      "overlap (DDP: buckets reduced during backward), single (rank 0 alone)",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.modes = v.choices<SyncMode>(); },
-      [](const RunPlan& p) { return names(p.step.modes); }),
-    option("optimizer", "sgd", "step: " + enumChoices<StepOptimizer>(),
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.optimizer = v.choice<StepOptimizer>(); },
-      [](const RunPlan& p) { return std::string(toString(p.step.optimizer)); }),
-    option("optimizer-impl", "foreach",
-      "step: the optimizer's implementation, as torch.optim's: loop (foreach=False), foreach "
-      "(PyTorch's default on GPUs), fused (fused=True)",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.optimizer_impl = v.choice<OptimizerImpl>(); },
-      [](const RunPlan& p) { return std::string(toString(p.step.optimizer_impl)); }),
-    option("lr", "0.01", "step: learning rate (> 0)",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.learning_rate = v.number(positive, "a positive number"); },
-      [](const RunPlan& p) { return number(p.step.learning_rate); }),
-    option("momentum", "0", "step: SGD momentum in [0, 1)",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.momentum = v.number(fraction, "a number in [0, 1)"); },
-      [](const RunPlan& p) { return number(p.step.momentum); }),
-    option("input", "pinned",
-      "step: where each batch comes from: pinned or pageable host memory (copied every step), "
-      "or device (already there: no copy)",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.input = v.choice<InputSource>(); },
-      [](const RunPlan& p) { return std::string(toString(p.step.input)); }),
-    option("non-blocking", "on", "step: queue the host-to-device copy without waiting for it (on, off)",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.non_blocking = v.onOff(); },
-      [](const RunPlan& p) { return onOff(p.step.non_blocking); }),
-    option("host-work-ms", "0", "step: milliseconds of host work per batch before its copy, in [0, 60000]",
-      [](const OptionValue& v, PlanDraft& d) {
-        d.plan.step.host_work = v.number(hostWorkMs, "a number of milliseconds in [0, 60000]") / 1000;
-      },
-      [](const RunPlan& p) { return number(p.step.host_work * 1000); }),
-    option("bucket-mb", "25", "step: gradient bucket size in MiB (decimals allowed, e.g. 0.5)",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.bucket_bytes = v.mebibytes(4, kMaxBucketBytes); },
-      [](const RunPlan& p) { return mib(p.step.bucket_bytes); }),
-    option("first-bucket-mb", "1", "step: size of the first bucket (the last layers' gradients) in MiB",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.first_bucket_bytes = v.mebibytes(4, kMaxBucketBytes); },
-      [](const RunPlan& p) { return mib(p.step.first_bucket_bytes); }),
-    option("mlp-layers", std::to_string(MlpShape{}.layers), "step mlp: Linear(width, width) + GELU layers",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.mlp.layers = integerIn(v, 1, kMaxLayers); },
-      [](const RunPlan& p) { return std::to_string(p.step.mlp.layers); }),
-    option("mlp-width", std::to_string(MlpShape{}.width), "step mlp: width",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.mlp.width = integerIn(v, 1, kMaxWidth); },
-      [](const RunPlan& p) { return std::to_string(p.step.mlp.width); }),
-    option("mlp-batch", std::to_string(MlpShape{}.batch), "step mlp: batch per rank",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.mlp.batch = integerIn(v, 1, kMaxBatch); },
-      [](const RunPlan& p) { return std::to_string(p.step.mlp.batch); }),
-    option("transformer-layers", std::to_string(TransformerShape{}.layers),
-      "step transformer and gpt: pre-norm blocks",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.layers = integerIn(v, 1, kMaxLayers); },
-      [](const RunPlan& p) { return std::to_string(p.step.transformer.layers); }),
-    option("transformer-width", std::to_string(TransformerShape{}.width),
-      "step transformer and gpt: model width (a multiple of --transformer-heads)",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.width = integerIn(v, 1, kMaxWidth); },
-      [](const RunPlan& p) { return std::to_string(p.step.transformer.width); }),
-    option("transformer-heads", std::to_string(TransformerShape{}.heads), "step transformer and gpt: attention heads",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.heads = integerIn(v, 1, kMaxLayers); },
-      [](const RunPlan& p) { return std::to_string(p.step.transformer.heads); }),
-    option("transformer-seq", std::to_string(TransformerShape{}.seq), "step transformer and gpt: tokens per sample",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.seq = integerIn(v, 1, kMaxSeq); },
-      [](const RunPlan& p) { return std::to_string(p.step.transformer.seq); }),
-    option("transformer-batch", std::to_string(TransformerShape{}.batch), "step transformer and gpt: batch per rank",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.batch = integerIn(v, 1, kMaxBatch); },
-      [](const RunPlan& p) { return std::to_string(p.step.transformer.batch); }),
-    option("vocab", std::to_string(TransformerShape{}.vocab), "step gpt: vocabulary of the language-model head",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.transformer.vocab = integerIn(v, 2, kMaxVocab); },
-      [](const RunPlan& p) { return std::to_string(p.step.transformer.vocab); }),
-    option("cnn-blocks", std::to_string(CnnShape{}.blocks), "step cnn: residual blocks",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.cnn.blocks = integerIn(v, 1, kMaxLayers); },
-      [](const RunPlan& p) { return std::to_string(p.step.cnn.blocks); }),
-    option("cnn-channels", std::to_string(CnnShape{}.channels), "step cnn: channels",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.cnn.channels = integerIn(v, 1, kMaxWidth); },
-      [](const RunPlan& p) { return std::to_string(p.step.cnn.channels); }),
-    option("cnn-image", std::to_string(CnnShape{}.image), "step cnn: image side in pixels (at least 8)",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.cnn.image = integerIn(v, 8, kMaxImage); },
-      [](const RunPlan& p) { return std::to_string(p.step.cnn.image); }),
-    option("cnn-batch", std::to_string(CnnShape{}.batch), "step cnn: batch per rank",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.cnn.batch = integerIn(v, 1, kMaxBatch); },
-      [](const RunPlan& p) { return std::to_string(p.step.cnn.batch); }),
-    option("delay-rank", "-1", "step: make this rank late in every step by --delay-ms (a straggler on purpose)",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.delay_rank = integerIn(v, -1, 1 << 30); },
-      [](const RunPlan& p) { return std::to_string(p.step.delay_rank); }),
-    option("delay-ms", "0", "step: how late --delay-rank is, in milliseconds of host time, in [0, 60000]",
-      [](const OptionValue& v, PlanDraft& d) {
-        d.plan.step.delay = v.number(hostWorkMs, "a number of milliseconds in [0, 60000]") / 1000;
-      },
-      [](const RunPlan& p) { return number(p.step.delay * 1000); }),
-    option("delay-phase", "data", "step: the phase --delay-rank spends its delay in: " + enumChoices<DelayPhase>(),
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.delay_phase = v.choice<DelayPhase>(); },
-      [](const RunPlan& p) { return std::string(toString(p.step.delay_phase)); }),
-    option("test-sync-fault", "none",
-      "for tests of the step's check only: a deliberate gradient-sync fault: " + enumChoices<SyncFault>(),
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.fault = v.choice<SyncFault>(); },
-      [](const RunPlan& p) { return std::string(toString(p.step.fault)); }),
-    option("test-fault-rank", "1", "for tests only: the rank a one-rank --test-sync-fault happens on",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.fault_rank = integerIn(v, 0, 1 << 30); },
-      [](const RunPlan& p) { return std::to_string(p.step.fault_rank); }),
-    option("torch-profile", "",
-      "step: write a LibTorch profiler (Kineto) trace of 3 steps of every mode and rank into this "
-      "directory, to compare kernel by kernel with torch.profiler's",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.torch_profile_dir = v.text(); },
-      [](const RunPlan& p) { return p.step.torch_profile_dir; }),
+  };
+  // clang-format on
+}
+
+// The options after the step's: the projection, deadlines and outputs.
+std::vector<OptionSpec> reportOptions() {
+  // clang-format off
+  return {
     option("project-ranks", "4,8,16,32,64,128,256,512,1024",
       "analysis: rank counts to project the collectives and the step to",
       [](const OptionValue& v, PlanDraft& d) { d.plan.projection.ranks = rankCounts(v); },
@@ -442,11 +296,20 @@ std::vector<OptionSpec> buildTable() {
     option("csv", "", "write one row per case and rank to this CSV file",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.csv_path = v.text(); },
       [](const RunPlan& p) { return p.output.csv_path; }),
-    option("test-stall-after", "0", "for tests of --timeout only: see --test-stall-rank",
+    testHook("test-stall-after", "0", "for tests of --timeout only: see --test-stall-rank",
       [](const OptionValue& v, PlanDraft& d) { d.plan.launch.stall_after = v.count(0); },
       [](const RunPlan& p) { return std::to_string(p.launch.stall_after); }),
   };
   // clang-format on
+}
+
+std::vector<OptionSpec> buildTable() {
+  std::vector<OptionSpec> table = runOptions();
+  for (std::vector<OptionSpec> part : {stepOptions(), reportOptions()}) {
+    table.insert(table.end(), std::make_move_iterator(part.begin()),
+                 std::make_move_iterator(part.end()));
+  }
+  return table;
 }
 
 OptionSource sourceOf(const std::map<std::string, OptionSource>& sources, const std::string& name) {
@@ -498,9 +361,9 @@ void applyPlanRules(PlanDraft& draft, const std::map<std::string, OptionSource>&
   if ((c.slow_rank >= 0) != (c.slow_seconds > 0)) {
     throw UsageError("--test-slow-rank: goes with a --test-slow-ms above 0");
   }
-  if (s.transformer.width % s.transformer.heads != 0) {
-    throw UsageError(fmt::format("--transformer-heads: {} does not divide --transformer-width {}",
-                                 s.transformer.heads, s.transformer.width));
+  for (const StepModelDescriptor* model : stepModels()) {
+    if (model->shape_refusal == nullptr) continue;
+    if (const auto refusal = model->shape_refusal(s.shape)) throw UsageError(*refusal);
   }
 }
 

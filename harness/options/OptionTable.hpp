@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,11 +38,12 @@ struct OptionSpec {
   std::optional<std::string> default_text;  // parsed when nothing gives the option; none: unset
   std::string help;
   bool is_switch = false;  // a flag without a value (--queued-start); true/false in INI files
+  bool hidden = false;     // a test's fault hook (--test-*): accepted, but not in --help
   // Parses the option's text (a switch's is "on" or "off") into the draft; throws UsageError.
-  void (*parse)(const OptionValue& value, PlanDraft& draft) = nullptr;
+  std::function<void(const OptionValue& value, PlanDraft& draft)> parse;
   // The option's canonical text, read back from the plan; nullptr where another option's entry
   // holds it (a sweep's bounds are the sizes they expand to).
-  std::string (*canonical)(const RunPlan& plan) = nullptr;
+  std::function<std::string(const RunPlan& plan)> canonical;
 };
 
 // In the order the usage text and RunPlan::entries() list them.

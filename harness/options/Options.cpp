@@ -15,7 +15,6 @@
 #include <sstream>
 
 #include "options/OptionTable.hpp"
-#include "suites/SuiteCatalog.hpp"
 
 namespace po = boost::program_options;
 
@@ -68,16 +67,17 @@ std::string readConfigFile(const std::string& path) {
   return text;
 }
 
-std::string suiteNames() {
+std::string suiteNames(std::span<const SuiteInfo> suites) {
   std::vector<std::string_view> names;
-  for (const SuiteInfo& suite : suiteCatalog()) names.push_back(suite.name);
+  for (const SuiteInfo& suite : suites) names.push_back(suite.name);
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
-std::vector<std::string> parseSuites(const std::vector<std::string>& names) {
+std::vector<std::string> parseSuites(const std::vector<std::string>& names,
+                                     std::span<const SuiteInfo> suites) {
   if (names.empty()) {
     std::vector<std::string> defaults;
-    for (const SuiteInfo& suite : suiteCatalog()) {
+    for (const SuiteInfo& suite : suites) {
       if (suite.in_default_run) defaults.emplace_back(suite.name);
     }
     return defaults;
@@ -85,13 +85,14 @@ std::vector<std::string> parseSuites(const std::vector<std::string>& names) {
   if (std::find(names.begin(), names.end(), kAllSuites) != names.end()) {
     if (names.size() > 1) throw UsageError("suite 'all' stands alone: it names every suite");
     std::vector<std::string> every;
-    for (const SuiteInfo& suite : suiteCatalog()) every.emplace_back(suite.name);
+    for (const SuiteInfo& suite : suites) every.emplace_back(suite.name);
     return every;
   }
   std::set<std::string> seen;
   for (const std::string& name : names) {
-    if (findSuite(name) == nullptr) {
-      throw UsageError(fmt::format("unknown suite '{}' ({})", printable(name), suiteNames()));
+    if (std::none_of(suites.begin(), suites.end(),
+                     [&name](const SuiteInfo& suite) { return suite.name == name; })) {
+      throw UsageError(fmt::format("unknown suite '{}' ({})", printable(name), suiteNames(suites)));
     }
     if (!seen.insert(name).second) {
       throw UsageError(fmt::format("suite '{}' given twice", printable(name)));
@@ -100,9 +101,11 @@ std::vector<std::string> parseSuites(const std::vector<std::string>& names) {
   return names;
 }
 
-po::options_description describeOptions() {
+// The table's options; `hidden`: the test hooks alone, else every other one.
+po::options_description describeOptions(bool hidden) {
   po::options_description options("Options (also INI keys of --config, without the dashes)");
   for (const OptionSpec& spec : optionTable()) {
+    if (spec.hidden != hidden) continue;
     if (spec.is_switch) {
       options.add_options()(spec.name.c_str(), po::bool_switch(), spec.help.c_str());
     } else if (spec.default_text) {
@@ -116,16 +119,17 @@ po::options_description describeOptions() {
   return options;
 }
 
-std::string usage(const po::options_description& options, const po::options_description& generic) {
+std::string usage(const po::options_description& options, const po::options_description& generic,
+                  std::span<const SuiteInfo> suites) {
   std::vector<std::string_view> defaults;
-  for (const SuiteInfo& suite : suiteCatalog()) {
+  for (const SuiteInfo& suite : suites) {
     if (suite.in_default_run) defaults.push_back(suite.name);
   }
   std::ostringstream text;
   text << "Usage: mpirun -np N splitstep [SUITE...] [--config FILE.ini] [--option value...]\n"
-       << "Suites: " << suiteNames() << "\n"
+       << "Suites: " << suiteNames(suites) << "\n"
        << fmt::format("  (default: {}; {}: every suite)\n", fmt::join(defaults, " "), kAllSuites);
-  for (const SuiteInfo& suite : suiteCatalog()) {
+  for (const SuiteInfo& suite : suites) {
     text << fmt::format("  {:<16}{}\n", suite.name, suite.help);
   }
   text << "\n" << generic << "\n" << options;
@@ -140,10 +144,12 @@ void recordSources(const po::variables_map& vm, OptionSource source,
   }
 }
 
-RunPlan buildPlan(const po::variables_map& vm, const std::map<std::string, OptionSource>& sources) {
+RunPlan buildPlan(const po::variables_map& vm, const std::map<std::string, OptionSource>& sources,
+                  std::span<const SuiteInfo> suites) {
   PlanDraft draft;
-  draft.plan.suites = parseSuites(vm.count("suite") ? vm["suite"].as<std::vector<std::string>>()
-                                                    : std::vector<std::string>{});
+  draft.plan.suites = parseSuites(
+      vm.count("suite") ? vm["suite"].as<std::vector<std::string>>() : std::vector<std::string>{},
+      suites);
   draft.plan.config_file = vm.count("config") ? vm["config"].as<std::string>() : "";
   for (const OptionSpec& spec : optionTable()) {
     if (!vm.count(spec.name)) continue;
@@ -157,7 +163,8 @@ RunPlan buildPlan(const po::variables_map& vm, const std::map<std::string, Optio
 
 }  // namespace
 
-ParsedCommand parseCommandLine(const std::vector<std::string>& args) {
+ParsedCommand parseCommandLine(const std::vector<std::string>& args,
+                               std::span<const SuiteInfo> suites) {
   po::options_description generic("General");
   // clang-format off
   generic.add_options()
@@ -165,7 +172,10 @@ ParsedCommand parseCommandLine(const std::vector<std::string>& args) {
     ("version", "print the version and exit")
     ("config", po::value<std::string>(), "read options from this INI file (the command line wins)");
   // clang-format on
-  po::options_description options = describeOptions();
+  const po::options_description visible = describeOptions(false);
+  // Every option of the table, the test hooks too: what the command line and a config file take.
+  po::options_description options;
+  options.add(visible).add(describeOptions(true));
   po::options_description hidden;
   hidden.add_options()("suite", po::value<std::vector<std::string>>());
   po::positional_options_description positional;
@@ -186,7 +196,7 @@ ParsedCommand parseCommandLine(const std::vector<std::string>& args) {
   ParsedCommand parsed;
   if (vm.count("help")) {
     parsed.action = ParsedCommand::Action::Help;
-    parsed.help = usage(options, generic);
+    parsed.help = usage(visible, generic, suites);
     return parsed;
   }
   if (vm.count("version")) {
@@ -209,7 +219,7 @@ ParsedCommand parseCommandLine(const std::vector<std::string>& args) {
   } catch (const po::error& e) {
     throw UsageError(printable(e.what(), 200));
   }
-  parsed.plan = buildPlan(vm, sources);
+  parsed.plan = buildPlan(vm, sources, suites);
   return parsed;
 }
 

@@ -1,11 +1,13 @@
 // Command line and INI file -> RunPlan (Boost.Program_options). Pure: no MPI, no devices.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
 #include "options/OptionValue.hpp"
 #include "options/RunPlan.hpp"
+#include "options/SuiteInfo.hpp"
 
 namespace splitstep {
 
@@ -16,8 +18,10 @@ struct ParsedCommand {
   std::string help;  // the usage text when action == Help
 };
 
-// `args` excludes the program name. The INI file named by --config uses the long option names
+// `args` excludes the program name; `suites` are the suites there are (suites/SuiteCatalog), in
+// the order the usage text lists them. The INI file named by --config uses the long option names
 // as keys (`matmul-sizes = 4096,8192`); the command line wins over the file. Throws UsageError.
-ParsedCommand parseCommandLine(const std::vector<std::string>& args);
+ParsedCommand parseCommandLine(const std::vector<std::string>& args,
+                               std::span<const SuiteInfo> suites);
 
 }  // namespace splitstep

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "comm/Collective.hpp"
-#include "options/RunPlan.hpp"
+#include "options/CollectivesPlan.hpp"
 #include "suites/Suite.hpp"
 
 namespace splitstep {

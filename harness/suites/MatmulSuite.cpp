@@ -121,7 +121,8 @@ void MatmulSuite::run(const SuiteContext& context) {
   runner.finish();
 }
 
-const SuiteRegistration kMatmulRegistration("matmul", [](const SuiteInfo&, const RunPlan& plan) {
+const SuiteRegistration kMatmulRegistration(kMatmulSuite.name, [](const SuiteInfo&,
+                                                                  const RunPlan& plan) {
   return std::unique_ptr<Suite>(std::make_unique<MatmulSuite>(plan.matmul));
 });
 

@@ -154,7 +154,8 @@ void MembwSuite::run(const SuiteContext& context) {
   runner.finish();
 }
 
-const SuiteRegistration kMembwRegistration("membw", [](const SuiteInfo&, const RunPlan& plan) {
+const SuiteRegistration kMembwRegistration(kMembwSuite.name, [](const SuiteInfo&,
+                                                                const RunPlan& plan) {
   return std::unique_ptr<Suite>(std::make_unique<MembwSuite>(plan.membw));
 });
 

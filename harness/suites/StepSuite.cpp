@@ -9,6 +9,7 @@
 #include "common/Units.hpp"
 #include "measure/Measurer.hpp"
 #include "measure/StoppingRule.hpp"
+#include "models/Workload.hpp"
 #include "suites/CaseRunner.hpp"
 #include "suites/TorchScope.hpp"
 #include "suites/step/GradientSync.hpp"
@@ -16,7 +17,6 @@
 #include "suites/step/StepMemory.hpp"
 #include "suites/step/TorchProfile.hpp"
 #include "suites/step/TrainingStep.hpp"
-#include "suites/step/Workload.hpp"
 
 namespace splitstep {
 namespace {
@@ -227,7 +227,7 @@ void StepSuite::run(const SuiteContext& context) {
   Communicator* comm = gradientBackend(context, no_sync);
   // Where each mode's whole-step Sample is, for the checks that follow the timing.
   std::vector<std::pair<SyncMode, std::size_t>> step_samples;
-  for (StepModel model : plan_.models) {
+  for (const StepModelDescriptor* model : plan_.models) {
     for (StepPrecision precision : plan_.precisions) {
       const StepRecipe recipe = recipeFor(plan_, precision, context.rank);
       step_samples.clear();
@@ -235,7 +235,7 @@ void StepSuite::run(const SuiteContext& context) {
       // the samples over.
       std::vector<std::pair<std::size_t, StepCheckResult>> checked;
       {
-        const auto workload = makeWorkload(model, plan_, torch_scope.device(), kModelSeed);
+        const auto workload = makeWorkload(*model, plan_.shape, torch_scope.device(), kModelSeed);
         const std::int64_t batch = workload->batchSize();
         const Batch host_batch = workload->hostBatch(batch, batchSeed(context.rank));
         std::unique_ptr<GradientSync> sync;
@@ -246,12 +246,12 @@ void StepSuite::run(const SuiteContext& context) {
         }
         std::int64_t parameter_count = 0;
         for (const at::Tensor& p : workload->parameters()) parameter_count += p.numel();
-        const double flop = workload->flopPerStep(batch);
+        const double flop = model->flop_per_step(plan_.shape, batch);
         for (SyncMode mode : plan_.modes) {
           const std::string case_name =
-              fmt::format("{} {} {}", toString(model), toString(precision), toString(mode));
+              fmt::format("{} {} {}", model->name, toString(precision), toString(mode));
           const bool syncs = syncsGradients(mode);
-          StepCase fields{std::string(toString(model)),
+          StepCase fields{std::string(model->name),
                           precision,
                           mode,
                           plan_.optimizer,
@@ -292,7 +292,7 @@ void StepSuite::run(const SuiteContext& context) {
             profileSteps(
                 [&] { step.run(used, mode == SyncMode::Overlap); }, kProfiledSteps, context.device,
                 fmt::format("{}/splitstep-{}-{}-{}-rank{}.json", plan_.torch_profile_dir,
-                            toString(model), toString(precision), toString(mode), context.rank));
+                            model->name, toString(precision), toString(mode), context.rank));
           }
           for (Phase phase : kPhases) {
             if (phase == Phase::Sync && used == nullptr) continue;
@@ -326,13 +326,12 @@ void StepSuite::run(const SuiteContext& context) {
         std::optional<SyncCheck> check;
         for (const auto& [mode, index] : step_samples) {
           if (!plan_.check || comm == nullptr || !syncsGradients(mode)) continue;
-          context.watchdog.setOperation(fmt::format("step {} {} {}: correctness check",
-                                                    toString(model), toString(precision),
-                                                    toString(mode)));
+          context.watchdog.setOperation(fmt::format("step {} {} {}: correctness check", model->name,
+                                                    toString(precision), toString(mode)));
           std::optional<Timeline::HostScope> scope;
           if (Timeline* timeline = runner.timeline()) {
             timeline->setCase(
-                fmt::format("step {} {} {}", toString(model), toString(precision), toString(mode)));
+                fmt::format("step {} {} {}", model->name, toString(precision), toString(mode)));
             scope.emplace(*timeline, span_kind::kCheck, "check");
           }
           if (!check) check.emplace(plan_, recipe, context, *comm, *workload, host_batch);
@@ -350,7 +349,8 @@ void StepSuite::run(const SuiteContext& context) {
   }
 }
 
-const SuiteRegistration kStepRegistration("step", [](const SuiteInfo&, const RunPlan& plan) {
+const SuiteRegistration kStepRegistration(kStepSuite.name, [](const SuiteInfo&,
+                                                              const RunPlan& plan) {
   return std::unique_ptr<Suite>(std::make_unique<StepSuite>(plan.step));
 });
 

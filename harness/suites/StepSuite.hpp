@@ -7,10 +7,15 @@
 
 namespace splitstep {
 
+// Not a default: its default sizes are a GPU's, minutes per step on a CPU.
+inline constexpr SuiteInfo kStepSuite = {
+    step_keys::kSuite, true, false,
+    "a DDP-style training step, phase by phase, with gradient sync modes"};
+
 class StepSuite final : public Suite {
  public:
   explicit StepSuite(StepPlan plan) : plan_(std::move(plan)) {}
-  std::string name() const override { return std::string(step_keys::kSuite); }
+  std::string name() const override { return std::string(kStepSuite.name); }
   std::optional<std::string> refusal(const SuiteContext& context) const override;
   void run(const SuiteContext& context) override;
   // One case per model, precision and sync mode; its phases are parts of it.

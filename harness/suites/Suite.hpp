@@ -18,6 +18,7 @@
 #include "measure/Sample.hpp"
 #include "measure/Timeline.hpp"
 #include "options/RunPlan.hpp"
+#include "options/SuiteInfo.hpp"
 #include "suites/MemoryBudget.hpp"
 #include "suites/SuiteCatalog.hpp"
 #include "telemetry/TelemetrySampler.hpp"
@@ -64,8 +65,8 @@ class Suite {
 using SuiteFactory = std::unique_ptr<Suite> (*)(const SuiteInfo& info, const RunPlan& plan);
 
 // Registers the factory of the catalogue's suite `name`, once, from the suite's own source file
-// (a namespace-scope SuiteRegistration), so that adding a suite touches its file and the
-// catalogue only.
+// (a namespace-scope SuiteRegistration naming the SuiteInfo its header declares), so that adding
+// a suite touches its files and one line of the catalogue only.
 struct SuiteRegistration {
   SuiteRegistration(std::string_view name, SuiteFactory factory);
 };

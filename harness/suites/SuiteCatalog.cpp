@@ -3,21 +3,19 @@
 #include <algorithm>
 
 #include "comm/Collective.hpp"
+#include "suites/MatmulSuite.hpp"
+#include "suites/MembwSuite.hpp"
+#include "suites/StepSuite.hpp"
 
 namespace splitstep {
 namespace {
 
 std::vector<SuiteInfo> buildCatalogue() {
-  std::vector<SuiteInfo> suites = {
-      {"matmul", false, true, "GEMM throughput per dtype and shape: the compute ceiling"},
-      {"membw", false, true, "copy, triad and host<->device copies: the memory ceiling"},
-  };
+  std::vector<SuiteInfo> suites = {kMatmulSuite, kMembwSuite};
   for (const CollectiveDescriptor* c : collectives()) {
     suites.push_back({c->name, true, c->in_default_run, c->help});
   }
-  // Not a default: its default sizes are a GPU's, minutes per step on a CPU.
-  suites.push_back(
-      {"step", true, false, "a DDP-style training step, phase by phase, with gradient sync modes"});
+  suites.push_back(kStepSuite);
   return suites;
 }
 

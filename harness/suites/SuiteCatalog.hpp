@@ -1,19 +1,15 @@
-// What suites there are: the catalogue the option parser, the usage text and the suite registry
-// all read. It needs no LibTorch, so the options layer can use it; the suites themselves register
-// their factories (suites/Suite.hpp).
+// What suites there are: the catalogue the option parser (handed it by main), the usage text
+// and the suite registry all read. Each suite declares its SuiteInfo once, in its header, and its
+// factory's registration names that declaration (suites/Suite.hpp); every collective of
+// comm/Collectives.cpp is a suite. It needs no LibTorch, so the unit tests read it.
 #pragma once
 
 #include <string_view>
 #include <vector>
 
-namespace splitstep {
+#include "options/SuiteInfo.hpp"
 
-struct SuiteInfo {
-  std::string_view name;
-  bool needs_communicators;  // runs collectives (SuiteContext::communicators)
-  bool in_default_run;       // runs when no suite is named
-  std::string_view help;     // one line for the usage text
-};
+namespace splitstep {
 
 // In the order the usage text lists them: matmul, membw, every collective, step.
 const std::vector<SuiteInfo>& suiteCatalog();

@@ -188,13 +188,24 @@ void expectCollectiveSamples(OneRank& rank) {
 // the one-process step (with one rank, the same batch).
 void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
   StepPlan plan;
-  plan.models = {StepModel::Mlp, StepModel::Transformer, StepModel::Cnn, StepModel::Gpt};
+  plan.models = {&stepModel("mlp"), &stepModel("transformer"), &stepModel("cnn"),
+                 &stepModel("gpt")};
   plan.precisions = std::move(precisions);
   plan.modes = {SyncMode::None, SyncMode::Sequential, SyncMode::Overlap, SyncMode::Single};
   plan.optimizer = StepOptimizer::AdamW;
-  plan.mlp = {2, 256, 64};
-  plan.transformer = {1, 64, 4, 16, 8, 128};
-  plan.cnn = {1, 8, 16, 4};
+  plan.shape.set("mlp-layers", 2);
+  plan.shape.set("mlp-width", 256);
+  plan.shape.set("mlp-batch", 64);
+  plan.shape.set("transformer-layers", 1);
+  plan.shape.set("transformer-width", 64);
+  plan.shape.set("transformer-heads", 4);
+  plan.shape.set("transformer-seq", 16);
+  plan.shape.set("transformer-batch", 8);
+  plan.shape.set("vocab", 128);
+  plan.shape.set("cnn-blocks", 1);
+  plan.shape.set("cnn-channels", 8);
+  plan.shape.set("cnn-image", 16);
+  plan.shape.set("cnn-batch", 4);
   StepSuite suite(plan);
   RecordedProgress progress;
   SuiteContext context = rank.context();

@@ -28,12 +28,18 @@ namespace {
 
 StepPlan smallPlan() {
   StepPlan plan;
-  plan.models = {StepModel::Mlp, StepModel::Transformer};
+  plan.models = {&stepModel("mlp"), &stepModel("transformer")};
   plan.precisions = {StepPrecision::Fp32};
   plan.modes = {SyncMode::None, SyncMode::Sequential, SyncMode::Overlap, SyncMode::Single};
   plan.input = InputSource::Pageable;
-  plan.mlp = {2, 64, 16};
-  plan.transformer = {1, 32, 2, 8, 4};
+  plan.shape.set("mlp-layers", 2);
+  plan.shape.set("mlp-width", 64);
+  plan.shape.set("mlp-batch", 16);
+  plan.shape.set("transformer-layers", 1);
+  plan.shape.set("transformer-width", 32);
+  plan.shape.set("transformer-heads", 2);
+  plan.shape.set("transformer-seq", 8);
+  plan.shape.set("transformer-batch", 4);
   // Small buckets, so that each model's gradients fill several of them.
   plan.first_bucket_bytes = 1024;
   plan.bucket_bytes = 8192;
@@ -108,7 +114,7 @@ TEST(StepSuite, EveryPhaseHasOneValuePerStepAndFitsInsideIt) {
   Ranks ranks;
   MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);
   StepPlan plan = smallPlan();
-  plan.models = {StepModel::Mlp};
+  plan.models = {&stepModel("mlp")};
   plan.check = false;
   StepSuite(plan).run(ranks.context(&mpi));
   const std::vector<Sample> samples = ranks.sink.take();
@@ -171,10 +177,10 @@ class SilentCommunicator final : public Communicator {
 };
 
 // The check of one synchronised step of a freshly built `model`, each rank on its own batch.
-StepCheckResult checkFresh(StepModel model, const StepPlan& plan, const StepRecipe& recipe,
-                           bool overlap, const SuiteContext& context, Communicator& comm,
-                           c10::Device device) {
-  const auto workload = makeWorkload(model, plan, device, kModelSeed);
+StepCheckResult checkFresh(const StepModelDescriptor& model, const StepPlan& plan,
+                           const StepRecipe& recipe, bool overlap, const SuiteContext& context,
+                           Communicator& comm, c10::Device device) {
+  const auto workload = makeWorkload(model, plan.shape, device, kModelSeed);
   SyncCheck check(plan, recipe, context, comm, *workload,
                   workload->hostBatch(workload->batchSize(), batchSeed(context.rank)));
   return check.run(overlap);
@@ -186,7 +192,7 @@ TEST(StepCheck, AGradientSyncThatDoesNotSyncIsCaught) {
   SilentCommunicator silent(mpi);
   TorchScope scope(*ranks.device);
   const StepCheckResult result =
-      checkFresh(StepModel::Mlp, smallPlan(), StepRecipe{StepPrecision::Fp32}, true,
+      checkFresh(stepModel("mlp"), smallPlan(), StepRecipe{StepPrecision::Fp32}, true,
                  ranks.context(&silent), silent, scope.device());
   ASSERT_FALSE(result.checks.empty());
   // Every rank stepped on its own batch alone: rank 0 alone agrees with itself.
@@ -199,15 +205,34 @@ TEST(StepCheck, AGradientSyncThatDoesNotSyncIsCaught) {
   }
 }
 
+// Every model has a module, and its descriptor counts the module's parameters exactly (the
+// memory check and the reports read the count before any module exists).
+TEST(StepModels, EveryDescriptorCountsItsModulesParameters) {
+  EXPECT_EQ(modelsWithoutWorkload(), std::vector<std::string>{});
+  StepPlan plan = smallPlan();
+  plan.shape.set("cnn-channels", 8);
+  plan.shape.set("cnn-blocks", 2);
+  plan.shape.set("vocab", 64);
+  for (const StepModelDescriptor* model : stepModels()) {
+    const auto workload = makeWorkload(*model, plan.shape, c10::Device(c10::kCPU), kModelSeed);
+    double count = 0;
+    for (const at::Tensor& p : workload->parameters()) count += static_cast<double>(p.numel());
+    EXPECT_EQ(count, model->parameters(plan.shape)) << model->name;
+    EXPECT_EQ(workload->batchSize(), model->batch(plan.shape)) << model->name;
+  }
+}
+
 // An MLP whose buckets are one layer each, all of one size, so that a rank reducing them in
 // another order still makes matching calls (and silently wrong sums).
 StepPlan equalBuckets() {
   StepPlan plan;
-  plan.models = {StepModel::Mlp};
+  plan.models = {&stepModel("mlp")};
   plan.precisions = {StepPrecision::Fp32};
   plan.modes = {SyncMode::Overlap};
   plan.input = InputSource::Pageable;
-  plan.mlp = {3, 16, 8};
+  plan.shape.set("mlp-layers", 3);
+  plan.shape.set("mlp-width", 16);
+  plan.shape.set("mlp-batch", 8);
   plan.first_bucket_bytes = plan.bucket_bytes = (16 * 16 + 16) * 4;  // one layer's weight and bias
   return plan;
 }
@@ -232,7 +257,7 @@ TEST(StepCheck, EveryInjectedSyncFaultFailsTheCheck) {
     plan.fault = fault;
     plan.fault_rank = 1;
     // As the timed modes leave it: each rank with parameters of its own.
-    const auto workload = makeWorkload(StepModel::Mlp, plan, scope.device(), kModelSeed);
+    const auto workload = makeWorkload(stepModel("mlp"), plan.shape, scope.device(), kModelSeed);
     {
       at::NoGradGuard no_grad;
       for (const at::Tensor& p : workload->parameters()) p.add_(0.01 * ranks.rank);
@@ -255,18 +280,22 @@ TEST(StepCheck, CorrectSyncPassesWithEveryModelOptimizerAndPrecision) {
   MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);
   TorchScope scope(*ranks.device);
   StepPlan plan = smallPlan();
-  plan.cnn = {1, 8, 8, 4};
-  plan.transformer.vocab = 64;
-  for (StepModel model : {StepModel::Mlp, StepModel::Transformer, StepModel::Gpt, StepModel::Cnn}) {
+  plan.shape.set("cnn-blocks", 1);
+  plan.shape.set("cnn-channels", 8);
+  plan.shape.set("cnn-image", 8);
+  plan.shape.set("cnn-batch", 4);
+  plan.shape.set("vocab", 64);
+  for (const StepModelDescriptor* model :
+       {&stepModel("mlp"), &stepModel("transformer"), &stepModel("gpt"), &stepModel("cnn")}) {
     for (StepPrecision precision : {StepPrecision::Fp32, StepPrecision::Bf16}) {
       for (StepOptimizer optimizer : {StepOptimizer::Sgd, StepOptimizer::AdamW}) {
         for (OptimizerImpl impl :
              {OptimizerImpl::Loop, OptimizerImpl::Foreach, OptimizerImpl::Fused}) {
-          SCOPED_TRACE(fmt::format("{} {} {} {}", toString(model), toString(precision),
+          SCOPED_TRACE(fmt::format("{} {} {} {}", model->name, toString(precision),
                                    toString(optimizer), toString(impl)));
           StepRecipe recipe{precision, optimizer, impl, 0.01};
           const StepCheckResult result =
-              checkFresh(model, plan, recipe, true, ranks.context(&mpi), mpi, scope.device());
+              checkFresh(*model, plan, recipe, true, ranks.context(&mpi), mpi, scope.device());
           EXPECT_FALSE(failedAnywhere(result))
               << (result.notes.empty() ? std::string() : result.notes.front());
         }
@@ -300,7 +329,7 @@ TEST(StepSuite, ADelayedRankIsNamedAndEveryStepWaitsForIt) {
   Ranks ranks;
   MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);
   StepPlan plan = smallPlan();
-  plan.models = {StepModel::Mlp};
+  plan.models = {&stepModel("mlp")};
   plan.modes = {SyncMode::None, SyncMode::Overlap};
   plan.check = false;
   SuiteContext context = ranks.context(&mpi);
@@ -339,7 +368,7 @@ TEST(StepSuite, TheBreakdownsPartsAddUpToTheStepsGrowthOnEveryRank) {
   Ranks ranks;
   MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);
   StepPlan plan = smallPlan();
-  plan.models = {StepModel::Mlp};
+  plan.models = {&stepModel("mlp")};
   plan.modes = {SyncMode::None, SyncMode::Sequential, SyncMode::Overlap};
   plan.check = false;
   const std::vector<DerivedResult> derived = runAndAnalyse(ranks, plan, ranks.context(&mpi));

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch eager twins of splitstep's step models, timed phase by phase as splitstep times them.
 
-Each model here has splitstep's architecture (harness/suites/step/Workload.cpp), parameter
+Each model here has splitstep's architecture (harness/models/*Module.cpp), parameter
 names and registration order, synthetic data, loss and precision handling, so that splitstep's
 per-phase times can be held against the same step written in plain PyTorch. docs/parity.md says
 how the phases map onto splitstep's and how tests/reference/parity.py compares them.

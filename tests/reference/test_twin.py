@@ -30,7 +30,7 @@ TINY_ARGS = ["--device", "cpu", "--warmup", "1", "--steps", str(STEPS)] + [
     arg for key, value in TINY.items() for arg in (f"--{key}", str(value))]
 
 
-# Parameter counts worked out by hand from splitstep's architectures (Workload.cpp); a
+# Parameter counts worked out by hand from splitstep's architectures (harness/models/); a
 # Linear(i, o) holds i*o + o, a LayerNorm or BatchNorm over w holds 2w.
 def block_parameters(w):
     # norm1 2w, qkv 3w^2 + 3w, proj w^2 + w, norm2 2w, fc1 4w^2 + 4w, fc2 4w^2 + w

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "options/Options.hpp"
+#include "suites/SuiteCatalog.hpp"
 
 namespace splitstep {
 namespace {
@@ -24,7 +25,7 @@ TEST(ConfigPresets, ThereArePresets) { EXPECT_FALSE(presets().empty()); }
 TEST(ConfigPresets, EachPresetParsesAndStartsWithAComment) {
   for (const auto& path : presets()) {
     SCOPED_TRACE(path.string());
-    EXPECT_NO_THROW(parseCommandLine({"--config", path.string()}));
+    EXPECT_NO_THROW(parseCommandLine({"--config", path.string()}, suiteCatalog()));
     std::ifstream file(path);
     std::string first_line;
     std::getline(file, first_line);
@@ -34,7 +35,9 @@ TEST(ConfigPresets, EachPresetParsesAndStartsWithAComment) {
 
 TEST(ConfigPresets, CpuQuickKeepsCasesSmallAndOffTheGpu) {
   const RunPlan plan =
-      parseCommandLine({"--config", std::string(SPLITSTEP_CONFIGS_DIR) + "/cpu-quick.ini"}).plan;
+      parseCommandLine({"--config", std::string(SPLITSTEP_CONFIGS_DIR) + "/cpu-quick.ini"},
+                       suiteCatalog())
+          .plan;
   EXPECT_EQ(plan.launch.device, DeviceKind::Cpu);
   for (const MatmulShape& shape : plan.matmul.shapes)
     EXPECT_LE(shape.m * shape.n * shape.k, 512 * 512 * 512);
@@ -43,17 +46,20 @@ TEST(ConfigPresets, CpuQuickKeepsCasesSmallAndOffTheGpu) {
   for (std::uint64_t bytes : plan.collectives.bytes) EXPECT_LE(bytes, 16u << 20);
   const StepPlan& s = plan.step;
   EXPECT_EQ(s.precisions, (std::vector<StepPrecision>{StepPrecision::Fp32}));
-  EXPECT_LE(s.mlp.layers * s.mlp.width * s.mlp.width, 2 * 64 * 64);
-  EXPECT_LE(s.mlp.batch, 32);
-  EXPECT_LE(s.transformer.layers * s.transformer.width, 32);
-  EXPECT_LE(s.transformer.seq * s.transformer.batch, 8 * 4);
-  EXPECT_LE(s.cnn.blocks * s.cnn.channels, 8);
-  EXPECT_LE(s.cnn.image * s.cnn.image * s.cnn.batch, 8 * 8 * 4);
+  EXPECT_LE(s.shape.at("mlp-layers") * s.shape.at("mlp-width") * s.shape.at("mlp-width"),
+            2 * 64 * 64);
+  EXPECT_LE(s.shape.at("mlp-batch"), 32);
+  EXPECT_LE(s.shape.at("transformer-layers") * s.shape.at("transformer-width"), 32);
+  EXPECT_LE(s.shape.at("transformer-seq") * s.shape.at("transformer-batch"), 8 * 4);
+  EXPECT_LE(s.shape.at("cnn-blocks") * s.shape.at("cnn-channels"), 8);
+  EXPECT_LE(s.shape.at("cnn-image") * s.shape.at("cnn-image") * s.shape.at("cnn-batch"), 8 * 8 * 4);
 }
 
 TEST(ConfigPresets, QuickLooksAtEverySuiteWithinItsBudget) {
   const RunPlan plan =
-      parseCommandLine({"all", "--config", std::string(SPLITSTEP_CONFIGS_DIR) + "/quick.ini"}).plan;
+      parseCommandLine({"all", "--config", std::string(SPLITSTEP_CONFIGS_DIR) + "/quick.ini"},
+                       suiteCatalog())
+          .plan;
   EXPECT_EQ(plan.launch.device, DeviceKind::Cuda);
   EXPECT_TRUE(plan.collectives.check && plan.step.check);  // a sanity check checks
   const MeasureSettings& m = plan.measure;
@@ -85,10 +91,13 @@ TEST(ConfigPresets, QuickLooksAtEverySuiteWithinItsBudget) {
 
 TEST(ConfigPresets, H200StepIsTheReferenceCaseOfTheStepComparison) {
   const RunPlan plan =
-      parseCommandLine({"--config", std::string(SPLITSTEP_CONFIGS_DIR) + "/h200-step.ini"}).plan;
+      parseCommandLine({"--config", std::string(SPLITSTEP_CONFIGS_DIR) + "/h200-step.ini"},
+                       suiteCatalog())
+          .plan;
   EXPECT_EQ(plan.launch.device, DeviceKind::Cuda);
   const StepPlan& s = plan.step;
-  EXPECT_EQ(s.models, (std::vector<StepModel>{StepModel::Mlp, StepModel::Transformer}));
+  EXPECT_EQ(s.models, (std::vector<const StepModelDescriptor*>{&stepModel("mlp"),
+                                                               &stepModel("transformer")}));
   EXPECT_EQ(s.precisions, (std::vector<StepPrecision>{StepPrecision::Bf16}));
   EXPECT_EQ(s.modes, (std::vector<SyncMode>{SyncMode::None, SyncMode::Sequential, SyncMode::Overlap,
                                             SyncMode::Single}));
@@ -97,14 +106,14 @@ TEST(ConfigPresets, H200StepIsTheReferenceCaseOfTheStepComparison) {
   EXPECT_EQ(s.input, InputSource::Device);
   EXPECT_EQ(s.bucket_bytes, 25u << 20);
   EXPECT_EQ(s.first_bucket_bytes, 1u << 20);
-  EXPECT_EQ(s.mlp.layers, 8);
-  EXPECT_EQ(s.mlp.width, 8192);
-  EXPECT_EQ(s.mlp.batch, 8192);
-  EXPECT_EQ(s.transformer.layers, 12);
-  EXPECT_EQ(s.transformer.width, 768);
-  EXPECT_EQ(s.transformer.heads, 12);
-  EXPECT_EQ(s.transformer.seq, 197);
-  EXPECT_EQ(s.transformer.batch, 128);
+  EXPECT_EQ(s.shape.at("mlp-layers"), 8);
+  EXPECT_EQ(s.shape.at("mlp-width"), 8192);
+  EXPECT_EQ(s.shape.at("mlp-batch"), 8192);
+  EXPECT_EQ(s.shape.at("transformer-layers"), 12);
+  EXPECT_EQ(s.shape.at("transformer-width"), 768);
+  EXPECT_EQ(s.shape.at("transformer-heads"), 12);
+  EXPECT_EQ(s.shape.at("transformer-seq"), 197);
+  EXPECT_EQ(s.shape.at("transformer-batch"), 128);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "options/Options.hpp"
+#include "suites/SuiteCatalog.hpp"
 
 namespace splitstep {
 namespace {
@@ -19,21 +20,35 @@ TEST(OptionTable, EveryOptionIsDeclaredOnceWithHelpAndAParser) {
 }
 
 TEST(OptionTable, TheHelpAndThePlanEntriesComeFromTheTable) {
-  const std::string help = parseCommandLine({"--help"}).help;
+  const std::string help = parseCommandLine({"--help"}, suiteCatalog()).help;
   const std::vector<std::pair<std::string, std::string>> entries =
-      parseCommandLine({}).plan.entries();
+      parseCommandLine({}, suiteCatalog()).plan.entries();
   for (const OptionSpec& spec : optionTable()) {
-    EXPECT_NE(help.find("--" + spec.name), std::string::npos) << spec.name;
+    EXPECT_EQ(help.find("--" + spec.name) != std::string::npos, !spec.hidden) << spec.name;
     const bool entered = std::any_of(entries.begin(), entries.end(),
                                      [&](const auto& e) { return e.first == spec.name; });
     EXPECT_EQ(entered, spec.canonical != nullptr) << spec.name;
   }
 }
 
+TEST(OptionTable, TheTestHooksAreHiddenFromTheHelpButAccepted) {
+  const std::string help = parseCommandLine({"--help"}, suiteCatalog()).help;
+  EXPECT_EQ(help.find("test-"), std::string::npos);
+  std::size_t hooks = 0;
+  for (const OptionSpec& spec : optionTable()) {
+    EXPECT_EQ(spec.hidden, spec.name.starts_with("test-")) << spec.name;
+    hooks += spec.hidden ? 1 : 0;
+  }
+  EXPECT_EQ(hooks, 6u);
+  EXPECT_EQ(parseCommandLine({"--test-stall-rank", "1", "--test-stall-after", "2"}, suiteCatalog())
+                .plan.launch.stall_after,
+            2);
+}
+
 TEST(OptionTable, EveryDefaultParsesAndPrintsBackTheSameText) {
   // The canonical text of a default, given as the option's value, yields the same plan entry:
   // what the report prints can be pasted back.
-  const RunPlan defaults = parseCommandLine({}).plan;
+  const RunPlan defaults = parseCommandLine({}, suiteCatalog()).plan;
   for (const OptionSpec& spec : optionTable()) {
     // max-noise's and ci-target's entries are fractions (0.005) where the options take
     // percentages (0.5%).
@@ -43,7 +58,7 @@ TEST(OptionTable, EveryDefaultParsesAndPrintsBackTheSameText) {
     }
     const std::string text = spec.canonical(defaults);
     if (text.empty()) continue;  // --json's default: no file
-    const RunPlan again = parseCommandLine({"--" + spec.name, text}).plan;
+    const RunPlan again = parseCommandLine({"--" + spec.name, text}, suiteCatalog()).plan;
     EXPECT_EQ(spec.canonical(again), text) << spec.name;
   }
 }

@@ -252,7 +252,9 @@ std::string brokenBound(const RunPlan& plan) {
   }
   const auto& s = plan.step;
   if (s.models.empty() || s.precisions.empty() || s.modes.empty()) return "an empty step list";
-  if (s.transformer.heads < 1 || s.transformer.width % s.transformer.heads != 0) return "heads";
+  if (s.shape.at("transformer-heads") < 1 ||
+      s.shape.at("transformer-width") % s.shape.at("transformer-heads") != 0)
+    return "heads";
   if (s.momentum != 0 && s.optimizer != StepOptimizer::Sgd) return "momentum";
   if (!(s.learning_rate > 0) || s.bucket_bytes < 4 || s.first_bucket_bytes < 4) return "step";
   if (!(plan.launch.timeout >= 0.1 && plan.launch.timeout <= 7 * 86400)) return "timeout";
@@ -287,7 +289,7 @@ TEST(OptionsFuzz, EveryInputGivesAValidPlanOrOneLineRefusal) {
     if (!config.empty()) std::ofstream(config_path, std::ios::binary | std::ios::trunc) << config;
     std::string finding;
     try {
-      const ParsedCommand parsed = parseCommandLine(args);
+      const ParsedCommand parsed = parseCommandLine(args, suiteCatalog());
       if (parsed.action == ParsedCommand::Action::Run) {
         ++plans;
         finding = brokenBound(parsed.plan);

@@ -15,7 +15,7 @@ namespace splitstep {
 namespace {
 
 RunPlan parse(const std::vector<std::string>& args) {
-  const ParsedCommand parsed = parseCommandLine(args);
+  const ParsedCommand parsed = parseCommandLine(args, suiteCatalog());
   EXPECT_EQ(parsed.action, ParsedCommand::Action::Run);
   return parsed.plan;
 }
@@ -23,7 +23,7 @@ RunPlan parse(const std::vector<std::string>& args) {
 // The UsageError message for `args`, or "<no error>".
 std::string errorOf(const std::vector<std::string>& args) {
   try {
-    parseCommandLine(args);
+    parseCommandLine(args, suiteCatalog());
   } catch (const UsageError& e) {
     return e.what();
   }
@@ -178,7 +178,7 @@ TEST(Options, AllNamesEverySuiteOfTheCatalogue) {
 
 TEST(Options, StepDefaultsAreTheGpuReferenceCase) {
   const StepPlan s = parse({}).step;
-  EXPECT_EQ(s.models, (std::vector<StepModel>{StepModel::Mlp}));
+  EXPECT_EQ(s.models, (std::vector<const StepModelDescriptor*>{&stepModel("mlp")}));
   EXPECT_EQ(s.precisions, (std::vector<StepPrecision>{StepPrecision::Bf16}));
   EXPECT_EQ(s.modes, (std::vector<SyncMode>{SyncMode::None, SyncMode::Sequential, SyncMode::Overlap,
                                             SyncMode::Single}));
@@ -191,18 +191,18 @@ TEST(Options, StepDefaultsAreTheGpuReferenceCase) {
   EXPECT_EQ(s.bucket_bytes, 25u << 20);
   EXPECT_EQ(s.first_bucket_bytes, 1u << 20);
   EXPECT_TRUE(s.check);
-  EXPECT_EQ(s.mlp.layers, 8);
-  EXPECT_EQ(s.mlp.width, 8192);
-  EXPECT_EQ(s.mlp.batch, 8192);
-  EXPECT_EQ(s.transformer.layers, 12);
-  EXPECT_EQ(s.transformer.width, 768);
-  EXPECT_EQ(s.transformer.heads, 12);
-  EXPECT_EQ(s.transformer.seq, 197);
-  EXPECT_EQ(s.transformer.batch, 128);
-  EXPECT_EQ(s.cnn.blocks, 8);
-  EXPECT_EQ(s.cnn.channels, 128);
-  EXPECT_EQ(s.cnn.image, 64);
-  EXPECT_EQ(s.cnn.batch, 128);
+  EXPECT_EQ(s.shape.at("mlp-layers"), 8);
+  EXPECT_EQ(s.shape.at("mlp-width"), 8192);
+  EXPECT_EQ(s.shape.at("mlp-batch"), 8192);
+  EXPECT_EQ(s.shape.at("transformer-layers"), 12);
+  EXPECT_EQ(s.shape.at("transformer-width"), 768);
+  EXPECT_EQ(s.shape.at("transformer-heads"), 12);
+  EXPECT_EQ(s.shape.at("transformer-seq"), 197);
+  EXPECT_EQ(s.shape.at("transformer-batch"), 128);
+  EXPECT_EQ(s.shape.at("cnn-blocks"), 8);
+  EXPECT_EQ(s.shape.at("cnn-channels"), 128);
+  EXPECT_EQ(s.shape.at("cnn-image"), 64);
+  EXPECT_EQ(s.shape.at("cnn-batch"), 128);
 }
 
 TEST(Options, StepOptionsAreParsed) {
@@ -256,8 +256,8 @@ TEST(Options, StepOptionsAreParsed) {
                             "--cnn-batch",
                             "7"})
                          .step;
-  EXPECT_EQ(s.models,
-            (std::vector<StepModel>{StepModel::Cnn, StepModel::Mlp, StepModel::Transformer}));
+  EXPECT_EQ(s.models, (std::vector<const StepModelDescriptor*>{&stepModel("cnn"), &stepModel("mlp"),
+                                                               &stepModel("transformer")}));
   EXPECT_EQ(s.precisions, (std::vector<StepPrecision>{StepPrecision::Fp16, StepPrecision::Fp32}));
   EXPECT_EQ(s.modes, (std::vector<SyncMode>{SyncMode::Overlap, SyncMode::None}));
   EXPECT_EQ(s.optimizer, StepOptimizer::Sgd);
@@ -269,18 +269,18 @@ TEST(Options, StepOptionsAreParsed) {
   EXPECT_EQ(s.bucket_bytes, 512u << 10);
   EXPECT_EQ(s.first_bucket_bytes, 104858u);  // 0.1 MiB rounded to whole bytes
   EXPECT_FALSE(s.check);
-  EXPECT_EQ(s.mlp.layers, 2);
-  EXPECT_EQ(s.mlp.width, 64);
-  EXPECT_EQ(s.mlp.batch, 32);
-  EXPECT_EQ(s.transformer.layers, 3);
-  EXPECT_EQ(s.transformer.width, 96);
-  EXPECT_EQ(s.transformer.heads, 6);
-  EXPECT_EQ(s.transformer.seq, 16);
-  EXPECT_EQ(s.transformer.batch, 5);
-  EXPECT_EQ(s.cnn.blocks, 4);
-  EXPECT_EQ(s.cnn.channels, 16);
-  EXPECT_EQ(s.cnn.image, 8);
-  EXPECT_EQ(s.cnn.batch, 7);
+  EXPECT_EQ(s.shape.at("mlp-layers"), 2);
+  EXPECT_EQ(s.shape.at("mlp-width"), 64);
+  EXPECT_EQ(s.shape.at("mlp-batch"), 32);
+  EXPECT_EQ(s.shape.at("transformer-layers"), 3);
+  EXPECT_EQ(s.shape.at("transformer-width"), 96);
+  EXPECT_EQ(s.shape.at("transformer-heads"), 6);
+  EXPECT_EQ(s.shape.at("transformer-seq"), 16);
+  EXPECT_EQ(s.shape.at("transformer-batch"), 5);
+  EXPECT_EQ(s.shape.at("cnn-blocks"), 4);
+  EXPECT_EQ(s.shape.at("cnn-channels"), 16);
+  EXPECT_EQ(s.shape.at("cnn-image"), 8);
+  EXPECT_EQ(s.shape.at("cnn-batch"), 7);
 }
 
 TEST(Options, CheckSetsBothCollectivesAndStep) {
@@ -370,10 +370,9 @@ TEST(Options, TransformerWidthMustSplitEvenlyIntoHeads) {
             "--transformer-heads: 12 does not divide --transformer-width 100");
   EXPECT_EQ(errorOf({"--transformer-heads", "5"}),
             "--transformer-heads: 5 does not divide --transformer-width 768");
-  const TransformerShape t =
-      parse({"--transformer-width", "100", "--transformer-heads", "4"}).step.transformer;
-  EXPECT_EQ(t.width, 100);
-  EXPECT_EQ(t.heads, 4);
+  const StepShape t = parse({"--transformer-width", "100", "--transformer-heads", "4"}).step.shape;
+  EXPECT_EQ(t.at("transformer-width"), 100);
+  EXPECT_EQ(t.at("transformer-heads"), 4);
 }
 
 TEST(Options, StepOptionsAreConfigKeys) {
@@ -385,7 +384,8 @@ TEST(Options, StepOptionsAreConfigKeys) {
       "transformer-heads = 4\ntransformer-seq = 10\ntransformer-batch = 3\ncnn-blocks = 2\n"
       "cnn-channels = 12\ncnn-image = 16\ncnn-batch = 6\n");
   const StepPlan s = parse({"step", "--config", config.path(), "--mlp-batch", "24"}).step;
-  EXPECT_EQ(s.models, (std::vector<StepModel>{StepModel::Transformer, StepModel::Cnn}));
+  EXPECT_EQ(s.models, (std::vector<const StepModelDescriptor*>{&stepModel("transformer"),
+                                                               &stepModel("cnn")}));
   EXPECT_EQ(s.precisions, (std::vector<StepPrecision>{StepPrecision::Fp32}));
   EXPECT_EQ(s.modes, (std::vector<SyncMode>{SyncMode::Single}));
   EXPECT_EQ(s.optimizer, StepOptimizer::AdamW);
@@ -396,18 +396,18 @@ TEST(Options, StepOptionsAreConfigKeys) {
   EXPECT_EQ(s.bucket_bytes, 4u << 20);
   EXPECT_EQ(s.first_bucket_bytes, 256u << 10);
   EXPECT_FALSE(s.check);
-  EXPECT_EQ(s.mlp.layers, 3);
-  EXPECT_EQ(s.mlp.width, 128);
-  EXPECT_EQ(s.mlp.batch, 24);  // the command line wins
-  EXPECT_EQ(s.transformer.layers, 2);
-  EXPECT_EQ(s.transformer.width, 64);
-  EXPECT_EQ(s.transformer.heads, 4);
-  EXPECT_EQ(s.transformer.seq, 10);
-  EXPECT_EQ(s.transformer.batch, 3);
-  EXPECT_EQ(s.cnn.blocks, 2);
-  EXPECT_EQ(s.cnn.channels, 12);
-  EXPECT_EQ(s.cnn.image, 16);
-  EXPECT_EQ(s.cnn.batch, 6);
+  EXPECT_EQ(s.shape.at("mlp-layers"), 3);
+  EXPECT_EQ(s.shape.at("mlp-width"), 128);
+  EXPECT_EQ(s.shape.at("mlp-batch"), 24);  // the command line wins
+  EXPECT_EQ(s.shape.at("transformer-layers"), 2);
+  EXPECT_EQ(s.shape.at("transformer-width"), 64);
+  EXPECT_EQ(s.shape.at("transformer-heads"), 4);
+  EXPECT_EQ(s.shape.at("transformer-seq"), 10);
+  EXPECT_EQ(s.shape.at("transformer-batch"), 3);
+  EXPECT_EQ(s.shape.at("cnn-blocks"), 2);
+  EXPECT_EQ(s.shape.at("cnn-channels"), 12);
+  EXPECT_EQ(s.shape.at("cnn-image"), 16);
+  EXPECT_EQ(s.shape.at("cnn-batch"), 6);
 }
 
 TEST(Options, ProjectionDefaultsAreNodesOfEightGpusOnA50GBsNetwork) {
@@ -439,12 +439,12 @@ TEST(Options, ProjectionOptionsAreParsed) {
 }
 
 TEST(Options, HelpAndVersionAreActionsNotRuns) {
-  const ParsedCommand help = parseCommandLine({"--help"});
+  const ParsedCommand help = parseCommandLine({"--help"}, suiteCatalog());
   EXPECT_EQ(help.action, ParsedCommand::Action::Help);
   EXPECT_NE(help.help.find("--matmul-sizes"), std::string::npos);
   EXPECT_NE(help.help.find("--step-models"), std::string::npos);
   EXPECT_NE(help.help.find("scatter, step"), std::string::npos);
-  EXPECT_EQ(parseCommandLine({"--version"}).action, ParsedCommand::Action::Version);
+  EXPECT_EQ(parseCommandLine({"--version"}, suiteCatalog()).action, ParsedCommand::Action::Version);
 }
 
 TEST(Options, BadInputNamesTheOptionAndTheReason) {

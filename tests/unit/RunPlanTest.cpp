@@ -13,7 +13,7 @@ RunPlan samplePlan() {
   plan.collectives.dtypes = {CollectiveDtype::Fp32, CollectiveDtype::Bf16};
   plan.collectives.placements = {Placement::InPlace};
   plan.collectives.backends = {Backend::Nccl, Backend::Mpi};
-  plan.step.models = {StepModel::Mlp, StepModel::Transformer, StepModel::Cnn};
+  plan.step.models = {&stepModel("mlp"), &stepModel("transformer"), &stepModel("cnn")};
   plan.step.precisions = {StepPrecision::Fp32, StepPrecision::Bf16, StepPrecision::Fp16};
   plan.step.modes = {SyncMode::None, SyncMode::Sequential, SyncMode::Overlap, SyncMode::Single};
   return plan;
@@ -100,7 +100,6 @@ TEST(RunPlan, OneCheckEntryCoversCollectivesAndStep) {
 }
 
 TEST(RunPlan, StepEnumsPrintTheirOptionValues) {
-  EXPECT_EQ(toString(StepModel::Transformer), "transformer");
   EXPECT_EQ(toString(StepPrecision::Bf16), "bf16");
   EXPECT_EQ(toString(StepOptimizer::AdamW), "adamw");
   EXPECT_EQ(toString(SyncMode::Overlap), "overlap");
@@ -122,7 +121,7 @@ TEST(RunPlan, HashChangesWithAnySettingOrTheBuild) {
   RunPlan buckets = samplePlan();
   buckets.step.first_bucket_bytes += 4;
   RunPlan shape = samplePlan();
-  shape.step.cnn.image = 32;
+  shape.step.shape.set("cnn-image", 32);
   RunPlan modes = samplePlan();
   modes.step.modes = {SyncMode::Overlap};
   RunPlan check = samplePlan();

@@ -5,19 +5,32 @@
 namespace splitstep {
 namespace {
 
+void setShape(StepPlan& plan, std::initializer_list<std::pair<std::string_view, int>> values) {
+  for (const auto& [name, value] : values) plan.shape.set(name, value);
+}
+
 TEST(StepMemory, ParameterCountsAreTheModelsOwn) {
   StepPlan plan;
   // The figures of the reference table (PyTorch's own counts of the same architectures).
-  EXPECT_DOUBLE_EQ(parameterCount(StepModel::Mlp, plan), 536'936'448);
-  EXPECT_DOUBLE_EQ(parameterCount(StepModel::Transformer, plan), 86'415'592);
-  plan.transformer = {12, 2048, 16, 2048, 8};
-  EXPECT_DOUBLE_EQ(parameterCount(StepModel::Transformer, plan), 610'548'712);
+  EXPECT_DOUBLE_EQ(stepModel("mlp").parameters(plan.shape), 536'936'448);
+  EXPECT_DOUBLE_EQ(stepModel("transformer").parameters(plan.shape), 86'415'592);
+  setShape(plan, {{"transformer-layers", 12},
+                  {"transformer-width", 2048},
+                  {"transformer-heads", 16},
+                  {"transformer-seq", 2048},
+                  {"transformer-batch", 8}});
+  EXPECT_DOUBLE_EQ(stepModel("transformer").parameters(plan.shape), 610'548'712);
   // GPT-2 small's layout with a 50304-token vocabulary and an untied head, 1024 positions.
-  plan.transformer = {12, 768, 12, 1024, 16, 50304};
-  EXPECT_DOUBLE_EQ(parameterCount(StepModel::Gpt, plan),
+  setShape(plan, {{"transformer-layers", 12},
+                  {"transformer-width", 768},
+                  {"transformer-heads", 12},
+                  {"transformer-seq", 1024},
+                  {"transformer-batch", 16},
+                  {"vocab", 50304}});
+  EXPECT_DOUBLE_EQ(stepModel("gpt").parameters(plan.shape),
                    50304.0 * 768 * 2 + 1024.0 * 768 + 12 * (12.0 * 768 * 768 + 13 * 768) + 2 * 768);
-  plan.cnn = {1, 8, 16, 4};
-  EXPECT_DOUBLE_EQ(parameterCount(StepModel::Cnn, plan),
+  setShape(plan, {{"cnn-blocks", 1}, {"cnn-channels", 8}, {"cnn-image", 16}, {"cnn-batch", 4}});
+  EXPECT_DOUBLE_EQ(stepModel("cnn").parameters(plan.shape),
                    27 * 8 + 16 + 18 * 64 + 32 + 8 * 1000 + 1000);
 }
 
@@ -25,15 +38,14 @@ TEST(StepMemory, TheReferenceCasesFitAnH200) {
   StepPlan plan;
   plan.modes = {SyncMode::None, SyncMode::Overlap};
   const double h200 = 139.0 * (1ull << 30);
-  for (StepModel model : {StepModel::Mlp, StepModel::Transformer, StepModel::Cnn, StepModel::Gpt}) {
+  for (const StepModelDescriptor* model : stepModels()) {
     plan.models = {model};
     plan.precisions = {StepPrecision::Bf16};
-    EXPECT_EQ(refuseOversizedSteps(plan, true, 0.9 * h200, "cuda:0"), std::nullopt)
-        << toString(model);
+    EXPECT_EQ(refuseOversizedSteps(plan, true, 0.9 * h200, "cuda:0"), std::nullopt) << model->name;
   }
   // The reference MLP: 2.15 GB of weights, as much again for gradients and buckets each.
   const StepMemory mlp =
-      estimateStepMemory(StepModel::Mlp, StepPrecision::Bf16, StepPlan{}, true, true);
+      estimateStepMemory(stepModel("mlp"), StepPrecision::Bf16, StepPlan{}, true, true);
   EXPECT_DOUBLE_EQ(mlp.parameters, 4 * 536'936'448.0);
   EXPECT_DOUBLE_EQ(mlp.gradients, 8 * 536'936'448.0);
   EXPECT_GT(mlp.activations, 0);
@@ -42,24 +54,23 @@ TEST(StepMemory, TheReferenceCasesFitAnH200) {
 TEST(StepMemory, StateGrowsWithTheOptimizerAndPrecision) {
   StepPlan plan;
   const double sgd =
-      estimateStepMemory(StepModel::Mlp, StepPrecision::Fp32, plan, true, false).optimizer;
+      estimateStepMemory(stepModel("mlp"), StepPrecision::Fp32, plan, true, false).optimizer;
   plan.optimizer = StepOptimizer::AdamW;
   plan.optimizer_impl = OptimizerImpl::Fused;
   const StepMemory adamw =
-      estimateStepMemory(StepModel::Mlp, StepPrecision::Fp32, plan, true, false);
+      estimateStepMemory(stepModel("mlp"), StepPrecision::Fp32, plan, true, false);
   EXPECT_EQ(sgd, 0);
   EXPECT_DOUBLE_EQ(adamw.optimizer, 2 * adamw.parameters);
   EXPECT_EQ(adamw.casts, 0);
-  EXPECT_GT(estimateStepMemory(StepModel::Mlp, StepPrecision::Bf16, plan, true, false).casts, 0);
+  EXPECT_GT(estimateStepMemory(stepModel("mlp"), StepPrecision::Bf16, plan, true, false).casts, 0);
 }
 
 TEST(StepMemory, AnOversizedShapeIsRefusedNamingWhatSizesIt) {
   StepPlan plan;
-  plan.models = {StepModel::Transformer, StepModel::Mlp};
+  plan.models = {&stepModel("transformer"), &stepModel("mlp")};
   plan.precisions = {StepPrecision::Bf16};
   plan.modes = {SyncMode::Overlap};
-  plan.mlp.width = 65536;
-  plan.mlp.layers = 64;
+  setShape(plan, {{"mlp-width", 65536}, {"mlp-layers", 64}});
   const auto refusal = refuseOversizedSteps(plan, true, 125.0 * (1ull << 30), "cuda:0 (rank 0)");
   ASSERT_TRUE(refusal.has_value());
   EXPECT_EQ(refusal->rfind("--step-models: mlp bf16 needs about ", 0), 0u) << *refusal;
@@ -71,12 +82,12 @@ TEST(StepMemory, AnOversizedShapeIsRefusedNamingWhatSizesIt) {
 
 TEST(StepMemory, LongSequencesCountTheAttentionMatrixOnTheCpuOnly) {
   StepPlan plan;
-  plan.transformer.seq = 4096;
+  plan.shape.set("transformer-seq", 4096);
   const double gpu =
-      estimateStepMemory(StepModel::Transformer, StepPrecision::Fp32, plan, true, false)
+      estimateStepMemory(stepModel("transformer"), StepPrecision::Fp32, plan, true, false)
           .activations;
   const double cpu =
-      estimateStepMemory(StepModel::Transformer, StepPrecision::Fp32, plan, false, false)
+      estimateStepMemory(stepModel("transformer"), StepPrecision::Fp32, plan, false, false)
           .activations;
   EXPECT_GT(cpu, gpu + 12.0 * 128 * 12 * 4096 * 4096 * 4);
 }

@@ -14,7 +14,7 @@
 #include "comm/Communicator.hpp"
 #include "common/HostClock.hpp"
 #include "device/Device.hpp"
-#include "options/RunPlan.hpp"
+#include "options/StepPlan.hpp"
 
 namespace splitstep {
 

@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "options/RunPlan.hpp"
+#include "options/StepPlan.hpp"
 
 namespace splitstep {
 

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "measure/Sample.hpp"
+#include "models/Workload.hpp"
 #include "suites/Suite.hpp"
 #include "suites/step/TrainingStep.hpp"
-#include "suites/step/Workload.hpp"
 
 namespace splitstep {
 

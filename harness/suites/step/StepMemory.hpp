@@ -8,12 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "options/RunPlan.hpp"
+#include "options/StepPlan.hpp"
 
 namespace splitstep {
-
-// Exact parameter count of `model` shaped by `plan` (the architecture of suites/step/Workload).
-double parameterCount(StepModel model, const StepPlan& plan);
 
 struct StepMemory {
   double parameters = 0;   // bytes: fp32 weights
@@ -26,10 +23,12 @@ struct StepMemory {
   double total() const { return parameters + gradients + optimizer + casts + activations + batch; }
 };
 
-// `on_gpu`: flash or cuDNN attention keep O(seq) per head; on the CPU the bound also holds the
-// seq x seq attention matrix. `syncs`: a synchronised mode runs, so buckets exist.
-StepMemory estimateStepMemory(StepModel model, StepPrecision precision, const StepPlan& plan,
-                              bool on_gpu, bool syncs);
+// The model's parts (its parameter count, activations and batch: models/StepModel.hpp) and the
+// step's (gradients, buckets, optimizer state, autocast copies). `on_gpu`: flash or cuDNN
+// attention keep O(seq) per head; on the CPU the bound also holds the seq x seq attention
+// matrix. `syncs`: a synchronised mode runs, so buckets exist.
+StepMemory estimateStepMemory(const StepModelDescriptor& model, StepPrecision precision,
+                              const StepPlan& plan, bool on_gpu, bool syncs);
 
 // One line refusing the first (model, precision) of the plan whose estimate exceeds `usable`
 // bytes (free memory less a margin), naming the options that size it; empty when all fit.

@@ -13,10 +13,10 @@
 #include "common/HostClock.hpp"
 #include "common/StepKeys.hpp"
 #include "device/Device.hpp"
-#include "options/RunPlan.hpp"
+#include "models/Workload.hpp"
+#include "options/StepPlan.hpp"
 #include "suites/step/GradientSync.hpp"
 #include "suites/step/Optimizer.hpp"
-#include "suites/step/Workload.hpp"
 
 namespace splitstep {
 

@@ -1,0 +1,56 @@
+// What the modules of models/*Module.cpp share: seeded synthetic data, ATen's fused linear, and
+// the Workload around a torch::nn::Module.
+#pragma once
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/ops/linear.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/Workload.hpp"
+
+namespace splitstep {
+
+inline at::Generator generator(std::uint64_t seed) {
+  return at::make_generator<at::CPUGeneratorImpl>(seed);
+}
+
+// Class labels for the classifiers' cross-entropy.
+inline at::Tensor labels(std::int64_t rows, at::Generator& gen) {
+  return at::randint(0, kClassifierClasses, {rows}, gen, at::kLong);
+}
+
+// ATen's linear, which torch.nn.functional.linear calls: on 3-D input it multiplies with the
+// bias fused into the product (cuBLASLt's bias epilogue). LibTorch's C++ Linear module instead
+// multiplies and then adds the bias in a kernel of its own, under autocast with a cast: 9 ms of
+// a 58 ms ViT-B step on an H200 (kernel tables against the PyTorch twin, docs/parity.md).
+inline at::Tensor linear(const torch::nn::Linear& layer, const at::Tensor& x) {
+  return at::linear(x, layer->weight, layer->bias);
+}
+
+// The parts every model shares: parameters on the device, the batch size of its shape.
+template <typename Net>
+class ModuleWorkload : public Workload {
+ public:
+  ModuleWorkload(std::shared_ptr<Net> net, c10::Device device, std::int64_t batch)
+      : net_(std::move(net)), batch_(batch) {
+    net_->to(device);
+  }
+  std::vector<at::Tensor> parameters() const override { return net_->parameters(); }
+  std::vector<std::string> parameterNames() const override {
+    return net_->named_parameters().keys();
+  }
+  at::Tensor forward(const at::Tensor& input) override { return net_->forward(input); }
+  std::int64_t batchSize() const override { return batch_; }
+
+ protected:
+  std::shared_ptr<Net> net_;
+  std::int64_t batch_;
+};
+
+}  // namespace splitstep

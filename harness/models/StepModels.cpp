@@ -1,0 +1,78 @@
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+#include "models/Cnn.hpp"
+#include "models/Mlp.hpp"
+#include "models/StepModel.hpp"
+#include "models/Transformer.hpp"
+
+namespace splitstep {
+namespace {
+
+// Each declared in models/<Name>.hpp.
+constexpr std::array kStepModels = {&kMlpModel, &kTransformerModel, &kCnnModel, &kGptModel};
+
+const ShapeOption& shapeOptionNamed(std::string_view name) {
+  for (const ShapeOption* option : shapeOptions()) {
+    if (option->name == name) return *option;
+  }
+  throw std::invalid_argument("no model has a shape option " + std::string(name));
+}
+
+}  // namespace
+
+std::span<const StepModelDescriptor* const> stepModels() { return kStepModels; }
+
+const StepModelDescriptor* findStepModel(std::string_view name) {
+  const auto it = std::find_if(kStepModels.begin(), kStepModels.end(),
+                               [name](const StepModelDescriptor* m) { return m->name == name; });
+  return it == kStepModels.end() ? nullptr : *it;
+}
+
+const StepModelDescriptor& stepModel(std::string_view name) {
+  const StepModelDescriptor* model = findStepModel(name);
+  if (model == nullptr) throw std::invalid_argument("unknown step model " + std::string(name));
+  return *model;
+}
+
+std::vector<const ShapeOption*> shapeOptions() {
+  std::vector<const ShapeOption*> options;
+  for (const StepModelDescriptor* model : kStepModels) {
+    for (const ShapeOption* option : model->shape) {
+      if (std::find(options.begin(), options.end(), option) == options.end()) {
+        options.push_back(option);
+      }
+    }
+  }
+  return options;
+}
+
+std::string stepModelNames() {
+  std::string names;
+  for (const StepModelDescriptor* model : kStepModels) {
+    if (!names.empty()) names += ", ";
+    names += model->name;
+  }
+  return names;
+}
+
+std::int64_t StepShape::operator[](const ShapeOption& option) const {
+  const auto it = values_.find(option.name);
+  return it == values_.end() ? option.default_value : it->second;
+}
+
+void StepShape::set(const ShapeOption& option, std::int64_t value) {
+  if (value < option.min || value > option.max) {
+    throw std::invalid_argument("shape option " + std::string(option.name) + " out of range");
+  }
+  values_.insert_or_assign(std::string(option.name), value);
+}
+
+std::int64_t StepShape::at(std::string_view name) const { return (*this)[shapeOptionNamed(name)]; }
+
+void StepShape::set(std::string_view name, std::int64_t value) {
+  set(shapeOptionNamed(name), value);
+}
+
+}  // namespace splitstep

@@ -1,0 +1,128 @@
+// The step suite's options, and one option per shape option of its models (models/StepModel.hpp).
+#include <fmt/format.h>
+
+#include "options/OptionBuilders.hpp"
+
+namespace splitstep {
+namespace {
+
+constexpr std::uint64_t kMaxBucketBytes = 16ull << 30;
+constexpr double kMaxHostWorkMs = 60000;
+
+bool fraction(double x) { return x >= 0 && x < 1; }
+bool hostWorkMs(double x) { return x >= 0 && x <= kMaxHostWorkMs; }
+
+std::vector<const StepModelDescriptor*> stepModelList(const OptionValue& value) {
+  std::vector<const StepModelDescriptor*> models;
+  for (const std::string& item : value.list()) {
+    const StepModelDescriptor* model = findStepModel(item);
+    if (model == nullptr) {
+      value.fail(fmt::format("unknown value '{}' ({})", printable(item), stepModelNames()));
+    }
+    models.push_back(model);
+  }
+  return models;
+}
+
+// A model's shape option (models/StepModel.hpp), named and bounded by its declaration.
+OptionSpec shapeOption(const ShapeOption& shape) {
+  return {std::string(shape.name),
+          std::to_string(shape.default_value),
+          std::string(shape.help),
+          false,
+          false,
+          [&shape](const OptionValue& v, PlanDraft& d) {
+            d.plan.step.shape.set(shape, v.integer(shape.min, shape.max));
+          },
+          [&shape](const RunPlan& p) { return std::to_string(p.step.shape[shape]); }};
+}
+
+}  // namespace
+
+std::vector<OptionSpec> stepOptions() {
+  // clang-format off
+  std::vector<OptionSpec> options = {
+    option("step-models", "mlp", "step: models to train: " + stepModelNames(),
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.models = stepModelList(v); },
+      [](const RunPlan& p) {
+        std::vector<std::string_view> models;
+        for (const StepModelDescriptor* model : p.step.models) models.push_back(model->name);
+        return joined(models);
+      }),
+    option("precision", "bf16",
+      "step: fp32 (TF32 off); bf16 = autocast to bf16 with fp32 weights; fp16 = autocast with "
+      "dynamic loss scaling",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.precisions = v.choices<StepPrecision>(); },
+      [](const RunPlan& p) { return names(p.step.precisions); }),
+    option("sync-modes", "none,sequential,overlap,single",
+      "step: gradient sync: none (compute only), sequential (bucketed allreduce after backward), "
+      "overlap (DDP: buckets reduced during backward), single (rank 0 alone)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.modes = v.choices<SyncMode>(); },
+      [](const RunPlan& p) { return names(p.step.modes); }),
+    option("optimizer", "sgd", "step: " + enumChoices<StepOptimizer>(),
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.optimizer = v.choice<StepOptimizer>(); },
+      [](const RunPlan& p) { return std::string(toString(p.step.optimizer)); }),
+    option("optimizer-impl", "foreach",
+      "step: the optimizer's implementation, as torch.optim's: loop (foreach=False), foreach "
+      "(PyTorch's default on GPUs), fused (fused=True)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.optimizer_impl = v.choice<OptimizerImpl>(); },
+      [](const RunPlan& p) { return std::string(toString(p.step.optimizer_impl)); }),
+    option("lr", "0.01", "step: learning rate (> 0)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.learning_rate = v.number(positive, "a positive number"); },
+      [](const RunPlan& p) { return number(p.step.learning_rate); }),
+    option("momentum", "0", "step: SGD momentum in [0, 1)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.momentum = v.number(fraction, "a number in [0, 1)"); },
+      [](const RunPlan& p) { return number(p.step.momentum); }),
+    option("input", "pinned",
+      "step: where each batch comes from: pinned or pageable host memory (copied every step), "
+      "or device (already there: no copy)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.input = v.choice<InputSource>(); },
+      [](const RunPlan& p) { return std::string(toString(p.step.input)); }),
+    option("non-blocking", "on", "step: queue the host-to-device copy without waiting for it (on, off)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.non_blocking = v.onOff(); },
+      [](const RunPlan& p) { return onOff(p.step.non_blocking); }),
+    option("host-work-ms", "0", "step: milliseconds of host work per batch before its copy, in [0, 60000]",
+      [](const OptionValue& v, PlanDraft& d) {
+        d.plan.step.host_work = v.number(hostWorkMs, "a number of milliseconds in [0, 60000]") / 1000;
+      },
+      [](const RunPlan& p) { return number(p.step.host_work * 1000); }),
+    option("bucket-mb", "25", "step: gradient bucket size in MiB (decimals allowed, e.g. 0.5)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.bucket_bytes = v.mebibytes(4, kMaxBucketBytes); },
+      [](const RunPlan& p) { return mib(p.step.bucket_bytes); }),
+    option("first-bucket-mb", "1", "step: size of the first bucket (the last layers' gradients) in MiB",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.first_bucket_bytes = v.mebibytes(4, kMaxBucketBytes); },
+      [](const RunPlan& p) { return mib(p.step.first_bucket_bytes); }),
+  };
+  // Each model's shape options follow the step's own, before its straggler and test options.
+  for (const ShapeOption* shape : shapeOptions()) options.push_back(shapeOption(*shape));
+  const std::vector<OptionSpec> after_shapes = {
+    option("delay-rank", "-1", "step: make this rank late in every step by --delay-ms (a straggler on purpose)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.delay_rank = integerIn(v, -1, 1 << 30); },
+      [](const RunPlan& p) { return std::to_string(p.step.delay_rank); }),
+    option("delay-ms", "0", "step: how late --delay-rank is, in milliseconds of host time, in [0, 60000]",
+      [](const OptionValue& v, PlanDraft& d) {
+        d.plan.step.delay = v.number(hostWorkMs, "a number of milliseconds in [0, 60000]") / 1000;
+      },
+      [](const RunPlan& p) { return number(p.step.delay * 1000); }),
+    option("delay-phase", "data", "step: the phase --delay-rank spends its delay in: " + enumChoices<DelayPhase>(),
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.delay_phase = v.choice<DelayPhase>(); },
+      [](const RunPlan& p) { return std::string(toString(p.step.delay_phase)); }),
+    testHook("test-sync-fault", "none",
+      "for tests of the step's check only: a deliberate gradient-sync fault: " + enumChoices<SyncFault>(),
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.fault = v.choice<SyncFault>(); },
+      [](const RunPlan& p) { return std::string(toString(p.step.fault)); }),
+    testHook("test-fault-rank", "1", "for tests only: the rank a one-rank --test-sync-fault happens on",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.fault_rank = integerIn(v, 0, 1 << 30); },
+      [](const RunPlan& p) { return std::to_string(p.step.fault_rank); }),
+    option("torch-profile", "",
+      "step: write a LibTorch profiler (Kineto) trace of 3 steps of every mode and rank into this "
+      "directory, to compare kernel by kernel with torch.profiler's",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.torch_profile_dir = v.text(); },
+      [](const RunPlan& p) { return p.step.torch_profile_dir; }),
+  };
+  // clang-format on
+  options.insert(options.end(), after_shapes.begin(), after_shapes.end());
+  return options;
+}
+
+}  // namespace splitstep
