@@ -1,0 +1,192 @@
+// Holds a zoo model of splitstep to the library model it reproduces (tests/reference/zoo): for
+// each file export.py wrote, splitstep's module at the same shape must have the same parameter
+// names in the same registration order, the same parameter count (its descriptor's too), and,
+// with the library's parameters loaded, the same output, loss and gradients for the same batch.
+//
+//   splitstep_zoo_check FILE.pt...
+//
+// Exit status 0 when every file agrees, 1 when one does not (each difference on its own line), 2
+// when a file cannot be read.
+#include <ATen/ops/allclose.h>
+#include <c10/core/GradMode.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <torch/serialize.h>
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/Workload.hpp"
+
+namespace splitstep {
+namespace {
+
+// fp32 on the CPU through the same operations: what reordered sums leave.
+constexpr double kOutputRtol = 1e-4;
+constexpr double kOutputAtol = 1e-5;
+constexpr double kGradRtol = 1e-3;
+constexpr double kGradAtol = 1e-5;
+
+struct Reference {
+  std::string model;
+  std::map<std::string, std::int64_t> shape;
+  std::vector<std::string> parameter_names;
+  std::int64_t parameters = 0;
+  std::map<std::string, at::Tensor> state;
+  at::Tensor input, target, output, loss;
+  std::map<std::string, at::Tensor> grads;
+};
+
+std::map<std::string, at::Tensor> tensors(const c10::IValue& value) {
+  std::map<std::string, at::Tensor> out;
+  for (const auto& entry : value.toGenericDict()) {
+    out.emplace(entry.key().toStringRef(), entry.value().toTensor());
+  }
+  return out;
+}
+
+Reference read(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw std::runtime_error("cannot read " + path);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(file)),
+                                std::istreambuf_iterator<char>());
+  const c10::Dict<c10::IValue, c10::IValue> dict = torch::pickle_load(bytes).toGenericDict();
+  const auto at = [&dict](const char* key) { return dict.at(key); };
+  Reference r;
+  r.model = at("model").toStringRef();
+  for (const auto& entry : at("shape").toGenericDict()) {
+    r.shape.emplace(entry.key().toStringRef(), entry.value().toInt());
+  }
+  for (const c10::IValue& name : at("parameter_names").toListRef()) {
+    r.parameter_names.push_back(name.toStringRef());
+  }
+  r.parameters = at("parameters").toInt();
+  r.state = tensors(at("state"));
+  r.input = at("input").toTensor();
+  r.target = at("target").toTensor();
+  r.output = at("output").toTensor();
+  r.loss = at("loss").toTensor();
+  r.grads = tensors(at("grads"));
+  return r;
+}
+
+double maxAbsDiff(const at::Tensor& a, const at::Tensor& b) {
+  return (a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>();
+}
+
+// The differences of splitstep's model from the reference, one line each; empty: none.
+std::vector<std::string> differences(const Reference& r, std::string& summary) {
+  const StepModelDescriptor& descriptor = stepModel(r.model);
+  StepShape shape;
+  for (const auto& [name, value] : r.shape) shape.set(name, value);
+  const std::unique_ptr<Workload> workload =
+      makeWorkload(descriptor, shape, c10::Device(c10::kCPU), 0);
+  std::vector<std::string> found;
+  const std::vector<std::string> names = workload->parameterNames();
+  if (names != r.parameter_names) {
+    for (std::size_t i = 0; i < std::max(names.size(), r.parameter_names.size()); ++i) {
+      const std::string ours = i < names.size() ? names[i] : "(none)";
+      const std::string theirs = i < r.parameter_names.size() ? r.parameter_names[i] : "(none)";
+      if (ours != theirs) {
+        found.push_back(
+            fmt::format("parameter {}: splitstep's is '{}', the library's '{}'", i, ours, theirs));
+        break;
+      }
+    }
+    found.push_back(fmt::format("{} parameter tensors, the library has {}", names.size(),
+                                r.parameter_names.size()));
+    return found;
+  }
+  const std::vector<at::Tensor> parameters = workload->parameters();
+  std::int64_t count = 0;
+  {
+    const c10::NoGradGuard no_grad;
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      const at::Tensor& theirs = r.state.at(names[i]);
+      if (theirs.sizes() != parameters[i].sizes()) {
+        found.push_back(fmt::format("{}: shape {} against the library's {}", names[i],
+                                    fmt::join(parameters[i].sizes(), "x"),
+                                    fmt::join(theirs.sizes(), "x")));
+        return found;
+      }
+      parameters[i].copy_(theirs);
+      count += parameters[i].numel();
+    }
+  }
+  if (count != r.parameters) {
+    found.push_back(fmt::format("{} parameters, the library has {}", count, r.parameters));
+  }
+  if (static_cast<std::int64_t>(descriptor.parameters(shape)) != r.parameters) {
+    found.push_back(fmt::format("the descriptor counts {:.0f} parameters, the library has {}",
+                                descriptor.parameters(shape), r.parameters));
+  }
+  const at::Tensor output = workload->forward(r.input);
+  if (output.sizes() != r.output.sizes()) {
+    found.push_back(fmt::format("output of shape {}, the library's is {}",
+                                fmt::join(output.sizes(), "x"), fmt::join(r.output.sizes(), "x")));
+    return found;
+  }
+  const double output_diff = maxAbsDiff(output, r.output);
+  if (!at::allclose(output, r.output, kOutputRtol, kOutputAtol)) {
+    found.push_back(fmt::format("output differs by up to {:.3g}", output_diff));
+  }
+  const at::Tensor loss = workload->loss(output, r.target);
+  if (!at::allclose(loss, r.loss, kOutputRtol, kOutputAtol)) {
+    found.push_back(fmt::format("loss {:.6g}, the library's {:.6g}", loss.item<double>(),
+                                r.loss.item<double>()));
+  }
+  loss.backward();
+  double grad_diff = 0;
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    const at::Tensor& theirs = r.grads.at(names[i]);
+    const at::Tensor grad = parameters[i].grad();
+    if (!grad.defined() || !at::allclose(grad, theirs, kGradRtol, kGradAtol)) {
+      found.push_back(fmt::format("gradient of {} differs by up to {:.3g}", names[i],
+                                  grad.defined() ? maxAbsDiff(grad, theirs) : -1.0));
+    } else {
+      grad_diff = std::max(grad_diff, maxAbsDiff(grad, theirs));
+    }
+  }
+  summary = fmt::format(
+      "{} parameters in {} tensors equal; output within {:.2g}, loss {:.6g}, "
+      "gradients within {:.2g}",
+      count, names.size(), output_diff, loss.item<double>(), grad_diff);
+  return found;
+}
+
+}  // namespace
+}  // namespace splitstep
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << "usage: splitstep_zoo_check FILE.pt...\n";
+    return 2;
+  }
+  int status = 0;
+  for (int i = 1; i < argc; ++i) {
+    splitstep::Reference reference;
+    try {
+      reference = splitstep::read(argv[i]);
+    } catch (const std::exception& e) {
+      std::cerr << argv[i] << ": not a zoo reference (" << e.what() << ")\n";
+      return 2;
+    }
+    std::string summary;
+    const std::vector<std::string> found = splitstep::differences(reference, summary);
+    std::string shape;
+    for (const auto& [name, value] : reference.shape) shape += fmt::format(" --{} {}", name, value);
+    if (found.empty()) {
+      std::cout << fmt::format("ok: {}{}: {}\n", reference.model, shape, summary);
+    } else {
+      status = 1;
+      for (const std::string& line : found) {
+        std::cout << fmt::format("DIFFERS: {}{}: {}\n", reference.model, shape, line);
+      }
+    }
+  }
+  return status;
+}

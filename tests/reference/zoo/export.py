@@ -1,0 +1,71 @@
+"""Writes what the library's own model computes, for splitstep_zoo_check to hold splitstep's
+reproduction of it to: the library model (timm, torchvision, transformers, built from its config,
+no weights downloaded) at a shape, its parameters and buffers by name in registration order, one
+batch, the output, the loss and every parameter's gradient after one backward, in fp32 on the
+CPU, with torch.save.
+
+    python export.py --model gpt2 --out-dir DIR [--seed 7]
+
+writes DIR/<model>-<i>.pt for each shape of the model's CPU_SHAPES. Each model of the zoo has a
+module in models/ (models/<name>.py) that names it and builds it; see models/README.md.
+"""
+import argparse
+import importlib
+import pathlib
+import sys
+
+import torch
+
+
+def zoo_module(name):
+    try:
+        return importlib.import_module(f"models.{name.replace('-', '_')}")
+    except ModuleNotFoundError as e:
+        raise SystemExit(f"export.py: no zoo model '{name}' ({e})")
+
+
+def export(module, shape, seed, path):
+    torch.manual_seed(seed)
+    model = module.library_model(shape).float().train()
+    generator = torch.Generator().manual_seed(seed + 1)
+    batch, target = module.example_batch(shape, generator)
+    output = module.forward(model, batch)
+    loss = module.loss(output, target)
+    loss.backward()
+    # named_parameters() gives a tied parameter once, under its first name: DDP's view too.
+    names = [name for name, _ in model.named_parameters()]
+    torch.save({
+        "model": module.NAME,
+        "reproduces": module.REPRODUCES,
+        "shape": {k: int(v) for k, v in shape.items()},
+        "seed": seed,
+        "parameter_names": names,
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "state": {k: v.detach().clone() for k, v in model.state_dict().items()},
+        "input": batch,
+        "target": target,
+        "output": output.detach(),
+        "loss": loss.detach(),
+        "grads": {name: p.grad.detach().clone() for name, p in model.named_parameters()},
+    }, path)
+    return names
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", required=True, help="a zoo model's name, e.g. gpt2")
+    parser.add_argument("--out-dir", required=True, type=pathlib.Path)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    module = zoo_module(args.model)
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(1)
+    for i, shape in enumerate(module.CPU_SHAPES):
+        path = args.out_dir / f"{module.NAME}-{i}.pt"
+        names = export(module, shape, args.seed + i, path)
+        print(f"{path}: {module.REPRODUCES} at {shape}, {len(names)} parameter tensors")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
