@@ -2,6 +2,7 @@
 #pragma once
 
 #include "options/RunPlan.hpp"
+#include "suites/MatmulSpace.hpp"
 #include "suites/Suite.hpp"
 
 namespace splitstep {
@@ -12,11 +13,12 @@ class MatmulSuite final : public Suite {
   std::string name() const override { return "matmul"; }
   std::optional<std::string> refusal(const SuiteContext& context) const override;
   void run(const SuiteContext& context) override;
-  std::size_t caseCount(const SuiteContext&) const override {
-    return plan_.dtypes.size() * plan_.shapes.size();
-  }
+  std::size_t caseCount(const SuiteContext& context) const override;
 
  private:
+  // The cases run, refusal and caseCount walk.
+  MatmulSpace space(const SuiteContext& context) const;
+
   MatmulPlan plan_;
 };
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "options/RunPlan.hpp"
+#include "suites/MembwSpace.hpp"
 #include "suites/Suite.hpp"
 
 namespace splitstep {
@@ -15,6 +16,9 @@ class MembwSuite final : public Suite {
   std::size_t caseCount(const SuiteContext& context) const override;
 
  private:
+  // The cases run, refusal and caseCount walk.
+  MembwSpace space(const SuiteContext& context) const;
+
   MembwPlan plan_;
 };
 
