@@ -5,45 +5,16 @@
 
 #include <gtest/gtest.h>
 
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "FakeCommunicator.hpp"
+
 namespace splitstep {
 namespace {
 
-// A backend that supports every collective but on bf16, and counts at most `max_count`
-// elements in one call; it is only asked, never run.
-class FakeCommunicator final : public Communicator {
- public:
-  FakeCommunicator(std::string backend, bool device_buffers,
-                   std::size_t max_count = std::numeric_limits<std::size_t>::max())
-      : backend_(std::move(backend)), device_buffers_(device_buffers), max_count_(max_count) {}
-  std::string backend() const override { return backend_; }
-  int rank() const override { return 0; }
-  int size() const override { return 4; }
-  std::unique_ptr<Communicator> split(std::optional<int>) override {
-    throw std::logic_error("a case space splits nothing");
-  }
-  bool usesDeviceBuffers() const override { return device_buffers_; }
-  bool supports(const CollectiveDescriptor&, DataType type, bool,
-                std::string& why_not) const override {
-    if (type != DataType::BFloat16) return true;
-    why_not = backend_ + " has no bf16";
-    return false;
-  }
-  std::size_t maxCount() const override { return max_count_; }
-  void run(const CollectiveDescriptor&, const void*, void*, std::size_t, DataType,
-           cudaStream_t) override {
-    throw std::logic_error("a case space runs nothing");
-  }
-
- private:
-  std::string backend_;
-  bool device_buffers_;
-  std::size_t max_count_;
-};
+using testing::FakeCommunicator;
 
 CollectivesPlan plan(std::vector<std::uint64_t> bytes) {
   CollectivesPlan p;
