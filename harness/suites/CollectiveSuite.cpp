@@ -19,21 +19,10 @@
 #include "device/Memory.hpp"
 #include "pattern.cuh"
 #include "suites/CaseRunner.hpp"
+#include "suites/CollectiveSpace.hpp"
 
 namespace splitstep {
 namespace {
-
-DataType toDataType(CollectiveDtype dtype) {
-  switch (dtype) {
-    case CollectiveDtype::Fp32:
-      return DataType::Float32;
-    case CollectiveDtype::Bf16:
-      return DataType::BFloat16;
-    case CollectiveDtype::Fp16:
-      return DataType::Float16;
-  }
-  throw std::invalid_argument("unknown dtype");
-}
 
 kernels::PatternType toPattern(DataType type) {
   switch (type) {
@@ -139,42 +128,6 @@ class CollectiveCall {
   std::byte* recv_ = nullptr;
 };
 
-// The largest allocation any rank of a group of `group_size` makes for a call (a root may hold
-// more): every rank decides from the same figure.
-std::size_t largestAllocation(const CollectiveDescriptor& collective, std::uint64_t size,
-                              std::size_t element, int group_size, bool in_place) {
-  std::size_t largest = 0;
-  for (int r = 0; r < group_size; ++r) {
-    largest =
-        std::max(largest, layoutFor(collective, size, element, group_size, r).allocation(in_place));
-  }
-  return largest * element;
-}
-
-// Why a call of `layout` on `comm` is beyond a limit: more elements than the backend counts, or
-// buffers larger than the agreed budget; empty when it is within them.
-std::optional<std::string> beyondLimits(const CollectiveLayout& layout, std::size_t bytes,
-                                        const Communicator& comm, const MemoryBudget& budget) {
-  if (layout.call_count > comm.maxCount()) {
-    return fmt::format("{} elements per call, more than {} counts in one call ({})",
-                       layout.call_count, comm.backend(), comm.maxCount());
-  }
-  const Footprint need = comm.usesDeviceBuffers() ? Footprint{bytes, 0} : Footprint{0, bytes};
-  if (auto why = budget.shortfall(need)) return "buffers " + *why;
-  return std::nullopt;
-}
-
-// The sizes of the groups the suite runs within: the world's alone without --groups.
-std::vector<int> groupSizes(const SuiteContext& context) {
-  std::vector<int> sizes;
-  for (const std::vector<int>& group : context.groups.groups) {
-    const int size = static_cast<int>(group.size());
-    if (std::find(sizes.begin(), sizes.end(), size) == sizes.end()) sizes.push_back(size);
-  }
-  if (sizes.empty()) sizes.push_back(context.world_size);
-  return sizes;
-}
-
 // Collective: whether every rank has `bytes` of device memory to spare now (the budget was
 // agreed at start; earlier cases and the communicators may have taken some since).
 bool fitsEverywhere(const SuiteContext& context, bool on_device, std::size_t bytes) {
@@ -224,18 +177,19 @@ Round openRound(const SuiteContext& context, const std::string& suite,
   return round;
 }
 
-// The cases of one round: each group's case of every dtype, placement, size and backend, the
-// round's groups timed together. Ranks outside the group that runs (or outside every group of a
-// round) take part in each decision of its Measurer, deferring to it, so that every rank makes
-// the same agreement calls. The groups' cases of one call are published together once measured
-// and checked: every rank publishes the same cases in the same batches.
+// The cases of one round, call by call (suites/CollectiveSpace), the round's groups timed
+// together. Ranks outside the group that runs (or outside every group of a round) take part in
+// each decision of its Measurer, deferring to it, so that every rank makes the same agreement
+// calls. The groups' cases of one call are published together once measured and checked: every
+// rank publishes the same cases in the same batches.
 class RoundRunner {
  public:
   RoundRunner(const SuiteContext& context, const CollectiveDescriptor& collective,
-              const CollectivesPlan& plan, CaseRunner& runner)
+              const CollectivesPlan& plan, const CollectiveSpace& space, CaseRunner& runner)
       : context_(context),
         collective_(collective),
         plan_(plan),
+        space_(space),
         runner_(runner),
         // Host buffers are timed with the host clock: the call is complete when it returns.
         host_clock_(openDevice({false, 0}, context.watchdog)),
@@ -243,69 +197,40 @@ class RoundRunner {
     settings_.align_ranks = true;
   }
 
-  void run(const Round& round) {
-    for (CollectiveDtype dtype : plan_.dtypes) {
-      for (Placement placement : plan_.placements) {
-        for (std::uint64_t size : plan_.bytes) {
-          for (std::size_t b = 0; b < context_.communicators.size(); ++b) {
-            runCases(round, dtype, placement == Placement::InPlace, size, b);
-            runner_.publish(runner_.take());
-          }
-        }
-      }
+  // The cases of `round`, the round `index` of the space.
+  void run(const Round& round, std::size_t index) {
+    for (const std::span<const CollectiveSpace::Case> call : space_.calls()) {
+      if (call.front().round != index) continue;
+      runCall(round, call);
+      runner_.publish(runner_.take());
     }
   }
 
  private:
-  void runCases(const Round& round, CollectiveDtype dtype, bool in_place, std::uint64_t size,
-                std::size_t backend) {
-    // Whether buffers live on the device, and what the backend supports, is the same for the
-    // world's communicator as for its groups'; ranks outside every group have only the world's.
-    Communicator& world = *context_.communicators[backend];
-    const DataType type = toDataType(dtype);
+  void runCall(const Round& round, std::span<const CollectiveSpace::Case> cases) {
+    const CollectiveSpace::Case& any = cases.front();
+    // Whether buffers live on the device is the same for the world's communicator as for its
+    // groups'; ranks outside every group have only the world's.
+    Communicator& world = *context_.communicators[any.backend];
+    const DataType type = toDataType(any.fields.dtype);
+    const bool in_place = any.fields.inPlace();
     Device& timer = world.usesDeviceBuffers() ? context_.device : *host_clock_;
     const std::size_t first = runner_.size();
     std::vector<CollectiveLayout> layouts;
     std::vector<bool> runs;
-    for (std::size_t g = 0; g < round.groups.size(); ++g) {
-      const std::vector<int>& ranks = round.groups[g];
+    for (const CollectiveSpace::Case& c : cases) {
+      const std::vector<int>& ranks = round.groups[c.group];
       const auto position = std::find(ranks.begin(), ranks.end(), context_.rank) - ranks.begin();
-      const int group_rank = round.mine == g ? static_cast<int>(position) : 0;
-      const int group_size = static_cast<int>(ranks.size());
-      const CollectiveLayout layout =
-          layoutFor(collective_, size, elementBytes(type), group_size, group_rank);
-      CollectiveCase fields{std::string(world.backend()),
-                            std::string(collective_.name),
-                            dtype,
-                            in_place ? Placement::InPlace : Placement::OutOfPlace,
-                            size,
-                            layout.bytes,
-                            layout.count,
-                            world.usesDeviceBuffers() ? BufferKind::Device : BufferKind::Host,
-                            {}};
-      std::string name = fmt::format("{} {} {}{}", world.backend(), toString(dtype),
-                                     formatBytes(size), in_place ? " in place" : "");
-      if (!round.indices.empty()) {
-        fields.group = CaseGroup{IntegerList(ranks.begin(), ranks.end()),
-                                 static_cast<std::int64_t>(round.indices[g]), context_.groups.mode};
-        name += " group " + groupName(ranks);
-      }
-      Sample& sample = runner_.add(name, std::string(collective_.name), fields.encode(), &timer);
-      std::string why_not;
-      if (in_place && !collective_.in_place_refusal.empty()) why_not = collective_.in_place_refusal;
-      if (layout.count == 0) {
-        CaseRunner::skip(sample, "too small for one element per rank");
-      } else if (!why_not.empty() || !world.supports(collective_, type, in_place, why_not)) {
-        CaseRunner::skip(sample, why_not);
-      } else if (const auto limit = beyondLimits(
-                     layout,
-                     largestAllocation(collective_, size, elementBytes(type), group_size, in_place),
-                     world, context_.budget)) {
-        why_not = *limit;
-        CaseRunner::skip(sample, why_not);
+      const int group_rank = round.mine == c.group ? static_cast<int>(position) : 0;
+      const CollectiveLayout layout = space_.layout(c, group_rank);
+      Sample& sample =
+          runner_.add(space_.name(c), std::string(collective_.name), c.fields.encode(), &timer);
+      const std::optional<Skip> skip = space_.whyNot(c);
+      if (skip) {
+        CaseRunner::skip(sample, skip->reason);
       } else {
         sample.rates.push_back({"algbw GB/s", static_cast<double>(layout.bytes), 1e9});
-        if (const auto bus_factor = busBandwidthFactor(collective_, group_size)) {
+        if (const auto bus_factor = busBandwidthFactor(collective_, c.ranks)) {
           sample.rates.push_back(
               {"busbw GB/s", static_cast<double>(layout.bytes) * *bus_factor, 1e9});
         } else {
@@ -313,7 +238,7 @@ class RoundRunner {
         }
       }
       layouts.push_back(layout);
-      runs.push_back(layout.count != 0 && why_not.empty());
+      runs.push_back(!skip);
     }
     if (std::none_of(runs.begin(), runs.end(), [](bool r) { return r; })) return;
     const bool mine_runs = round.mine && runs[*round.mine];
@@ -338,7 +263,7 @@ class RoundRunner {
       return;
     }
     Sample& sample = runner_.at(first + *round.mine);
-    CollectiveCall body(context_, collective_, *round.comms[backend], type, in_place,
+    CollectiveCall body(context_, collective_, *round.comms[any.backend], type, in_place,
                         layouts[*round.mine]);
     body.fill();
     const bool slow = plan_.slow_rank == context_.rank;
@@ -362,6 +287,7 @@ class RoundRunner {
   const SuiteContext& context_;
   const CollectiveDescriptor& collective_;
   const CollectivesPlan& plan_;
+  const CollectiveSpace& space_;
   CaseRunner& runner_;
   std::unique_ptr<Device> host_clock_;
   MeasureSettings settings_;
@@ -369,57 +295,32 @@ class RoundRunner {
 
 }  // namespace
 
+CollectiveSpace CollectiveSuite::space(const SuiteContext& context) const {
+  return CollectiveSpace(collective_, plan_, context.communicators, context.groups,
+                         context.world_size, context.budget);
+}
+
 std::optional<std::string> CollectiveSuite::refusal(const SuiteContext& context) const {
-  std::optional<std::string> first_limit;
-  for (CollectiveDtype dtype : plan_.dtypes) {
-    const DataType type = toDataType(dtype);
-    for (Placement placement : plan_.placements) {
-      const bool in_place = placement == Placement::InPlace;
-      if (in_place && !collective_.in_place_refusal.empty()) continue;
-      for (std::uint64_t size : plan_.bytes) {
-        for (const int group_size : groupSizes(context)) {
-          const CollectiveLayout layout =
-              layoutFor(collective_, size, elementBytes(type), group_size, 0);
-          const std::size_t bytes =
-              largestAllocation(collective_, size, elementBytes(type), group_size, in_place);
-          for (const Communicator* comm : context.communicators) {
-            std::string why_not;
-            if (layout.count == 0 || !comm->supports(collective_, type, in_place, why_not)) {
-              continue;
-            }
-            const auto limit = beyondLimits(layout, bytes, *comm, context.budget);
-            if (!limit) return std::nullopt;  // this case can run
-            if (!first_limit) {
-              first_limit = fmt::format("{} {} {}: {}", comm->backend(), toString(dtype),
-                                        formatBytes(size), *limit);
-            }
-          }
-        }
-      }
-    }
-  }
-  if (!first_limit) return std::nullopt;  // nothing was beyond a limit: the skips say why
-  return fmt::format("--bytes: no {} case fits on these ranks; {}", name(), *first_limit);
+  return space(context).refusal();
 }
 
 void CollectiveSuite::run(const SuiteContext& context) {
+  const CollectiveSpace cases = space(context);
   // Each call's cases are published as a batch, once every group's is complete.
   CaseRunner runner(context, name(), CaseRunner::Publish::WhenTold);
-  RoundRunner rounds(context, collective_, plan_, runner);
+  RoundRunner rounds(context, collective_, plan_, cases, runner);
   if (context.groups.groups.empty()) {
-    rounds.run(everyRank(context));
+    rounds.run(everyRank(context), 0);
   } else {
-    for (const std::vector<std::size_t>& indices : context.groups.rounds) {
-      rounds.run(openRound(context, name(), indices));
+    for (std::size_t r = 0; r < context.groups.rounds.size(); ++r) {
+      rounds.run(openRound(context, name(), context.groups.rounds[r]), r);
     }
   }
   runner.finish();
 }
 
 std::size_t CollectiveSuite::caseCount(const SuiteContext& context) const {
-  const std::size_t groups = std::max<std::size_t>(context.groups.groups.size(), 1);
-  return plan_.dtypes.size() * plan_.placements.size() * plan_.bytes.size() *
-         context.communicators.size() * groups;
+  return space(context).size();
 }
 
 namespace {

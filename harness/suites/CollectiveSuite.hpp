@@ -4,6 +4,7 @@
 
 #include "comm/Collective.hpp"
 #include "options/CollectivesPlan.hpp"
+#include "suites/CollectiveSpace.hpp"
 #include "suites/Suite.hpp"
 
 namespace splitstep {
@@ -18,6 +19,9 @@ class CollectiveSuite final : public Suite {
   std::size_t caseCount(const SuiteContext& context) const override;
 
  private:
+  // The cases run, refusal and caseCount walk.
+  CollectiveSpace space(const SuiteContext& context) const;
+
   const CollectiveDescriptor& collective_;
   CollectivesPlan plan_;
 };

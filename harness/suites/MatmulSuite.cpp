@@ -4,10 +4,10 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/mm.h>
 #include <ATen/ops/randn.h>
-#include <fmt/format.h>
 
 #include "cases/MatmulCase.hpp"
 #include "suites/CaseRunner.hpp"
+#include "suites/MatmulSpace.hpp"
 #include "suites/TorchScope.hpp"
 
 namespace splitstep {
@@ -47,76 +47,51 @@ class CublasTf32Scope {
   at::Float32Precision previous_;
 };
 
-std::size_t elementBytes(MatmulDtype dtype) {
-  return dtype == MatmulDtype::Fp16 || dtype == MatmulDtype::Bf16 ? 2 : 4;
-}
-
-// A, B and C, where the product runs.
-Footprint footprint(const MatmulShape& shape, MatmulDtype dtype, bool on_gpu) {
-  const auto elements =
-      static_cast<std::uint64_t>(shape.m * shape.k + shape.k * shape.n + shape.m * shape.n);
-  const std::uint64_t bytes = elements * elementBytes(dtype);
-  return on_gpu ? Footprint{bytes, 0} : Footprint{0, bytes};
-}
-
-std::string caseName(MatmulDtype dtype, const MatmulShape& shape) {
-  const std::string shape_name = toString(shape);
-  return fmt::format("{} {}{}", toString(dtype),
-                     shape_name.find('x') == std::string::npos ? "n=" : "", shape_name);
-}
-
 }  // namespace
 
+MatmulSpace MatmulSuite::space(const SuiteContext& context) const {
+  return MatmulSpace(plan_, context.device.isCuda(), context.budget);
+}
+
 std::optional<std::string> MatmulSuite::refusal(const SuiteContext& context) const {
-  std::optional<std::string> first;
-  for (MatmulDtype dtype : plan_.dtypes) {
-    for (const MatmulShape& shape : plan_.shapes) {
-      const auto why = context.budget.shortfall(footprint(shape, dtype, context.device.isCuda()));
-      if (!why) return std::nullopt;
-      if (!first) first = fmt::format("{}: {}", caseName(dtype, shape), *why);
-    }
-  }
-  if (!first) return std::nullopt;
-  return fmt::format("--matmul-sizes: no case fits on these ranks; {} (three matrices)", *first);
+  return space(context).refusal();
+}
+
+std::size_t MatmulSuite::caseCount(const SuiteContext& context) const {
+  return space(context).size();
 }
 
 void MatmulSuite::run(const SuiteContext& context) {
+  const MatmulSpace cases = space(context);
   TorchScope torch_scope(context.device);
   CaseRunner runner(context, "matmul");
-  for (MatmulDtype dtype : plan_.dtypes) {
-    for (const MatmulShape& shape : plan_.shapes) {
-      const std::string shape_name = toString(shape);
-      MatmulCase fields{dtype, shape, {}};
-      if (context.device.isCuda()) {
-        // Read back what cuBLAS will use ("tf32" or "ieee"), not what was asked for.
-        const CublasTf32Scope tf32(dtype == MatmulDtype::Tf32);
-        fields.cuda_fp32_matmul = at::precision2str(
-            at::globalContext().float32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL));
-      }
-      Sample& sample = runner.add(caseName(dtype, shape), "mm", fields.encode());
-      // The seeds' FP32-vs-FP16 comparison: every dtype against fp32 at the same shape.
-      sample.comparison = {shape_name, "fp32", dtype == MatmulDtype::Fp32};
-      if (dtype == MatmulDtype::Tf32 && !context.device.isCuda()) {
-        CaseRunner::skip(sample, "tf32 is a CUDA tensor-core mode; the CPU has none");
-        continue;
-      }
-      if (const auto why =
-              context.budget.shortfall(footprint(shape, dtype, context.device.isCuda()))) {
-        CaseRunner::skip(sample, *why + " (three matrices)");
-        continue;
-      }
-      CublasTf32Scope tf32(dtype == MatmulDtype::Tf32);
-      // Fresh random operands: products of zeros run measurably faster on current GPUs.
-      const auto options =
-          at::TensorOptions().dtype(scalarType(dtype)).device(torch_scope.device());
-      const at::Tensor a = at::randn({shape.m, shape.k}, options);
-      const at::Tensor b = at::randn({shape.k, shape.n}, options);
-      at::Tensor c = at::empty({shape.m, shape.n}, options);
-      runner.measure(sample, [&] { at::mm_out(c, a, b); });
-      const double flop = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
-                          static_cast<double>(shape.k);
-      sample.rates.push_back({"TFLOP/s", flop, 1e12});
+  for (const MatmulCase& c : cases.cases()) {
+    const MatmulDtype dtype = c.dtype;
+    const MatmulShape& shape = c.shape;
+    MatmulCase fields = c;
+    if (context.device.isCuda()) {
+      // Read back what cuBLAS will use ("tf32" or "ieee"), not what was asked for.
+      const CublasTf32Scope tf32(dtype == MatmulDtype::Tf32);
+      fields.cuda_fp32_matmul = at::precision2str(
+          at::globalContext().float32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL));
     }
+    Sample& sample = runner.add(MatmulSpace::name(c), "mm", fields.encode());
+    // The seeds' FP32-vs-FP16 comparison: every dtype against fp32 at the same shape.
+    sample.comparison = {toString(shape), "fp32", dtype == MatmulDtype::Fp32};
+    if (const auto skip = cases.whyNot(c)) {
+      CaseRunner::skip(sample, skip->reason);
+      continue;
+    }
+    CublasTf32Scope tf32(dtype == MatmulDtype::Tf32);
+    // Fresh random operands: products of zeros run measurably faster on current GPUs.
+    const auto options = at::TensorOptions().dtype(scalarType(dtype)).device(torch_scope.device());
+    const at::Tensor a = at::randn({shape.m, shape.k}, options);
+    const at::Tensor b = at::randn({shape.k, shape.n}, options);
+    at::Tensor c_out = at::empty({shape.m, shape.n}, options);
+    runner.measure(sample, [&] { at::mm_out(c_out, a, b); });
+    const double flop = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
+                        static_cast<double>(shape.k);
+    sample.rates.push_back({"TFLOP/s", flop, 1e12});
   }
   runner.finish();
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "options/MatmulPlan.hpp"
+#include "suites/MatmulSpace.hpp"
 #include "suites/Suite.hpp"
 
 namespace splitstep {
@@ -15,11 +16,12 @@ class MatmulSuite final : public Suite {
   std::string name() const override { return std::string(kMatmulSuite.name); }
   std::optional<std::string> refusal(const SuiteContext& context) const override;
   void run(const SuiteContext& context) override;
-  std::size_t caseCount(const SuiteContext&) const override {
-    return plan_.dtypes.size() * plan_.shapes.size();
-  }
+  std::size_t caseCount(const SuiteContext& context) const override;
 
  private:
+  // The cases run, refusal and caseCount walk.
+  MatmulSpace space(const SuiteContext& context) const;
+
   MatmulPlan plan_;
 };
 

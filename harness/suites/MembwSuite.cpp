@@ -2,11 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cases/MembwCase.hpp"
@@ -15,6 +19,7 @@
 #include "device/Memory.hpp"
 #include "membw.cuh"
 #include "suites/CaseRunner.hpp"
+#include "suites/MembwSpace.hpp"
 
 namespace splitstep {
 namespace {
@@ -39,38 +44,48 @@ unsigned streamingBlocks(int device) {
   return static_cast<unsigned>(sms) * 8;
 }
 
-// Times `body`, counting `bytes_moved` (read + written) per execution.
-void timeCase(CaseRunner& runner, const std::string& kind, std::uint64_t bytes, double bytes_moved,
-              const std::function<void()>& body) {
-  Sample& sample = runner.add(fmt::format("{} {}", kind, formatBytes(bytes)), kind,
-                              MembwCase{kind, bytes}.encode());
-  runner.measure(sample, body);
-  sample.rates.push_back({"GB/s", bytes_moved, 1e9});
-}
+// One size's cases, reported in the space's order: each that whyNot lets run is timed with the
+// body the size's arrays give its kind; the others are skipped with their reason.
+class SizeCases {
+ public:
+  SizeCases(CaseRunner& runner, const MembwSpace& space, std::span<const MembwCase> cases)
+      : runner_(runner), space_(space), cases_(cases) {}
 
-void skipCase(CaseRunner& runner, const std::string& kind, std::uint64_t bytes,
-              const std::string& why) {
-  CaseRunner::skip(runner.add(fmt::format("{} {}", kind, formatBytes(bytes)), kind,
-                              MembwCase{kind, bytes}.encode()),
-                   why);
-}
-
-// What each kind of case moves, in the order they run.
-std::vector<std::string> kinds(bool on_gpu) {
-  if (!on_gpu) {
-    return {"copy", "triad", "h2d pinned", "h2d pageable", "d2h pinned", "d2h pageable"};
+  // Skips the cases before `kind` that cannot run, then times `kind`'s, counting `bytes_moved`
+  // (read + written) per execution of `body`.
+  void time(std::string_view kind, double bytes_moved, const std::function<void()>& body) {
+    skipUntil(kind);
+    if (next_ == cases_.size()) throw std::logic_error(fmt::format("membw: no {} case", kind));
+    const MembwCase& c = cases_[next_++];
+    Sample& sample = runner_.add(MembwSpace::name(c), c.kind, c.encode());
+    if (const auto skip = space_.whyNot(c)) {
+      CaseRunner::skip(sample, skip->reason);
+      return;
+    }
+    runner_.measure(sample, body);
+    sample.rates.push_back({"GB/s", bytes_moved, 1e9});
   }
-  return {"copy",         "triad",      "memcpy d2d",  "h2d pinned",
-          "h2d pageable", "d2h pinned", "d2h pageable"};
-}
 
-// On a GPU: three device arrays, then one device array with a pinned and a pageable host copy.
-// On the CPU: three host arrays.
-Footprint footprint(std::uint64_t bytes, bool on_gpu) {
-  return on_gpu ? Footprint{3 * bytes, 2 * bytes} : Footprint{0, 3 * bytes};
-}
+  // Skips the cases left.
+  void finish() { skipUntil({}); }
 
-void runOnGpu(const SuiteContext& context, std::uint64_t bytes, CaseRunner& runner) {
+ private:
+  void skipUntil(std::string_view kind) {
+    for (; next_ < cases_.size() && cases_[next_].kind != kind; ++next_) {
+      const MembwCase& c = cases_[next_];
+      const auto skip = space_.whyNot(c);
+      if (!skip) throw std::logic_error("membw: nothing here times " + MembwSpace::name(c));
+      CaseRunner::skip(runner_.add(MembwSpace::name(c), c.kind, c.encode()), skip->reason);
+    }
+  }
+
+  CaseRunner& runner_;
+  const MembwSpace& space_;
+  std::span<const MembwCase> cases_;
+  std::size_t next_ = 0;
+};
+
+void runOnGpu(const SuiteContext& context, std::uint64_t bytes, SizeCases& cases) {
   const cudaStream_t stream = context.device.stream();
   const unsigned blocks = streamingBlocks(context.device.index());
   const std::size_t vectors = bytes / sizeof(float4);
@@ -82,12 +97,12 @@ void runOnGpu(const SuiteContext& context, std::uint64_t bytes, CaseRunner& runn
     auto* pa = static_cast<float4*>(a.get());
     const auto* px = static_cast<const float4*>(x.get());
     const auto* py = static_cast<const float4*>(y.get());
-    timeCase(runner, "copy", bytes, 2 * b,
-             [&] { SPLITSTEP_CUDA_CHECK(kernels::streamCopy(pa, px, vectors, blocks, stream)); });
-    timeCase(runner, "triad", bytes, 3 * b, [&] {
+    cases.time("copy", 2 * b,
+               [&] { SPLITSTEP_CUDA_CHECK(kernels::streamCopy(pa, px, vectors, blocks, stream)); });
+    cases.time("triad", 3 * b, [&] {
       SPLITSTEP_CUDA_CHECK(kernels::streamTriad(pa, px, py, kTriadScalar, vectors, blocks, stream));
     });
-    timeCase(runner, "memcpy d2d", bytes, 2 * b, [&] {
+    cases.time("memcpy d2d", 2 * b, [&] {
       SPLITSTEP_CUDA_CHECK(cudaMemcpyAsync(pa, px, bytes, cudaMemcpyDeviceToDevice, stream));
     });
   }
@@ -105,51 +120,52 @@ void runOnGpu(const SuiteContext& context, std::uint64_t bytes, CaseRunner& runn
         Direction{"h2d pageable", device.get(), pageable.data(), cudaMemcpyHostToDevice},
         Direction{"d2h pinned", pinned.get(), device.get(), cudaMemcpyDeviceToHost},
         Direction{"d2h pageable", pageable.data(), device.get(), cudaMemcpyDeviceToHost}}) {
-    timeCase(runner, d.kind, bytes, b,
-             [&] { SPLITSTEP_CUDA_CHECK(cudaMemcpyAsync(d.dst, d.src, bytes, d.how, stream)); });
+    cases.time(d.kind, b,
+               [&] { SPLITSTEP_CUDA_CHECK(cudaMemcpyAsync(d.dst, d.src, bytes, d.how, stream)); });
   }
 }
 
-void runOnCpu(std::uint64_t bytes, CaseRunner& runner) {
+void runOnCpu(std::uint64_t bytes, SizeCases& cases) {
   const std::size_t count = bytes / sizeof(float);
   std::vector<float> a(count, 1.0f);
   std::vector<float> x(count, 2.0f);
   std::vector<float> y(count, 3.0f);
   const auto b = static_cast<double>(bytes);
-  timeCase(runner, "copy", bytes, 2 * b, [&] { std::memcpy(a.data(), x.data(), bytes); });
-  timeCase(runner, "triad", bytes, 3 * b, [&] {
+  cases.time("copy", 2 * b, [&] { std::memcpy(a.data(), x.data(), bytes); });
+  cases.time("triad", 3 * b, [&] {
     for (std::size_t i = 0; i < count; ++i) a[i] = x[i] + kTriadScalar * y[i];
   });
-  for (const char* kind : {"h2d pinned", "h2d pageable", "d2h pinned", "d2h pageable"}) {
-    skipCase(runner, kind, bytes, "host<->device copies need a CUDA device");
-  }
 }
 
 }  // namespace
 
+MembwSpace MembwSuite::space(const SuiteContext& context) const {
+  return MembwSpace(plan_, context.device.isCuda(), context.budget);
+}
+
 std::optional<std::string> MembwSuite::refusal(const SuiteContext& context) const {
-  std::optional<std::string> first;
-  for (std::uint64_t bytes : plan_.bytes) {
-    const auto why = context.budget.shortfall(footprint(bytes, context.device.isCuda()));
-    if (!why) return std::nullopt;
-    if (!first) first = fmt::format("{} per array {}", formatBytes(bytes), *why);
-  }
-  if (!first) return std::nullopt;
-  return "--membw-bytes: no size fits on these ranks; " + *first;
+  return space(context).refusal();
+}
+
+std::size_t MembwSuite::caseCount(const SuiteContext& context) const {
+  return space(context).size();
 }
 
 void MembwSuite::run(const SuiteContext& context) {
+  const MembwSpace membw = space(context);
   CaseRunner runner(context, "membw");
-  for (std::uint64_t bytes : plan_.bytes) {
-    if (const auto why = context.budget.shortfall(footprint(bytes, context.device.isCuda()))) {
-      for (const std::string& kind : kinds(context.device.isCuda())) {
-        skipCase(runner, kind, bytes, *why);
+  for (const std::span<const MembwCase> size : membw.sizes()) {
+    SizeCases cases(runner, membw, size);
+    // Nothing is allocated for a size none of whose cases can run.
+    if (std::any_of(size.begin(), size.end(),
+                    [&](const MembwCase& c) { return !membw.whyNot(c); })) {
+      if (context.device.isCuda()) {
+        runOnGpu(context, size.front().bytes, cases);
+      } else {
+        runOnCpu(size.front().bytes, cases);
       }
-    } else if (context.device.isCuda()) {
-      runOnGpu(context, bytes, runner);
-    } else {
-      runOnCpu(bytes, runner);
     }
+    cases.finish();
   }
   runner.finish();
 }
@@ -158,11 +174,5 @@ const SuiteRegistration kMembwRegistration(kMembwSuite.name, [](const SuiteInfo&
                                                                 const RunPlan& plan) {
   return std::unique_ptr<Suite>(std::make_unique<MembwSuite>(plan.membw));
 });
-
-std::size_t MembwSuite::caseCount(const SuiteContext& context) const {
-  // Per size: copy, triad, memcpy d2d and the four host<->device copies on a GPU (runOnGpu);
-  // copy, triad and the four copies, skipped, on the CPU (runOnCpu).
-  return plan_.bytes.size() * kinds(context.device.isCuda()).size();
-}
 
 }  // namespace splitstep

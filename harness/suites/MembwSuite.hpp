@@ -2,6 +2,7 @@
 #pragma once
 
 #include "options/MembwPlan.hpp"
+#include "suites/MembwSpace.hpp"
 #include "suites/Suite.hpp"
 
 namespace splitstep {
@@ -18,6 +19,9 @@ class MembwSuite final : public Suite {
   std::size_t caseCount(const SuiteContext& context) const override;
 
  private:
+  // The cases run, refusal and caseCount walk.
+  MembwSpace space(const SuiteContext& context) const;
+
   MembwPlan plan_;
 };
 

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 
 #include "cases/StepCase.hpp"
 #include "common/Units.hpp"
@@ -11,6 +12,7 @@
 #include "measure/StoppingRule.hpp"
 #include "models/Workload.hpp"
 #include "suites/CaseRunner.hpp"
+#include "suites/StepSpace.hpp"
 #include "suites/TorchScope.hpp"
 #include "suites/step/GradientSync.hpp"
 #include "suites/step/StepCheck.hpp"
@@ -24,24 +26,6 @@ namespace {
 // Steps under the profiler: enough to see each kernel of a step a few times, few enough that
 // the trace stays small.
 constexpr int kProfiledSteps = 3;
-
-bool syncsGradients(SyncMode mode) {
-  return mode == SyncMode::Sequential || mode == SyncMode::Overlap;
-}
-
-// The backend that averages gradients: NCCL on GPUs (stream-ordered, so it can overlap with
-// backward), MPI on CPUs.
-Communicator* gradientBackend(const SuiteContext& context, std::string& why_not) {
-  for (Communicator* comm : context.communicators) {
-    if (context.device.isCuda() ? comm->backend() == "nccl" : !comm->usesDeviceBuffers()) {
-      return comm;
-    }
-  }
-  why_not = context.device.isCuda()
-                ? "gradient sync on GPUs runs over nccl, which --backend left out"
-                : "gradient sync on CPUs needs the mpi backend";
-  return nullptr;
-}
 
 // One step per sample: a step is long enough to time alone, and its phase timers hold one step.
 MeasureSettings stepSettings(const MeasureSettings& asked, std::vector<std::string>& notes) {
@@ -213,6 +197,14 @@ std::optional<std::string> StepSuite::refusal(const SuiteContext& context) const
   return refuseOversizedSteps(plan_, on_gpu, usable, where);
 }
 
+StepSpace StepSuite::space(const SuiteContext& context) const {
+  return StepSpace(plan_, context.communicators, context.device.isCuda());
+}
+
+std::size_t StepSuite::caseCount(const SuiteContext& context) const {
+  return space(context).size();
+}
+
 void StepSuite::run(const SuiteContext& context) {
   namespace key = step_keys;
   TorchScope torch_scope(context.device);
@@ -223,134 +215,131 @@ void StepSuite::run(const SuiteContext& context) {
   if (plan_.input == InputSource::Pinned && !context.device.isCuda()) {
     notes.push_back("pinned memory needs a GPU: the batch is copied from pageable memory");
   }
-  std::string no_sync;
-  Communicator* comm = gradientBackend(context, no_sync);
+  const StepSpace cases = space(context);
+  Communicator* comm = cases.gradientBackend();
   // Where each mode's whole-step Sample is, for the checks that follow the timing.
   std::vector<std::pair<SyncMode, std::size_t>> step_samples;
-  for (const StepModelDescriptor* model : plan_.models) {
-    for (StepPrecision precision : plan_.precisions) {
-      const StepRecipe recipe = recipeFor(plan_, precision, context.rank);
-      step_samples.clear();
-      // Each synchronised mode's check, joined to its whole-step Sample once the runner hands
-      // the samples over.
-      std::vector<std::pair<std::size_t, StepCheckResult>> checked;
-      {
-        const auto workload = makeWorkload(*model, plan_.shape, torch_scope.device(), kModelSeed);
-        const std::int64_t batch = workload->batchSize();
-        const Batch host_batch = workload->hostBatch(batch, batchSeed(context.rank));
-        std::unique_ptr<GradientSync> sync;
-        if (comm != nullptr) {
-          sync = std::make_unique<GradientSync>(workload->parameters(), *comm, context.device,
-                                                plan_.first_bucket_bytes, plan_.bucket_bytes,
-                                                context.world_size);
-        }
-        std::int64_t parameter_count = 0;
-        for (const at::Tensor& p : workload->parameters()) parameter_count += p.numel();
-        const double flop = model->flop_per_step(plan_.shape, batch);
-        for (SyncMode mode : plan_.modes) {
-          const std::string case_name =
-              fmt::format("{} {} {}", model->name, toString(precision), toString(mode));
-          const bool syncs = syncsGradients(mode);
-          StepCase fields{std::string(model->name),
-                          precision,
-                          mode,
-                          plan_.optimizer,
-                          plan_.optimizer_impl,
-                          plan_.input,
-                          batch,
-                          flop,
-                          context.world_size,
-                          parameter_count,
-                          context.device.isCuda(),
-                          {},
-                          {},
-                          {}};
-          if (plan_.delay_rank >= 0 && plan_.delay > 0) {
-            fields.delay = StepDelay{plan_.delay_rank, plan_.delay};
-          }
-          if (sync && syncs) {
-            const std::vector<std::size_t>& sizes = sync->bucketBytes();
-            fields.buckets = StepBuckets{static_cast<std::int64_t>(sync->bucketCount()),
-                                         static_cast<std::int64_t>(sync->gradientBytes()),
-                                         IntegerList(sizes.begin(), sizes.end())};
-          }
-          const CaseFields params = fields.encode();
-          if (syncs && !sync) {
-            CaseRunner::skip(runner.add(case_name, std::string(key::kWhole), params), no_sync);
-            continue;
-          }
-          // Each mode starts from fresh optimizer and loss-scale state, so that what mode none
-          // did on each rank's own gradients does not carry into the synchronised modes.
-          TrainingStep step(*workload, recipe, context.device, host_batch);
-          GradientSync* used = syncs ? sync.get() : nullptr;
-          Sample whole;
-          whole.case_name = case_name;  // names the case to the watchdog and the progress line
-          whole.measurement.clock = context.device.clockName();
-          const PhaseTimes times = timeMode(step, used, mode, runner, whole, settings);
-          if (!plan_.torch_profile_dir.empty() && (mode != SyncMode::Single || context.rank == 0)) {
-            context.watchdog.setOperation("step " + case_name + ": profile");
-            profileSteps(
-                [&] { step.run(used, mode == SyncMode::Overlap); }, kProfiledSteps, context.device,
-                fmt::format("{}/splitstep-{}-{}-{}-rank{}.json", plan_.torch_profile_dir,
-                            model->name, toString(precision), toString(mode), context.rank));
-          }
-          for (Phase phase : kPhases) {
-            if (phase == Phase::Sync && used == nullptr) continue;
-            Sample& part = runner.add(case_name, std::string(toString(phase)), params);
-            part.part_of = key::kWhole;
-            part.measurement =
-                partOf(whole.measurement, times.phases[static_cast<std::size_t>(phase)],
-                       settings.max_noise);
-            part.telemetry =
-                runner.telemetryDuring(times.phase_windows[static_cast<std::size_t>(phase)]);
-          }
-          if (used != nullptr) {
-            Sample& part = runner.add(case_name, std::string(key::kComm), params);
-            part.part_of = key::kWhole;
-            part.measurement = partOf(whole.measurement, times.comm, settings.max_noise);
-            part.telemetry = runner.telemetryDuring(times.comm_windows);
-            addLedger(runner, case_name, fields, whole.measurement, times, used->bucketBytes(),
-                      settings.max_noise);
-          }
-          Sample& step_sample = runner.add(case_name, std::string(key::kWhole), params);
-          step_sample.measurement = std::move(whole.measurement);
-          step_sample.telemetry = std::move(whole.telemetry);
-          // Notes about the whole suite go with its first timed case only.
-          step_sample.notes = std::exchange(notes, {});
-          step_sample.rates = {{"samples/s", static_cast<double>(batch), 1},
-                               {"TFLOP/s", flop, 1e12}};
-          step_samples.emplace_back(mode, runner.size() - 1);
-        }
-        // The timed buckets go: each check brings its own, with the fault to inject.
-        sync.reset();
-        std::optional<SyncCheck> check;
-        for (const auto& [mode, index] : step_samples) {
-          if (!plan_.check || comm == nullptr || !syncsGradients(mode)) continue;
-          context.watchdog.setOperation(fmt::format("step {} {} {}: correctness check", model->name,
-                                                    toString(precision), toString(mode)));
-          std::optional<Timeline::HostScope> scope;
-          if (Timeline* timeline = runner.timeline()) {
-            timeline->setCase(
-                fmt::format("step {} {} {}", model->name, toString(precision), toString(mode)));
-            scope.emplace(*timeline, span_kind::kCheck, "check");
-          }
-          if (!check) check.emplace(plan_, recipe, context, *comm, *workload, host_batch);
-          checked.emplace_back(index, check->run(mode == SyncMode::Overlap));
-        }
+  for (const std::span<const StepSpace::Case> modes : cases.workloads()) {
+    const StepModelDescriptor* model = modes.front().model;
+    const StepPrecision precision = modes.front().precision;
+    const StepRecipe recipe = recipeFor(plan_, precision, context.rank);
+    step_samples.clear();
+    // Each synchronised mode's check, joined to its whole-step Sample once the runner hands
+    // the samples over.
+    std::vector<std::pair<std::size_t, StepCheckResult>> checked;
+    {
+      const auto workload = makeWorkload(*model, plan_.shape, torch_scope.device(), kModelSeed);
+      const std::int64_t batch = workload->batchSize();
+      const Batch host_batch = workload->hostBatch(batch, batchSeed(context.rank));
+      std::unique_ptr<GradientSync> sync;
+      if (comm != nullptr) {
+        sync = std::make_unique<GradientSync>(workload->parameters(), *comm, context.device,
+                                              plan_.first_bucket_bytes, plan_.bucket_bytes,
+                                              context.world_size);
       }
-      std::vector<Sample> produced = runner.take();
-      for (auto& [index, check] : checked) {
-        Sample& whole = produced[index];
-        whole.checks.insert(whole.checks.end(), check.checks.begin(), check.checks.end());
-        whole.notes.insert(whole.notes.end(), check.notes.begin(), check.notes.end());
+      std::int64_t parameter_count = 0;
+      for (const at::Tensor& p : workload->parameters()) parameter_count += p.numel();
+      const double flop = model->flop_per_step(plan_.shape, batch);
+      for (const StepSpace::Case& c : modes) {
+        const SyncMode mode = c.mode;
+        const std::string case_name = StepSpace::name(c);
+        const bool syncs = syncsGradients(mode);
+        StepCase fields{std::string(model->name),
+                        precision,
+                        mode,
+                        plan_.optimizer,
+                        plan_.optimizer_impl,
+                        plan_.input,
+                        batch,
+                        flop,
+                        context.world_size,
+                        parameter_count,
+                        context.device.isCuda(),
+                        {},
+                        {},
+                        {}};
+        if (plan_.delay_rank >= 0 && plan_.delay > 0) {
+          fields.delay = StepDelay{plan_.delay_rank, plan_.delay};
+        }
+        if (sync && syncs) {
+          const std::vector<std::size_t>& sizes = sync->bucketBytes();
+          fields.buckets = StepBuckets{static_cast<std::int64_t>(sync->bucketCount()),
+                                       static_cast<std::int64_t>(sync->gradientBytes()),
+                                       IntegerList(sizes.begin(), sizes.end())};
+        }
+        const CaseFields params = fields.encode();
+        if (const auto skip = cases.whyNot(c)) {
+          CaseRunner::skip(runner.add(case_name, std::string(key::kWhole), params), skip->reason);
+          continue;
+        }
+        // Each mode starts from fresh optimizer and loss-scale state, so that what mode none
+        // did on each rank's own gradients does not carry into the synchronised modes.
+        TrainingStep step(*workload, recipe, context.device, host_batch);
+        GradientSync* used = syncs ? sync.get() : nullptr;
+        Sample whole;
+        whole.case_name = case_name;  // names the case to the watchdog and the progress line
+        whole.measurement.clock = context.device.clockName();
+        const PhaseTimes times = timeMode(step, used, mode, runner, whole, settings);
+        if (!plan_.torch_profile_dir.empty() && (mode != SyncMode::Single || context.rank == 0)) {
+          context.watchdog.setOperation("step " + case_name + ": profile");
+          profileSteps([&] { step.run(used, mode == SyncMode::Overlap); }, kProfiledSteps,
+                       context.device,
+                       fmt::format("{}/splitstep-{}-{}-{}-rank{}.json", plan_.torch_profile_dir,
+                                   model->name, toString(precision), toString(mode), context.rank));
+        }
+        for (Phase phase : kPhases) {
+          if (phase == Phase::Sync && used == nullptr) continue;
+          Sample& part = runner.add(case_name, std::string(toString(phase)), params);
+          part.part_of = key::kWhole;
+          part.measurement = partOf(
+              whole.measurement, times.phases[static_cast<std::size_t>(phase)], settings.max_noise);
+          part.telemetry =
+              runner.telemetryDuring(times.phase_windows[static_cast<std::size_t>(phase)]);
+        }
+        if (used != nullptr) {
+          Sample& part = runner.add(case_name, std::string(key::kComm), params);
+          part.part_of = key::kWhole;
+          part.measurement = partOf(whole.measurement, times.comm, settings.max_noise);
+          part.telemetry = runner.telemetryDuring(times.comm_windows);
+          addLedger(runner, case_name, fields, whole.measurement, times, used->bucketBytes(),
+                    settings.max_noise);
+        }
+        Sample& step_sample = runner.add(case_name, std::string(key::kWhole), params);
+        step_sample.measurement = std::move(whole.measurement);
+        step_sample.telemetry = std::move(whole.telemetry);
+        // Notes about the whole suite go with its first timed case only.
+        step_sample.notes = std::exchange(notes, {});
+        step_sample.rates = {{"samples/s", static_cast<double>(batch), 1}, {"TFLOP/s", flop, 1e12}};
+        step_samples.emplace_back(mode, runner.size() - 1);
       }
-      runner.publish(std::move(produced));
+      // The timed buckets go: each check brings its own, with the fault to inject.
+      sync.reset();
+      std::optional<SyncCheck> check;
+      for (const auto& [mode, index] : step_samples) {
+        if (!plan_.check || comm == nullptr || !syncsGradients(mode)) continue;
+        context.watchdog.setOperation(fmt::format("step {} {} {}: correctness check", model->name,
+                                                  toString(precision), toString(mode)));
+        std::optional<Timeline::HostScope> scope;
+        if (Timeline* timeline = runner.timeline()) {
+          timeline->setCase(
+              fmt::format("step {} {} {}", model->name, toString(precision), toString(mode)));
+          scope.emplace(*timeline, span_kind::kCheck, "check");
+        }
+        if (!check) check.emplace(plan_, recipe, context, *comm, *workload, host_batch);
+        checked.emplace_back(index, check->run(mode == SyncMode::Overlap));
+      }
     }
+    std::vector<Sample> produced = runner.take();
+    for (auto& [index, check] : checked) {
+      Sample& whole = produced[index];
+      whole.checks.insert(whole.checks.end(), check.checks.begin(), check.checks.end());
+      whole.notes.insert(whole.notes.end(), check.notes.begin(), check.notes.end());
+    }
+    runner.publish(std::move(produced));
   }
 }
 
-const SuiteRegistration kStepRegistration(kStepSuite.name, [](const SuiteInfo&,
-                                                              const RunPlan& plan) {
+const SuiteRegistration kStepRegistration("step", [](const SuiteInfo&, const RunPlan& plan) {
   return std::unique_ptr<Suite>(std::make_unique<StepSuite>(plan.step));
 });
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "common/StepKeys.hpp"
+#include "suites/StepSpace.hpp"
 #include "suites/Suite.hpp"
 
 namespace splitstep {
@@ -19,11 +20,12 @@ class StepSuite final : public Suite {
   std::optional<std::string> refusal(const SuiteContext& context) const override;
   void run(const SuiteContext& context) override;
   // One case per model, precision and sync mode; its phases are parts of it.
-  std::size_t caseCount(const SuiteContext&) const override {
-    return plan_.models.size() * plan_.precisions.size() * plan_.modes.size();
-  }
+  std::size_t caseCount(const SuiteContext& context) const override;
 
  private:
+  // The cases run and caseCount walk.
+  StepSpace space(const SuiteContext& context) const;
+
   StepPlan plan_;
 };
 

@@ -44,6 +44,9 @@ struct SuiteContext {
   MemoryBudget budget{};  // agreed at start: what every rank can spare
 };
 
+// Each suite lists its cases once, in a case space of its own (suites/CaseSpace.hpp) built from
+// its plan and the context, which run(), refusal() and caseCount() all walk; one whyNot(case)
+// decides both the skips of run() and the refusal.
 class Suite {
  public:
   virtual ~Suite() = default;
