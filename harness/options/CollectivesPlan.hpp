@@ -65,6 +65,9 @@ struct CollectivesPlan {
   std::vector<Placement> placements;
   std::vector<Backend> backends;  // empty: NCCL on GPUs, MPI on CPUs
   bool check = true;              // verify every element after the timed samples
+  // The host waits for each call to complete before it issues the next (nccl-tests -z): a
+  // call's time then holds its launch and the wait, as a training loop that synchronises sees.
+  bool blocking = false;
   GroupSpec groups;
   GroupMode group_mode = GroupMode::Sequential;
   // Test only: this rank sleeps `slow_seconds` on the host before each timed collective call, a

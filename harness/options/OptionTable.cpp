@@ -209,6 +209,10 @@ std::vector<OptionSpec> runOptions() {
       [](const RunPlan& p) {
         return p.collectives.backends.empty() ? std::string("auto") : names(p.collectives.backends);
       }),
+    option("blocking", "off",
+      "collectives: the host waits for each call before the next (on, off; nccl-tests -z)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.blocking = v.onOff(); },
+      [](const RunPlan& p) { return std::string(p.collectives.blocking ? "on" : "off"); }),
     option("check", "on",
       "verify results after the timed samples (on, off): every element of a collective; step: "
       "ranks hold identical parameters equal to a one-process reference",

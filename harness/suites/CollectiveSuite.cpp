@@ -268,11 +268,13 @@ class RoundRunner {
     body.fill();
     const bool slow = plan_.slow_rank == context_.rank;
     const auto delay = std::chrono::duration<double>(plan_.slow_seconds);
+    const bool blocking = plan_.blocking;
     runner_.measure(
         sample, settings_,
-        [&body, slow, delay] {
+        [&body, &timer, slow, delay, blocking] {
           if (slow) std::this_thread::sleep_for(delay);  // --test-slow-rank
           body.runOnce();
+          if (blocking) timer.synchronize();
         },
         nullptr, &timer);
     if (plan_.check) {

@@ -140,6 +140,23 @@ class SpoilingCommunicator final : public Communicator {
   Communicator& real_;
 };
 
+// --blocking: the host waits for each call; every case is still timed and checked.
+TEST(CollectiveSuite, BlockingCallsAreTimedAndChecked) {
+  Ranks ranks;
+  MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);
+  CollectivesPlan plan = smallPlan();
+  plan.blocking = true;
+  CollectiveSuite(*findCollective("allreduce"), plan).run(ranks.context(&mpi));
+  const std::vector<Sample> samples = ranks.sink.take();
+  ASSERT_EQ(samples.size(), 6u);
+  for (const Sample& s : samples) {
+    SCOPED_TRACE(s.case_name);
+    ASSERT_EQ(s.measurement.values.size(), 3u);
+    ASSERT_EQ(s.checks.size(), 1u);
+    EXPECT_EQ(s.checks.front().wrong, 0u);
+  }
+}
+
 TEST(CollectiveSuite, AWrongResultIsCaught) {
   Ranks ranks;
   MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);

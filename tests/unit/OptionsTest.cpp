@@ -114,6 +114,17 @@ TEST(Options, CollectiveOptionsSweepLikeNcclTests) {
   EXPECT_EQ(plan.collectives.backends, (std::vector<Backend>{Backend::Nccl, Backend::Mpi}));
   EXPECT_FALSE(plan.collectives.check);
   EXPECT_DOUBLE_EQ(plan.launch.timeout, 30);
+  EXPECT_FALSE(plan.collectives.blocking);  // as nccl-tests' -z 0
+}
+
+TEST(Options, BlockingCollectivesAreAnOnOffOptionOfThePlan) {
+  const RunPlan plan = parse({"allreduce", "--blocking", "on"});
+  EXPECT_TRUE(plan.collectives.blocking);
+  const auto entries = plan.entries();
+  EXPECT_NE(std::find(entries.begin(), entries.end(),
+                      std::pair<std::string, std::string>{"blocking", "on"}),
+            entries.end());
+  EXPECT_THROW(parse({"allreduce", "--blocking", "sometimes"}), UsageError);
 }
 
 TEST(Options, GroupsOfRanksAreParsedIntoTheirCanonicalForm) {
