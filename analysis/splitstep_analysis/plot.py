@@ -10,6 +10,9 @@
                    name): bus bandwidth against message size (log x), one line per backend, dtype
                    and placement, as nccl-tests' plots show it; with --busbw-together also every
                    collective of every file in one figure, busbw.<format>
+  latency          per collective with a busbw: median time (us) against size on log axes, the
+                   same lines, as nccl-tests' time column: flat where a size is latency-bound,
+                   rising with it where bandwidth-bound
   time             per collective without a busbw (one rank): median time against size
   matmul           TFLOP/s per dtype and shape, with the best measured rate of each dtype and,
                    given --peak, the datasheet figure
@@ -358,6 +361,33 @@ def busbw_figures(cases, world_size=None, reference=None, order=()):
     return figures
 
 
+def _time_figure(rows, title):
+    """A figure of the rows' median time (us) against size, log axes, one line per backend,
+    dtype and placement."""
+    figure, axes = plt.subplots(figsize=(9, 5.5))
+    plot_size_lines(axes, rows, label_collective=False, value="median_s", scale=1e6)
+    axes.set_yscale("log")
+    finish_size_axes(axes, title, "median time (us, median over ranks)")
+    figure.tight_layout()
+    return figure
+
+
+def latency_figures(cases, world_size=None, order=()):
+    """[Plot]: per collective with a bus bandwidth, its median time against size on log axes
+    (nccl-tests' time column): flat where a size is latency-bound, slope 1 where it is
+    bandwidth-bound."""
+    frame = collective_frame(cases)
+    figures = []
+    for collective in _in_order(frame, order):
+        rows = frame[frame["collective"] == collective]
+        ranks = f", {world_size} ranks" if world_size else ""  # a busbw needs two or more
+        title = (f"{collective} time{ranks}\nflat: latency-bound; rising with size: "
+                 "bandwidth-bound")
+        figures.append(Plot(f"latency-{_slug(collective)}", _time_figure(rows, title),
+                            _keys(rows)))
+    return figures
+
+
 def time_figures(cases, world_size=None, order=()):
     """[Plot]: per collective without a bus bandwidth (one rank), its median time against size
     on log axes: what a collective costs with no peer."""
@@ -365,14 +395,10 @@ def time_figures(cases, world_size=None, order=()):
     figures = []
     for collective in _in_order(frame, order):
         rows = frame[frame["collective"] == collective]
-        figure, axes = plt.subplots(figsize=(9, 5.5))
-        plot_size_lines(axes, rows, label_collective=False, value="median_s", scale=1e6)
-        axes.set_yscale("log")
         ranks = f", {world_size} rank{'' if world_size == 1 else 's'}" if world_size else ""
-        finish_size_axes(axes, f"{collective} time (no busbw{ranks})",
-                         "median time (us, median over ranks)")
-        figure.tight_layout()
-        figures.append(Plot(f"time-{_slug(collective)}", figure, _keys(rows)))
+        figures.append(Plot(f"time-{_slug(collective)}",
+                            _time_figure(rows, f"{collective} time (no busbw{ranks})"),
+                            _keys(rows)))
     return figures
 
 
@@ -569,6 +595,7 @@ def figures_for(document, peaks=None, reference=None):
     figures += telemetry_figures(load_telemetry(document))
     ranks, order = document["metadata"].get("world_size"), catalogue(document)["collectives"]
     figures += busbw_figures(cases, ranks, reference, order)
+    figures += latency_figures(cases, ranks, order)
     figures += time_figures(cases, ranks, order)
     figures += [plot for plot in (matmul_figure(cases, peaks), membw_figure(cases)) if plot]
     return figures

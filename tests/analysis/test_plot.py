@@ -156,6 +156,7 @@ class PlotsTest(FilesTestCase):
         result = self.run_plots(path, "-o", self.out, "--peak", "bf16=989")
         self.assertEqual(result.returncode, 0, result.stderr)
         expected = ["run-busbw-allgather.png", "run-busbw-allreduce.png",
+                    "run-latency-allgather.png", "run-latency-allreduce.png",
                     "run-matmul-tflops.png", "run-step-mlp-bf16.png",
                     "run-telemetry-mlp-bf16.png", "scaling.png"]
         self.assertEqual(self.written(), expected)
@@ -212,7 +213,8 @@ class PlotsTest(FilesTestCase):
         result = self.run_plots(fft, phases, "-o", self.out)
         self.assertEqual(result.returncode, 1, result.stderr)
         self.assertEqual(self.written(), [
-            "fft-busbw-allreduce-tree.png", "fft-busbw-allreduce.png", "fft-matmul-tflops.png",
+            "fft-busbw-allreduce-tree.png", "fft-busbw-allreduce.png",
+            "fft-latency-allreduce-tree.png", "fft-latency-allreduce.png", "fft-matmul-tflops.png",
             "phases-step-mlp-bf16.png"])
         self.assertEqual(result.stderr.splitlines(), [
             f"splitstep-analysis plot: {fft}: 6 fft cases not plotted: c2c 1024 / fft, "
@@ -227,7 +229,8 @@ class PlotsTest(FilesTestCase):
         result = self.run_plots(step, collectives, "-o", self.out, "--reference", REFERENCE,
                                 process=True)  # the command as users run it
         self.assertEqual(result.returncode, 0, result.stderr)
-        expected = ["h200x2-collectives-busbw-" + c + ".png"
+        expected = ["h200x2-collectives-" + figure + "-" + c + ".png"
+                    for figure in ("busbw", "latency")
                     for c in ("allgather", "allreduce", "broadcast", "reduce-scatter")] + [
             "scaling.png", "step-np2-final-matmul-tflops.png",
             "step-np2-final-step-mlp-bf16.png", "step-np2-final-step-transformer-bf16.png"]
@@ -276,18 +279,21 @@ class PlotsTest(FilesTestCase):
         self.assertEqual(present, {"alltoall", "sendrecv", "reduce", "gather", "scatter"})
         figures = plots.figures_for(document)
         self.assertEqual([plot.name for plot in figures],
-                         [f"busbw-{c}" for c in ("alltoall", "sendrecv", "reduce", "gather",
-                                                 "scatter")])
+                         [f"{figure}-{c}" for figure in ("busbw", "latency")
+                          for c in ("alltoall", "sendrecv", "reduce", "gather", "scatter")])
         for plot in figures:
-            collective = plot.name[len("busbw-"):]
-            self.assertEqual(plot.figure.axes[0].get_title(), f"{collective} bus bandwidth, 2 ranks")
+            figure, collective = plot.name.split("-", 1)
+            if figure == "busbw":
+                self.assertEqual(plot.figure.axes[0].get_title(),
+                                 f"{collective} bus bandwidth, 2 ranks")
             self.assertEqual({key[0] for key in plot.drew}, {collective})
         self.assertEqual(plots.not_drawn(document, figures), {})
         plots.plt.close("all")
         result = self.run_plots(path, "-o", self.out, "--busbw-together", "--title", "new ones")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(self.written(), sorted(
-            [f"new-collectives-busbw-{c}.png" for c in present] + ["busbw.png"]))
+            [f"new-collectives-{figure}-{c}.png" for figure in ("busbw", "latency")
+             for c in present] + ["busbw.png"]))
         for name in self.written():
             self.assertPng(name)
 
@@ -295,7 +301,8 @@ class PlotsTest(FilesTestCase):
         path = os.path.join(DATA, "v2-unknown-collective.json")
         figures = plots.figures_for(read_results(path))
         self.assertEqual([plot.name for plot in figures],
-                         ["busbw-allreduce", "busbw-allreduce-tree", "matmul-tflops"])
+                         ["busbw-allreduce", "busbw-allreduce-tree", "latency-allreduce",
+                          "latency-allreduce-tree", "matmul-tflops"])
         tree = figures[1].figure.axes[0]
         self.assertEqual(tree.get_title(), "allreduce_tree bus bandwidth, 2 ranks")
         [line] = tree.get_lines()
@@ -310,12 +317,15 @@ class PlotsTest(FilesTestCase):
             entry["fields"].pop("collective", None)
         self.assertEqual([p.name for p in plots.figures_for(read_results(
             self.write("unnamed.json", unnamed)))],
-            ["busbw-allreduce", "busbw-allreduce-tree", "matmul-tflops"])
+            ["busbw-allreduce", "busbw-allreduce-tree", "latency-allreduce",
+             "latency-allreduce-tree", "matmul-tflops"])
         plots.plt.close("all")
         result = self.run_plots(path, "-o", self.out, process=True)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(self.written(), ["v2-unknown-collective-busbw-allreduce-tree.png",
                                           "v2-unknown-collective-busbw-allreduce.png",
+                                          "v2-unknown-collective-latency-allreduce-tree.png",
+                                          "v2-unknown-collective-latency-allreduce.png",
                                           "v2-unknown-collective-matmul-tflops.png"])
 
     def test_malformed_input_and_options(self):
@@ -398,6 +408,30 @@ class FigureContentTest(unittest.TestCase):
         # Cases without a bus bandwidth (in one file with others that have one) draw nothing.
         mixed = load_cases(document(collective_cases() + collective_cases("allgather", False)))
         self.assertEqual([p.name for p in plots.busbw_figures(mixed, 2)], ["busbw-allreduce"])
+
+    def test_latency_lines_are_the_median_time_against_size_on_log_axes(self):
+        cases = load_cases(document(collective_cases()))
+        [(name, figure, drew)] = plots.latency_figures(cases, 2)
+        self.assertEqual(name, "latency-allreduce")
+        # The same cases as the busbw figure: one beside the other.
+        [(_, _, busbw_drew)] = plots.busbw_figures(cases, 2)
+        self.assertEqual(drew, busbw_drew)
+        axes = figure.axes[0]
+        self.assertEqual(axes.get_title().split("\n")[0], "allreduce time, 2 ranks")
+        self.assertEqual((axes.get_xscale(), axes.get_yscale()), ("log", "log"))
+        lines = {line.get_label(): line for line in axes.get_lines()}
+        self.assertEqual(set(lines), {"splitstep nccl fp32 out of place",
+                                      "splitstep mpi fp32 out of place"})
+        line = lines["splitstep nccl fp32 out of place"]
+        self.assertEqual(list(line.get_xdata()), [1024, 1 << 20, 64 << 20])
+        # The median over two ranks, one of them 5% slower, in microseconds.
+        np.testing.assert_allclose(line.get_ydata(), np.array([10, 20, 300]) * 1.025)
+        # Cases without a bus bandwidth (one rank) are the time figure's, not this one's.
+        mixed = load_cases(document(collective_cases() + collective_cases("allgather", False)))
+        self.assertEqual([p.name for p in plots.latency_figures(mixed, 2)],
+                         ["latency-allreduce"])
+        one_rank = load_cases(document(collective_cases(busbw=False), world_size=1))
+        self.assertEqual(plots.latency_figures(one_rank, 1), [])
 
     def test_the_bucket_ledger_sets_each_bucket_against_the_end_of_backward(self):
         cases = [c for c in step_cases() if c["params"]["mode"] == "overlap"] + ledger_cases()
