@@ -133,11 +133,13 @@ class ResNet50Workload final : public ModuleWorkload<ResNet50Net> {
         format_(shape[kChannelsLast] != 0 ? at::MemoryFormat::ChannelsLast
                                           : at::MemoryFormat::Contiguous) {
     // model.to(memory_format=torch.channels_last): every 4-D parameter (the convolutions'
-    // weights) in place, the same Parameter with new data.
+    // weights) in place, the same Parameter with new data. Tensor::to, not contiguous(): a 1x1
+    // kernel's NCHW strides already count as channels_last contiguous, and contiguous() would
+    // keep them where torch's to() restrides them as channels_last, as the library's are.
     if (format_ != at::MemoryFormat::ChannelsLast) return;
     const c10::NoGradGuard no_grad;
     for (at::Tensor& p : net_->parameters()) {
-      if (p.dim() == 4) p.set_data(p.contiguous(format_));
+      if (p.dim() == 4) p.set_data(p.to(p.options(), false, false, format_));
     }
   }
   // F.cross_entropy on the logits as they come: under autocast its log_softmax runs in fp32.
