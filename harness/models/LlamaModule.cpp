@@ -36,8 +36,7 @@ constexpr std::int64_t kMaxGqaHeadSize = 256;
 // interpolated between the two bounds.
 at::Tensor llama3InverseFrequencies(std::int64_t head_size) {
   const at::Tensor exponents =
-      at::arange(0, head_size, 2, at::TensorOptions().dtype(at::kLong)).to(at::kFloat) /
-      head_size;
+      at::arange(0, head_size, 2, at::TensorOptions().dtype(at::kLong)).to(at::kFloat) / head_size;
   // Python's `1.0 / t` is t.reciprocal() * 1.0, `2 * math.pi / t` t.reciprocal() * (2 pi).
   const at::Tensor inv_freq = at::reciprocal(at::pow(kRopeTheta, exponents)) * 1.0;
   const double low_freq_wavelen = static_cast<double>(kOriginalMaxPositions) / kLowFreqFactor;
@@ -45,11 +44,11 @@ at::Tensor llama3InverseFrequencies(std::int64_t head_size) {
   const at::Tensor wavelen = at::reciprocal(inv_freq) * (2 * std::numbers::pi);
   at::Tensor inv_freq_llama =
       at::where(wavelen > low_freq_wavelen, inv_freq / kRopeFactor, inv_freq);
-  const at::Tensor smooth_factor = (at::reciprocal(wavelen) * kOriginalMaxPositions -
-                                    kLowFreqFactor) /
-                                   (kHighFreqFactor - kLowFreqFactor);
-  const at::Tensor smoothed_inv_freq = at::rsub(smooth_factor, 1) * inv_freq_llama / kRopeFactor +
-                                       smooth_factor * inv_freq_llama;
+  const at::Tensor smooth_factor =
+      (at::reciprocal(wavelen) * kOriginalMaxPositions - kLowFreqFactor) /
+      (kHighFreqFactor - kLowFreqFactor);
+  const at::Tensor smoothed_inv_freq =
+      at::rsub(smooth_factor, 1) * inv_freq_llama / kRopeFactor + smooth_factor * inv_freq_llama;
   const at::Tensor is_medium_freq =
       at::bitwise_not(wavelen < high_freq_wavelen) * at::bitwise_not(wavelen > low_freq_wavelen);
   return at::where(is_medium_freq, smoothed_inv_freq, inv_freq_llama);
@@ -188,9 +187,9 @@ class LlamaMLP final : public torch::nn::Module {
 class LlamaDecoderLayer final : public torch::nn::Module {
  public:
   explicit LlamaDecoderLayer(const StepShape& shape)
-      : self_attn_(register_module("self_attn", std::make_shared<LlamaAttention>(
-                                                    shape[kHidden], shape[kHeads],
-                                                    shape[kKvHeads]))),
+      : self_attn_(register_module(
+            "self_attn",
+            std::make_shared<LlamaAttention>(shape[kHidden], shape[kHeads], shape[kKvHeads]))),
         mlp_(register_module("mlp",
                              std::make_shared<LlamaMLP>(shape[kHidden], shape[kIntermediate]))),
         input_layernorm_(
@@ -223,8 +222,8 @@ bool packedSequences(const at::Tensor& position_ids) {
 class LlamaModel final : public torch::nn::Module {
  public:
   explicit LlamaModel(const StepShape& shape)
-      : embed_tokens_(register_module(
-            "embed_tokens", torch::nn::Embedding(shape[kVocab], shape[kHidden]))),
+      : embed_tokens_(
+            register_module("embed_tokens", torch::nn::Embedding(shape[kVocab], shape[kHidden]))),
         layers_(register_module("layers", torch::nn::ModuleList())) {
     initialise(embed_tokens_->weight);
     for (std::int64_t i = 0; i < shape[kLayers]; ++i) {

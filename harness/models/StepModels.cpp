@@ -13,7 +13,7 @@ namespace {
 
 // Each declared in models/<Name>.hpp.
 constexpr std::array kStepModels = {&kMlpModel, &kTransformerModel, &kCnnModel, &kGptModel,
-                                   &kLlamaModel};
+                                    &kLlamaModel};
 
 const ShapeOption& shapeOptionNamed(std::string_view name) {
   for (const ShapeOption* option : shapeOptions()) {
