@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "TempPath.hpp"
+#include "models/StepModel.hpp"
 #include "suites/SuiteCatalog.hpp"
 
 namespace splitstep {
@@ -307,8 +308,10 @@ TEST(Options, AdamwAndTheOtherInputsAreAccepted) {
 }
 
 TEST(Options, BadStepInputNamesTheOptionAndTheReason) {
+  // The refusal lists every model of models/StepModels.cpp.
   EXPECT_EQ(errorOf({"--step-models", "resnet"}),
-            "--step-models: unknown value 'resnet' (mlp, transformer, cnn, gpt)");
+            "--step-models: unknown value 'resnet' (" + stepModelNames() + ")");
+  EXPECT_EQ(stepModelNames().rfind("mlp, ", 0), 0u);
   EXPECT_EQ(errorOf({"--step-models", "mlp,mlp"}), "--step-models: 'mlp' given twice");
   EXPECT_EQ(errorOf({"--step-models", ""}), "--step-models: the list is empty");
   EXPECT_EQ(errorOf({"--precision", "tf32"}),
