@@ -1,6 +1,7 @@
 // llama's module (models/Llama.hpp declares the model): transformers' modeling_llama.py on its
 // training path, op for op (docs/models/llama.md). Modules and parameters carry the library's
 // names in the library's registration order, so its state dict loads as it is.
+#include <ATen/ScalarOps.h>
 #include <ATen/TensorIndexing.h>
 #include <c10/core/GradMode.h>
 #include <torch/nn/modules/container/modulelist.h>
@@ -30,6 +31,14 @@ constexpr std::int64_t kOriginalMaxPositions = 8192;
 // sdpa_attention.use_gqa_in_sdpa: on CUDA (and the CPU) the library passes enable_gqa only for
 // head sizes fused kernels take, and repeats the key-value heads otherwise.
 constexpr std::int64_t kMaxGqaHeadSize = 256;
+
+// A Python number where the library's op takes a tensor (`variance + eps`): the wrapped-number
+// tensor Python's argument parser makes of it, so that the op is add.Tensor (autograd's
+// AddBackward0) as in the library rather than LibTorch's add.Scalar around it. The same kernel
+// runs either way.
+at::Tensor pythonNumber(const at::Scalar& value) {
+  return at::native::wrapped_scalar_tensor(value);
+}
 
 // modeling_rope_utils._compute_llama3_parameters, in the same fp32 operations: the default
 // inverse frequencies, divided by `factor` for wavelengths beyond the original context and
@@ -75,7 +84,7 @@ class LlamaRMSNorm final : public torch::nn::Module {
     const at::ScalarType input_dtype = x.scalar_type();
     at::Tensor h = x.to(at::kFloat);
     const at::Tensor variance = h.pow(2).mean(-1, /*keepdim=*/true);
-    h = h * at::rsqrt(variance + kRmsNormEps);
+    h = h * at::rsqrt(variance + pythonNumber(kRmsNormEps));
     return weight_ * h.to(input_dtype);
   }
 
@@ -89,12 +98,14 @@ class LlamaRotaryEmbedding final : public torch::nn::Module {
   explicit LlamaRotaryEmbedding(std::int64_t head_size)
       : inv_freq_(register_buffer("inv_freq", llama3InverseFrequencies(head_size))) {}
   std::pair<at::Tensor, at::Tensor> forward(const at::Tensor& x, const at::Tensor& position_ids) {
-    const at::Tensor freqs =
-        position_ids.unsqueeze(-1).to(at::kFloat) * inv_freq_.to(x.device(), at::kFloat);
+    // One statement per operand here and below: C++ leaves the order of operands open, and the
+    // library's op order is Python's, left to right.
+    const at::Tensor positions = position_ids.unsqueeze(-1).to(at::kFloat);
+    const at::Tensor freqs = positions * inv_freq_.to(x.device(), at::kFloat);
     const at::Tensor emb = at::cat({freqs, freqs}, -1);
     // The llama3 type's attention scaling is 1.0, and the library multiplies by it.
-    const at::Tensor cos = emb.cos() * 1.0;
-    const at::Tensor sin = emb.sin() * 1.0;
+    const at::Tensor cos = emb.cos() * pythonNumber(1.0);
+    const at::Tensor sin = emb.sin() * pythonNumber(1.0);
     return {cos.to(x.scalar_type()), sin.to(x.scalar_type())};
   }
 
@@ -105,7 +116,9 @@ class LlamaRotaryEmbedding final : public torch::nn::Module {
 at::Tensor rotateHalf(const at::Tensor& x) {
   const std::int64_t last = x.dim() - 1;
   const std::int64_t half = x.size(last) / 2;
-  return at::cat({-x.slice(last, half), x.slice(last, 0, half)}, -1);
+  const at::Tensor x1 = x.slice(last, 0, half);
+  const at::Tensor x2 = x.slice(last, half);
+  return at::cat({-x2, x1}, -1);
 }
 
 class LlamaAttention final : public torch::nn::Module {
@@ -128,8 +141,10 @@ class LlamaAttention final : public torch::nn::Module {
     // apply_rotary_pos_emb.
     const at::Tensor c = cos.unsqueeze(1);
     const at::Tensor n = sin.unsqueeze(1);
-    const at::Tensor q_embed = (query * c) + (rotateHalf(query) * n);
-    key = (key * c) + (rotateHalf(key) * n);
+    const at::Tensor q_cos = query * c;
+    const at::Tensor q_embed = q_cos + rotateHalf(query) * n;
+    const at::Tensor k_cos = key * c;
+    key = k_cos + rotateHalf(key) * n;
     // sdpa_attention_forward without a mask (the causal mask is sdpa's is_causal; the sequence
     // has at least two tokens).
     const bool gqa = groups_ > 1 && head_size_ <= kMaxGqaHeadSize;
@@ -212,10 +227,10 @@ class LlamaDecoderLayer final : public torch::nn::Module {
 // (no attention mask, no cache): whether the positions restart inside a row. Reading its answer
 // waits for the device, as the library's `if` does.
 bool packedSequences(const at::Tensor& position_ids) {
-  const at::Tensor first_dummy_value = position_ids.slice(1, 0, 1) - 1;
+  const at::Tensor first_dummy_value = position_ids.slice(1, 0, 1) - pythonNumber(1);
   const at::Tensor position_diff = at::diff(position_ids, 1, -1, first_dummy_value);
   const at::Tensor packed_sequence_mask = position_diff.ne(1).cumsum(-1);
-  return !(packed_sequence_mask.select(1, -1) == 0).all().item<bool>();
+  return !(packed_sequence_mask.select(1, -1) == 0).all().is_nonzero();
 }
 
 // LlamaModel: embedding, rotary embedding, decoder layers, final norm.
@@ -237,7 +252,7 @@ class LlamaModel final : public torch::nn::Module {
     const at::Tensor inputs_embeds = at::embedding(embed_tokens_->weight, input_ids);
     // The positions of a forward without cache: arange + 0 seen tokens, one row for the batch.
     const at::Tensor position_ids =
-        (at::arange(inputs_embeds.size(1), input_ids.options()) + 0).unsqueeze(0);
+        (at::arange(inputs_embeds.size(1), input_ids.options()) + pythonNumber(0)).unsqueeze(0);
     // create_causal_mask: no mask for sdpa (its is_causal) when no row packs several sequences;
     // splitstep's positions never restart. The library expands the positions to the batch.
     const std::int64_t batch = inputs_embeds.size(0);
@@ -288,9 +303,10 @@ class LlamaWorkload final : public ModuleWorkload<LlamaForCausalLM> {
     constexpr std::int64_t kIgnoreIndex = -100;
     const at::Tensor logits = output.to(at::kFloat);
     const at::Tensor shift_labels =
-        at::constant_pad_nd(target, {0, 1}, kIgnoreIndex).slice(-1, 1).contiguous();
-    return at::cross_entropy_loss(logits.view({-1, vocab_}), shift_labels.view({-1}), {},
-                                  at::Reduction::Mean, kIgnoreIndex);
+        at::pad(target, {0, 1}, "constant", kIgnoreIndex).slice(-1, 1).contiguous();
+    const at::Tensor flat_logits = logits.view({-1, vocab_});
+    const at::Tensor flat_labels = shift_labels.view({-1}).to(flat_logits.device());
+    return at::cross_entropy_loss(flat_logits, flat_labels, {}, at::Reduction::Mean, kIgnoreIndex);
   }
   // Token ids, which are the labels too (labels = input_ids).
   Batch hostBatch(std::int64_t rows, std::uint64_t seed) const override {
