@@ -6,12 +6,14 @@
 #include "models/Mlp.hpp"
 #include "models/StepModel.hpp"
 #include "models/Transformer.hpp"
+#include "models/VitB16.hpp"
 
 namespace splitstep {
 namespace {
 
 // Each declared in models/<Name>.hpp.
-constexpr std::array kStepModels = {&kMlpModel, &kTransformerModel, &kCnnModel, &kGptModel};
+constexpr std::array kStepModels = {&kMlpModel, &kTransformerModel, &kCnnModel, &kGptModel,
+                                    &kVitB16Model};
 
 const ShapeOption& shapeOptionNamed(std::string_view name) {
   for (const ShapeOption* option : shapeOptions()) {
