@@ -3,32 +3,26 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "analysis/StepBreakdown.hpp"
+#include "analysis/StepDiagnosis.hpp"
+#include "analysis/WorkloadCases.hpp"
 #include "cases/MatmulCase.hpp"
 #include "cases/StepCase.hpp"
 #include "common/StepKeys.hpp"
 #include "common/Units.hpp"
-#include "options/StepPlan.hpp"
 
 namespace splitstep {
+
+using namespace step_analysis;
+
 namespace {
 
 namespace key = step_keys;
-// The mode names are the sync modes' option values.
-constexpr std::string_view kNone = toString(SyncMode::None);
-constexpr std::string_view kSequential = toString(SyncMode::Sequential);
-constexpr std::string_view kOverlap = toString(SyncMode::Overlap);
-constexpr std::string_view kSingle = toString(SyncMode::Single);
-constexpr std::string_view kPhaseData = toString(Phase::Data);
-constexpr std::string_view kPhaseForward = toString(Phase::Forward);
-constexpr std::string_view kPhaseBackward = toString(Phase::Backward);
-constexpr std::string_view kPhaseOptimizer = toString(Phase::Optimizer);
 
 // The GEMM dtype whose TFLOP/s bound a step of this precision (the compute ceiling).
 MatmulDtype matmulDtypeOf(StepPrecision precision) {
@@ -42,87 +36,6 @@ MatmulDtype matmulDtypeOf(StepPrecision precision) {
   }
   return MatmulDtype::Fp32;
 }
-
-// The step's time in each mode, as the figures name it.
-struct ModeName {
-  std::string_view mode;
-  const char* symbol;
-  const char* meaning;
-};
-constexpr ModeName kModeNames[] = {{kNone, "T_c", "no gradient sync"},
-                                   {kSequential, "T_seq", "sync after backward"},
-                                   {kOverlap, "T_ddp", "sync during backward"},
-                                   {kSingle, "T_1", "rank 0 alone"}};
-
-const char* symbolOf(std::string_view mode) {
-  for (const ModeName& m : kModeNames) {
-    if (mode == m.mode) return m.symbol;
-  }
-  return "T";
-}
-
-std::map<int, double> rankMedians(const CaseResult& c) {
-  std::map<int, double> medians;
-  for (const RankResult& r : c.ranks) medians[r.rank] = r.summary.median;
-  return medians;
-}
-
-std::vector<std::pair<int, double>> perRank(const std::map<int, double>& values) {
-  return {values.begin(), values.end()};
-}
-
-std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100); }
-
-// The measured cases of one workload (model + precision), by mode and series.
-class WorkloadCases {
- public:
-  explicit WorkloadCases(const StepCase& fields)
-      : model_(fields.model), precision_(fields.precision) {}
-
-  const std::string& model() const { return model_; }
-  StepPrecision precision() const { return precision_; }
-  bool matches(const StepCase& fields) const {
-    return fields.model == model_ && fields.precision == precision_;
-  }
-  // `c` with its fields decoded.
-  void add(const CaseResult* c, const StepCase& fields) {
-    cases_[std::string(toString(fields.mode))].try_emplace(c->series, c);
-    fields_.try_emplace(c, fields);
-  }
-  // The decoded fields of a case added before.
-  const StepCase& fieldsOf(const CaseResult& c) const { return fields_.at(&c); }
-
-  const CaseResult* find(std::string_view mode, std::string_view series) const {
-    const auto m = cases_.find(mode);
-    if (m == cases_.end()) return nullptr;
-    const auto s = m->second.find(series);
-    return s == m->second.end() ? nullptr : s->second;
-  }
-  const CaseResult* step(std::string_view mode) const { return find(mode, key::kWhole); }
-  // The phases of a mode's step (comm left out: it overlaps them).
-  std::vector<const CaseResult*> phases(std::string_view mode) const {
-    std::vector<const CaseResult*> parts;
-    const auto m = cases_.find(mode);
-    if (m == cases_.end()) return parts;
-    for (const auto& [series, c] : m->second) {
-      if (c->part_of == key::kWhole && series != key::kComm && c->share) parts.push_back(c);
-    }
-    return parts;
-  }
-  // The first of `modes` whose step was measured; empty when none was.
-  std::string firstMeasured(std::initializer_list<std::string_view> modes) const {
-    for (std::string_view mode : modes) {
-      if (step(mode)) return std::string(mode);
-    }
-    return {};
-  }
-
- private:
-  std::string model_;
-  StepPrecision precision_;
-  std::map<std::string, std::map<std::string, const CaseResult*, std::less<>>, std::less<>> cases_;
-  std::map<const CaseResult*, StepCase> fields_;
-};
 
 class StepFigures {
  public:
@@ -147,7 +60,7 @@ class StepFigures {
     throughput();
     modelFlops();
     slowestRank();
-    diagnose();
+    diagnose(w_, result_.findings);
     return std::move(result_);
   }
 
@@ -175,16 +88,8 @@ class StepFigures {
         .per_rank = perRank(rankMedians(*comm));
   }
 
-  // T_mode - T_c, overall and per rank.
-  std::optional<double> exposedTime(std::string_view mode) const {
-    const CaseResult* synced = w_.step(mode);
-    const CaseResult* compute = w_.step(kNone);
-    if (!synced || !compute) return std::nullopt;
-    return synced->across.median - compute->across.median;
-  }
-
   void exposed(std::string_view mode) {
-    const auto exposed = exposedTime(mode);
+    const auto exposed = w_.exposedTime(mode);
     if (!exposed) return;
     const CaseResult* synced = w_.step(mode);
     DerivedFigure& f = add(
@@ -204,7 +109,7 @@ class StepFigures {
   // Only a mode that overlaps has an overlap; sequential's would measure noise and slowdown.
   void overlap(std::string_view mode) {
     if (mode != kOverlap) return;
-    const auto exposed = exposedTime(mode);
+    const auto exposed = w_.exposedTime(mode);
     const CaseResult* comm = w_.find(mode, key::kComm);
     // Alone, a rank's collectives are copies of a few microseconds: there is nothing to hide.
     if (!exposed || !comm || comm->across.median <= 0 || worldSize(*comm) < 2) return;
@@ -273,9 +178,9 @@ class StepFigures {
           "late rank: rank {} reaches the gradient collectives last ({}): the others wait up to "
           "{} per step for it, {} of the step; {}",
           late, mode, formatSeconds(longest->second), percent(longest->second / step),
-          onCpu() ? "check its host work, other processes on its cores and its NUMA binding"
-                  : "check its input pipeline, its SM clock and temperature, other processes "
-                    "on its GPU and its CPU/NUMA binding"));
+          w_.onCpu() ? "check its host work, other processes on its cores and its NUMA binding"
+                     : "check its input pipeline, its SM clock and temperature, other processes "
+                       "on its GPU and its CPU/NUMA binding"));
     }
     if (const auto& delay = w_.fieldsOf(*comm).delay) {
       result_.notes.push_back(
@@ -283,13 +188,6 @@ class StepFigures {
                       "(--delay-rank, --delay-ms)",
                       delay->rank, formatSeconds(delay->seconds)));
     }
-  }
-
-  bool onCpu() const {
-    for (std::string_view mode : {kNone, kSequential, kOverlap, kSingle}) {
-      if (const CaseResult* c = w_.step(mode)) return !w_.fieldsOf(*c).on_cuda;
-    }
-    return false;
   }
 
   // The values of `c` on `rank`, one per step; empty when it did not measure the case.
@@ -482,108 +380,6 @@ class StepFigures {
       f.note =
           fmt::format("median {} above the fastest rank's", percent(c->across.max / fastest - 1));
     }
-  }
-
-  void diagnose() {
-    const std::string mode = w_.firstMeasured({kOverlap, kSequential, kNone, kSingle});
-    if (mode.empty()) return;
-    std::vector<std::string>& findings = result_.findings;
-
-    if (const CaseResult* data = w_.find(mode, kPhaseData);
-        data && data->share && *data->share > kInputBoundShare) {
-      findings.push_back(fmt::format(
-          "input bound: loading/copying the batch takes {} of the step ({}): pin host memory, "
-          "use more loader workers, a faster format, or prefetch the next batch",
-          percent(*data->share), mode));
-    }
-
-    communicationBound();
-    stragglers();
-
-    if (const CaseResult* optimizer = w_.find(mode, kPhaseOptimizer);
-        optimizer && optimizer->share && *optimizer->share > kOptimizerHeavyShare) {
-      findings.push_back(fmt::format(
-          "optimizer heavy: the optimizer step takes {} of the step ({}): use a fused or foreach "
-          "optimizer implementation, fewer parameters, or a larger batch per step to spread its "
-          "cost",
-          percent(*optimizer->share), mode));
-    }
-
-    const CaseResult* forward = w_.find(mode, kPhaseForward);
-    const CaseResult* backward = w_.find(mode, kPhaseBackward);
-    if (forward && backward && forward->across.median > 0 &&
-        backward->across.median / forward->across.median > kBackwardOverForward) {
-      findings.push_back(fmt::format(
-          "backward heavy: the backward pass takes {:.2f}x the forward pass ({}; about 2x is "
-          "usual): look for recomputation (activation checkpointing), unfused layers or costly "
-          "gradient hooks",
-          backward->across.median / forward->across.median, mode));
-    }
-
-    const CaseResult* synced = w_.find(kOverlap, kPhaseBackward);
-    const CaseResult* alone = w_.find(kNone, kPhaseBackward);
-    if (synced && alone && alone->across.median > 0 &&
-        synced->across.median / alone->across.median - 1 > kSyncSlowsBackward) {
-      findings.push_back(fmt::format(
-          "gradient sync slows the backward pass by {} ({} with overlap, {} without sync): it "
-          "packs every gradient into its bucket, and {}",
-          percent(synced->across.median / alone->across.median - 1),
-          formatSeconds(synced->across.median), formatSeconds(alone->across.median),
-          onCpu() ? "the collectives run on the host inside backward's gradient hooks, on the "
-                    "cores backward uses; fewer, larger buckets cost fewer calls"
-                  : "the collectives' kernels compete with the backward kernels for SMs, memory "
-                    "bandwidth and power; fewer NCCL channels (NCCL_MAX_NCHANNELS) or fewer, "
-                    "larger buckets leave more to compute"));
-    }
-
-    if (findings.empty()) findings.push_back(nothingFired(mode));
-  }
-
-  void communicationBound() {
-    const std::string mode = w_.firstMeasured({kOverlap, kSequential});
-    if (mode.empty()) return;
-    const auto exposed = exposedTime(mode);
-    const double step = w_.step(mode)->across.median;
-    if (!exposed || step <= 0 || *exposed / step <= kCommunicationBoundShare) return;
-    const std::string remedies =
-        mode == kOverlap
-            ? "use larger buckets, compress gradients (bf16/fp16 or PowerSGD), or a faster link"
-            : "overlap the reduction with backward (mode overlap), use larger buckets, compress "
-              "gradients (bf16/fp16 or PowerSGD), or a faster link";
-    result_.findings.push_back(
-        fmt::format("communication bound: gradient communication adds {} that computation does "
-                    "not hide, {} of the step ({}): {}",
-                    formatSeconds(*exposed), percent(*exposed / step), mode, remedies));
-  }
-
-  // Ranks whose compute step (mode none) is more than kStragglerExcess over the median rank's.
-  void stragglers() {
-    const CaseResult* compute = w_.step(kNone);
-    if (!compute || compute->ranks.size() < 2 || compute->across.median <= 0) return;
-    const double median = compute->across.median;
-    for (const auto& [rank, time] : rankMedians(*compute)) {
-      if (time / median - 1 > kStragglerExcess) {
-        result_.findings.push_back(fmt::format(
-            "straggler: rank {} computes {} slower than the median rank (T_c {} against {}): "
-            "every synchronised step waits for it; {}",
-            rank, percent(time / median - 1), formatSeconds(time), formatSeconds(median),
-            onCpu() ? "check its CPU frequency, other processes on its cores and its NUMA binding"
-                    : "check its SM clock and temperature, other processes on its GPU, and its "
-                      "CPU/NUMA binding"));
-      }
-    }
-  }
-
-  std::string nothingFired(std::string_view mode) const {
-    const auto phases = w_.phases(mode);
-    if (phases.empty()) {
-      return fmt::format("no bottleneck rule fired; no phase of the {} step was measured", mode);
-    }
-    const CaseResult* largest = *std::max_element(
-        phases.begin(), phases.end(),
-        [](const CaseResult* a, const CaseResult* b) { return *a->share < *b->share; });
-    return fmt::format("no bottleneck rule fired: the largest phase is {} at {} of the step ({})",
-                       largest->series, percent(*largest->share), mode);
   }
 
   const WorkloadCases& w_;
