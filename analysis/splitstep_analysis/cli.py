@@ -23,6 +23,8 @@ COMMANDS = {
     "scaling": ("scaling", "markdown tables by rank count: allreduce busbw, step times"),
     "projection": ("projection", "a run's projection to more ranks against runs at those "
                                  "rank counts"),
+    "report": ("report", "one self-contained HTML page of one run or more: metadata, a summary "
+                         "per suite, every figure, the diagnosis, the comparison"),
     "time-to-answer": ("time_to_answer", "where a run's wall time went (launch/verify time-to-answer's "
                                          "table)"),
 }

@@ -4,6 +4,7 @@
 
 #include "models/Cnn.hpp"
 #include "models/Mlp.hpp"
+#include "models/ResNet50.hpp"
 #include "models/StepModel.hpp"
 #include "models/Transformer.hpp"
 
@@ -11,7 +12,8 @@ namespace splitstep {
 namespace {
 
 // Each declared in models/<Name>.hpp.
-constexpr std::array kStepModels = {&kMlpModel, &kTransformerModel, &kCnnModel, &kGptModel};
+constexpr std::array kStepModels = {&kMlpModel, &kTransformerModel, &kCnnModel, &kGptModel,
+                                    &kResNet50Model};
 
 const ShapeOption& shapeOptionNamed(std::string_view name) {
   for (const ShapeOption* option : shapeOptions()) {

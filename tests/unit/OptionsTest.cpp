@@ -318,8 +318,10 @@ TEST(Options, AdamwAndTheOtherInputsAreAccepted) {
 }
 
 TEST(Options, BadStepInputNamesTheOptionAndTheReason) {
+  // Every model, as --help lists them: the list grows with the zoo.
   EXPECT_EQ(errorOf({"--step-models", "resnet"}),
-            "--step-models: unknown value 'resnet' (mlp, transformer, cnn, gpt)");
+            "--step-models: unknown value 'resnet' (" + stepModelNames() + ")");
+  EXPECT_EQ(stepModelNames().rfind("mlp, transformer, cnn, gpt", 0), 0u);
   EXPECT_EQ(errorOf({"--step-models", "mlp,mlp"}), "--step-models: 'mlp' given twice");
   EXPECT_EQ(errorOf({"--step-models", ""}), "--step-models: the list is empty");
   EXPECT_EQ(errorOf({"--precision", "tf32"}),

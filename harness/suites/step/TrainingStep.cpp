@@ -3,7 +3,7 @@
 #include <ATen/autocast_mode.h>
 #include <ATen/ops/_amp_foreach_non_finite_check_and_unscale.h>
 #include <ATen/ops/_amp_update_scale.h>
-#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/zeros.h>
 
@@ -97,8 +97,9 @@ TrainingStep::TrainingStep(Workload& workload, const StepRecipe& recipe, Device&
   if (recipe_.input == InputSource::Pinned && device_.isCuda()) {
     host_ = {host_.input.pin_memory(), host_.target.pin_memory()};
   }
-  on_device_ = {at::empty(host_.input.sizes(), host_.input.options().device(target)),
-                at::empty(host_.target.sizes(), host_.target.options().device(target))};
+  // In the host batch's memory format (channels_last images stay channels_last).
+  on_device_ = {at::empty_like(host_.input, host_.input.options().device(target)),
+                at::empty_like(host_.target, host_.target.options().device(target))};
   if (recipe_.input == InputSource::Device) {
     on_device_.input.copy_(host_.input);
     on_device_.target.copy_(host_.target);
