@@ -10,9 +10,9 @@ make it from the preset (none for the preset itself), e.g.
   draw-1 --gpt2-layers 7 --gpt2-width 640 --gpt2-heads 10 --gpt2-seq 512 --gpt2-batch 21
 
 Each draw differs from the preset and from the draws before it, and stays within what the preset
-takes on one H200: no more parameters than the preset's (width and depth at most its own), no
-more tokens (or pixels) per step, and no more activation memory by the product of depth, width
-and tokens; the batch is then drawn between a quarter of the largest that keeps to those (and to
+takes on one H200: width and depth at most the preset's (but for resnet50's width per group, up
+to wide_resnet50_2's 128), no more tokens (or pixels) per step, and no more activation memory by
+the product of depth, width and tokens; the batch is then drawn between a quarter of the largest that keeps to those (and to
 four times the preset's batch) and the largest. The same seed and model give the same shapes whatever other models are drawn.
 """
 import argparse
