@@ -8,6 +8,7 @@ import io
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -233,6 +234,55 @@ class AnchorTest(SplitstepRun):
         self.assertEqual((document["reference"], document["shape"]),
                          ("twin", {"layers": 2, "width": 16, "batch": 4}))
         self.assertEqual(os.path.basename(document["trace"]), "twin-mlp-rank0.json")
+
+
+class DdpLikeTest(SplitstepRun):
+    """--like under --ddp on two CPU ranks: the run that stands for overlap, and for none under
+    --no-sync (splitstep's mlp, which has no zoo module: its twin)."""
+
+    def setUp(self):
+        super().setUp()
+        self.mpirun = os.environ.get("SPLITSTEP_MPIEXEC") or shutil.which("mpirun")
+        if not (self.mpirun and os.access(self.mpirun, os.X_OK)):
+            self.skipTest("no mpirun: the two-rank runs are not tested")
+        self.env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                        OMP_NUM_THREADS="1")
+
+    def ranks(self, *command):
+        version = subprocess.run([self.mpirun, "--version"], capture_output=True, text=True)
+        extra = ["--oversubscribe"] if "Open MPI" in version.stdout + version.stderr else []
+        result = subprocess.run([self.mpirun, "-np", "2", *extra, *command], capture_output=True,
+                                text=True, timeout=300, env=self.env)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+
+    def test_overlap_and_none_on_two_ranks(self):
+        self.assertIsNone(step_twin.zoo_module("mlp"))
+        results = os.path.join(self.dir, "splitstep.json")
+        recipe = [a if a != "single" else "none,overlap" for a in RECIPE]
+        self.ranks(SPLITSTEP, "step", "--step-models", "mlp", "--precision", "fp32",
+                   "--json", results, *recipe, *options_of(TINY_MLP))
+        runs = []
+        for flags in (["--ddp"], ["--ddp", "--no-sync"]):
+            path = os.path.join(self.dir, f"twin-{len(runs)}.json")
+            self.env["MASTER_PORT"] = str(free_port())
+            self.ranks(sys.executable, step_twin.__file__, *flags, "--like", results,
+                       "--json", path)
+            runs.append(path)
+        status, text, rows = self.parity(results, *runs, "--strict")
+        self.assertEqual(status, 1, text)  # CPU times of tiny models are not within 2%
+        phases = ("forward", "backward", "optimizer", "step")
+        self.assertEqual(sorted((r["mode"], r["phase"]) for r in rows),
+                         sorted([("none", p) for p in phases] +
+                                [("overlap", p.replace("backward", "backward + sync"))
+                                 for p in phases]))
+        self.assertEqual({r["world_size"] for r in rows}, {"2"})
+        self.assertIn("parameter counts equal in 2 of 2 pairs", text)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 class ZooModelTest(SplitstepRun):

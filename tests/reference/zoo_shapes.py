@@ -12,8 +12,9 @@ make it from the preset (none for the preset itself), e.g.
 Each draw differs from the preset and from the draws before it, and stays within what the preset
 takes on one H200: width and depth at most the preset's (but for resnet50's width per group, up
 to wide_resnet50_2's 128), no more tokens (or pixels) per step, and no more activation memory by
-the product of depth, width and tokens; the batch is then drawn between a quarter of the largest that keeps to those (and to
-four times the preset's batch) and the largest. The same seed and model give the same shapes whatever other models are drawn.
+the product of depth, width and tokens; the batch is then drawn between a quarter of the largest
+that keeps to those (and to four times the preset's batch) and the largest. The same seed and
+model give the same shapes whatever other models are drawn.
 """
 import argparse
 import json
