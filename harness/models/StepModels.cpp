@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "models/Cnn.hpp"
+#include "models/Llama.hpp"
 #include "models/Mlp.hpp"
 #include "models/ResNet50.hpp"
 #include "models/StepModel.hpp"
@@ -12,8 +13,8 @@ namespace splitstep {
 namespace {
 
 // Each declared in models/<Name>.hpp.
-constexpr std::array kStepModels = {&kMlpModel, &kTransformerModel, &kCnnModel, &kGptModel,
-                                    &kResNet50Model};
+constexpr std::array kStepModels = {&kMlpModel, &kTransformerModel, &kCnnModel,
+                                    &kGptModel, &kResNet50Model,    &kLlamaModel};
 
 const ShapeOption& shapeOptionNamed(std::string_view name) {
   for (const ShapeOption* option : shapeOptions()) {

@@ -213,6 +213,15 @@ TEST(StepModels, EveryDescriptorCountsItsModulesParameters) {
   plan.shape.set("cnn-channels", 8);
   plan.shape.set("cnn-blocks", 2);
   plan.shape.set("vocab", 64);
+  for (const auto& [name, value] : {std::pair{"llama-layers", 2},
+                                    {"llama-hidden", 32},
+                                    {"llama-intermediate", 48},
+                                    {"llama-heads", 4},
+                                    {"llama-kv-heads", 2},
+                                    {"llama-vocab", 64},
+                                    {"llama-seq", 8}}) {
+    plan.shape.set(name, value);
+  }
   for (const StepModelDescriptor* model : stepModels()) {
     const auto workload = makeWorkload(*model, plan.shape, c10::Device(c10::kCPU), kModelSeed);
     double count = 0;

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "TempPath.hpp"
+#include "models/StepModel.hpp"
 #include "suites/SuiteCatalog.hpp"
 
 namespace splitstep {

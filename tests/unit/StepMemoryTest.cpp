@@ -29,6 +29,8 @@ TEST(StepMemory, ParameterCountsAreTheModelsOwn) {
                   {"vocab", 50304}});
   EXPECT_DOUBLE_EQ(stepModel("gpt").parameters(plan.shape),
                    50304.0 * 768 * 2 + 1024.0 * 768 + 12 * (12.0 * 768 * 768 + 13 * 768) + 2 * 768);
+  // Llama-3.2-1B: transformers' LlamaForCausalLM counts 1,235,814,400 (tied head).
+  EXPECT_DOUBLE_EQ(stepModel("llama").parameters(plan.shape), 1'235'814'400);
   setShape(plan, {{"cnn-blocks", 1}, {"cnn-channels", 8}, {"cnn-image", 16}, {"cnn-batch", 4}});
   EXPECT_DOUBLE_EQ(stepModel("cnn").parameters(plan.shape),
                    27 * 8 + 16 + 18 * 64 + 32 + 8 * 1000 + 1000);
