@@ -465,9 +465,8 @@ def chosen_case(path, document, model, precision, ddp, no_sync):
              and precision in (None, fields_of(c)["precision"])]
     kinds = sorted({(fields_of(c)["model"], fields_of(c)["precision"]) for c in steps})
     if not kinds:
-        raise UsageError(f"--like: '{path}' holds no step case"
-                         + (f" of {model or ''} {precision or ''}".rstrip()
-                            if model or precision else ""))
+        asked = " ".join(filter(None, (model, precision)))
+        raise UsageError(f"--like: '{path}' holds no step case" + (f" of {asked}" if asked else ""))
     if len(kinds) > 1:
         raise UsageError(f"--like: '{path}' holds step cases of "
                          f"{', '.join(' '.join(k) for k in kinds)}: choose one with --model and "
