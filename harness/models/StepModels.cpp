@@ -8,13 +8,14 @@
 #include "models/ResNet50.hpp"
 #include "models/StepModel.hpp"
 #include "models/Transformer.hpp"
+#include "models/VitB16.hpp"
 
 namespace splitstep {
 namespace {
 
 // Each declared in models/<Name>.hpp.
-constexpr std::array kStepModels = {&kMlpModel, &kTransformerModel, &kCnnModel,
-                                    &kGptModel, &kResNet50Model,    &kLlamaModel};
+constexpr std::array kStepModels = {&kMlpModel,      &kTransformerModel, &kCnnModel,   &kGptModel,
+                                    &kResNet50Model, &kLlamaModel,       &kVitB16Model};
 
 const ShapeOption& shapeOptionNamed(std::string_view name) {
   for (const ShapeOption* option : shapeOptions()) {

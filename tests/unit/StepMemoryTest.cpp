@@ -34,6 +34,8 @@ TEST(StepMemory, ParameterCountsAreTheModelsOwn) {
   setShape(plan, {{"cnn-blocks", 1}, {"cnn-channels", 8}, {"cnn-image", 16}, {"cnn-batch", 4}});
   EXPECT_DOUBLE_EQ(stepModel("cnn").parameters(plan.shape),
                    27 * 8 + 16 + 18 * 64 + 32 + 8 * 1000 + 1000);
+  // ViT-B/16: timm's vit_base_patch16_224 counts 86,567,656.
+  EXPECT_DOUBLE_EQ(stepModel("vit-b16").parameters(plan.shape), 86'567'656);
 }
 
 TEST(StepMemory, TheReferenceCasesFitAnH200) {
