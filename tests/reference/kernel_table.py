@@ -6,7 +6,8 @@ side, kernel by kernel: where a gap between splitstep and its PyTorch twin comes
 
 GPU kernels (events whose `cat` is "kernel") are summed by name over each whole trace and
 divided by the number of steps it profiled; the table lists the kernels with the largest time
-per step in either trace, then both totals and the kernels only one trace has.
+per step in either trace, then both totals and the kernels only one trace has. parity.py holds
+the two kernel lists (names and calls per step) to each other with `list_differences`.
 """
 import argparse
 import gzip
@@ -20,9 +21,8 @@ class KernelTime(NamedTuple):
     calls: float         # per step
 
 
-def fail(message):
-    print(f"kernel_table: {message}", file=sys.stderr)
-    sys.exit(2)
+class TraceError(Exception):
+    """A trace that cannot be read: one line, exit status 2."""
 
 
 def load_kernels(path, steps):
@@ -32,10 +32,10 @@ def load_kernels(path, steps):
         with opener(path, "rt") as f:
             document = json.load(f)
     except (OSError, ValueError) as e:
-        fail(f"{path}: {e}")
+        raise TraceError(f"{path}: {e}")
     events = document.get("traceEvents", []) if isinstance(document, dict) else document
     if not isinstance(events, list):
-        fail(f"{path}: no traceEvents list")
+        raise TraceError(f"{path}: no traceEvents list")
     totals = {}
     for event in events:
         if not isinstance(event, dict) or event.get("cat") != "kernel":
@@ -45,6 +45,16 @@ def load_kernels(path, steps):
         totals[name] = (duration + float(event.get("dur", 0)), calls + 1)
     return {name: KernelTime(duration / steps, calls / steps)
             for name, (duration, calls) in totals.items()}
+
+
+def list_differences(a, b):
+    """The kernels whose calls per step differ between `a` and `b` (one side's count 0 where
+    only the other ran it), as (name, calls in a, calls in b), the longest-running first."""
+    none = KernelTime(0.0, 0.0)
+    names = [n for n in set(a) | set(b)
+             if abs(a.get(n, none).calls - b.get(n, none).calls) > 1e-9]
+    names.sort(key=lambda n: -max(a.get(n, none).microseconds, b.get(n, none).microseconds))
+    return [(n, a.get(n, none).calls, b.get(n, none).calls) for n in names]
 
 
 def shorten(name, width):
@@ -104,8 +114,12 @@ def main(argv=None):
     labels = args.labels.split(",")
     if len(labels) != 2:
         parser.error("--labels: two names, comma-separated")
-    first = load_kernels(args.first, args.steps[0])
-    second = load_kernels(args.second, args.steps[1])
+    try:
+        first = load_kernels(args.first, args.steps[0])
+        second = load_kernels(args.second, args.steps[1])
+    except TraceError as e:
+        print(f"kernel_table: {e}", file=sys.stderr)
+        return 2
     print(f"{labels[0]}: {args.first} ({args.steps[0]} steps); "
           f"{labels[1]}: {args.second} ({args.steps[1]} steps)")
     print("\n".join(table(first, second, labels, args.top, args.width)))

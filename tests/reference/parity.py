@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""splitstep's step phases beside its PyTorch eager twin (step_twin.py), as ratios.
+"""splitstep's step phases beside the same step in PyTorch eager (step_twin.py): the library's
+own model for a zoo model, a twin for splitstep's others; as ratios, with parameter counts and
+kernel lists side by side.
 
   parity.py splitstep-np1.json splitstep-np2.json twin-*.json [--tolerance 2%] [--csv out.csv]
+  parity.py splitstep.json library-*.json --kernels [--strict]
 
-Files are told apart by their content: splitstep's results (docs/results-schema.md) and the
-twin's JSON (`"tool": "step_twin"`). Each splitstep step case is paired with the twin run of
-the same model, precision, optimizer, input and parameter count that stands for its mode:
+Files are told apart by their content: splitstep's results (docs/results-schema.md) and
+step_twin's JSON (`"tool": "step_twin"`, `"reference": "library"` or `"twin"`). Each splitstep
+step case is paired with the run of the same model, precision, optimizer, input and shape (a
+library model's shape options against splitstep's plan; a twin's by its parameter count) that
+stands for its mode:
 
   single, or none on one rank   the twin alone (no --ddp)
   overlap                       the twin under --ddp, on as many ranks
@@ -14,19 +19,27 @@ the same model, precision, optimizer, input and parameter count that stands for 
 Rows: forward, backward, optimizer and the whole step; in modes that sync, splitstep's backward
 row holds backward + sync, as DDP's backward holds its wait for the buckets. A twin run with
 --optimizer-only adds an `optimizer alone` row (not in fp16, whose optimizer phase also
-unscales). Times are the median over ranks of each rank's median. Only malformed input makes
-the exit status non-zero (2).
+unscales). Times are the median over ranks of each rank's median. Each pair also shows both
+parameter counts and, with --kernels, both profiles' kernel lists (names and calls per step;
+splitstep's trace from its plan's torch-profile folder, the other's as its JSON names it).
+Malformed input exits 2; with --strict, a row outside the tolerance, a case without a partner,
+or parameter counts or kernel lists that differ exit 1.
 """
 import argparse
 import csv
 import json
+import os
 import statistics
 import sys
 from typing import NamedTuple
 
+import kernel_table
+
 # The results schemas this reads (docs/results-schema.md).
 SCHEMAS = ("splitstep.results/1", "splitstep.results/2")
 ROWS = ("forward", "backward", "optimizer", "step")
+# Steps splitstep's --torch-profile traces (harness/suites/StepSuite.cpp, kProfiledSteps).
+SPLITSTEP_PROFILED_STEPS = 3
 
 
 class Malformed(Exception):
@@ -46,6 +59,28 @@ class Case(NamedTuple):
     input: str
     parameters: int
     series: dict
+    plan: dict  # the run's options, as canonical text
+
+
+class Row(NamedTuple):
+    case: Case
+    phase: str
+    splitstep_s: float
+    reference_s: float
+    reference_file: str
+    reference: dict  # the step_twin document
+    ratio: float
+    verdict: str
+
+
+class Pair(NamedTuple):
+    """A splitstep case and the run it is held to, with what the rows do not say."""
+
+    case: Case
+    reference_file: str
+    reference: dict
+    parameters_equal: bool
+    kernels: object  # None: not compared; else (verdict, lines)
 
 
 def twin_kind(mode, world_size):
@@ -86,7 +121,8 @@ def splitstep_cases(path, document):
                               int(params["world_size"]), params["optimizer"],
                               params.get("optimizer_impl", ""), params["input"],
                               int(params["parameters"]),
-                              {entry["series"]: entry for entry in entries}))
+                              {entry["series"]: entry for entry in entries},
+                              document.get("plan", {})))
         return cases
     except (KeyError, TypeError, ValueError) as e:
         raise Malformed(f"{path}: not a splitstep step result ({type(e).__name__}: {e})")
@@ -95,7 +131,7 @@ def splitstep_cases(path, document):
 def check_twin(path, document):
     try:
         for key in ("model", "precision", "optimizer", "optimizer_impl", "input", "world_size",
-                    "ddp", "no_sync", "parameters"):
+                    "ddp", "no_sync", "parameters", "shape"):
             document[key]
         for rank in document["ranks"]:
             for values in rank["phases"].values():
@@ -126,12 +162,24 @@ def twin_seconds(document, phase):
     return statistics.median(statistics.median(r["phases"][phase]) for r in document["ranks"])
 
 
+def same_shape(case, shape):
+    """Whether splitstep's plan ran the library model's shape: every shape option, by value."""
+    try:
+        return all(int(case.plan[name]) == value for name, value in shape.items())
+    except (KeyError, ValueError):
+        return False
+
+
 def twin_matches(case, twin):
-    """Same workload; splitstep without an optimizer_impl is held against PyTorch's default."""
+    """Same workload; splitstep without an optimizer_impl is held against PyTorch's default. A
+    library model's shape is held to splitstep's plan, so that its parameter count can be shown
+    beside splitstep's; a twin's is known by its parameter count."""
     impl_matches = (twin["optimizer_impl"] == case.optimizer_impl if case.optimizer_impl
                     else twin.get("optimizer_impl_default", False))
+    shape_matches = (same_shape(case, twin["shape"]) if twin.get("reference") == "library"
+                     else twin["parameters"] == case.parameters)
     return (twin["model"] == case.model and twin["optimizer"] == case.optimizer and
-            twin["parameters"] == case.parameters and impl_matches)
+            shape_matches and impl_matches)
 
 
 def find_twin(case, twins, notes):
@@ -147,9 +195,42 @@ def find_twin(case, twins, notes):
     return found[-1] if found else None
 
 
-def compare(cases, twins, tolerance):
-    """Rows of (case, row label, splitstep s, twin s, twin file, ratio, verdict), and notes."""
-    rows, notes = [], []
+def splitstep_trace(case):
+    """Where splitstep's --torch-profile wrote this case's rank-0 trace (TorchProfile.cpp)."""
+    folder = case.plan.get("torch-profile", "")
+    if not folder:
+        return None
+    return os.path.join(folder, f"splitstep-{case.model}-{case.precision}-{case.mode}-rank0.json")
+
+
+def compare_kernels(case, reference):
+    """(verdict, lines) of both profiles' kernel lists: `equal` when every kernel ran as many
+    times per step on both sides, `differ` otherwise, `not profiled` without both traces,
+    `no GPU kernels` where neither ran one (a CPU run)."""
+    ours, theirs = splitstep_trace(case), reference.get("trace")
+    missing = [p for p in (ours, theirs) if not p or not os.path.exists(p)]
+    if missing:
+        return "not profiled", [f"no trace {p or '(none named)'}" for p in missing]
+    try:
+        a = kernel_table.load_kernels(ours, SPLITSTEP_PROFILED_STEPS)
+        b = kernel_table.load_kernels(theirs, reference["profiled_steps"])
+    except kernel_table.TraceError as e:
+        raise Malformed(str(e))
+    if not a and not b:
+        return "no GPU kernels", []
+    differences = kernel_table.list_differences(a, b)
+    if not differences:
+        return "equal", [f"{len(a)} kernel names, the same calls per step"]
+    lines = [f"{len(differences)} of {len(set(a) | set(b))} kernel names differ in calls per "
+             f"step (splitstep, {reference.get('reference', 'twin')}):"]
+    lines += [f"  {x:>7.2f} {y:>7.2f}  {kernel_table.shorten(name, 100)}"
+              for name, x, y in differences]
+    return "differ", lines
+
+
+def compare(cases, twins, tolerance, kernels=False):
+    """Rows (one per phase of each pair), pairs, and notes."""
+    rows, pairs, notes = [], [], []
     for case in cases:
         label = f"{case.model} {case.precision} {case.mode} ({case.world_size} rank(s))"
         if twin_kind(case.mode, case.world_size) is None:
@@ -161,17 +242,26 @@ def compare(cases, twins, tolerance):
                          f"parameter count and mode")
             continue
         path, document = twin
+        pairs.append(Pair(case, path, document, document["parameters"] == case.parameters,
+                          compare_kernels(case, document) if kernels else None))
         syncs = "sync" in case.series
+        timed = []
         for row in ROWS:
             names = ("backward", "sync") if row == "backward" and syncs else (row,)
-            rows.append((case, " + ".join(names), splitstep_seconds(case, names),
-                         twin_seconds(document, row), path))
+            timed.append((" + ".join(names), splitstep_seconds(case, names),
+                          twin_seconds(document, row), path, document))
         alone = [t for t in twins if t[1].get("optimizer_only") and twin_matches(case, t[1])]
         if alone and case.precision != "fp16":
-            rows.append((case, "optimizer alone", splitstep_seconds(case, ("optimizer",)),
-                         twin_seconds(alone[-1][1], "optimizer"), alone[-1][0]))
-    ratios = [row[2] / row[3] if row[3] > 0 else float("inf") for row in rows]
-    return [row + (r, verdict(r, tolerance)) for row, r in zip(rows, ratios)], notes
+            timed.append(("optimizer alone", splitstep_seconds(case, ("optimizer",)),
+                          twin_seconds(alone[-1][1], "optimizer"), alone[-1][0], alone[-1][1]))
+        for phase, s, t, file, doc in timed:
+            ratio = s / t if t > 0 else float("inf")
+            rows.append(Row(case, phase, s, t, file, doc, ratio, verdict(ratio, tolerance)))
+    return rows, pairs, notes
+
+
+def shape_label(document):
+    return " ".join(f"{name}={value}" for name, value in document.get("shape", {}).items())
 
 
 def verdict(ratio, tolerance):
@@ -188,33 +278,70 @@ def format_table(header, rows, align):
                                for c, w, a in zip(r, widths, align)).rstrip() for r in cells)
 
 
-def report(rows, notes, tolerance):
+def reference_kind(document):
+    return document.get("reference", "twin")
+
+
+def group_key(case, document):
+    return (case.model, case.precision, shape_label(document), reference_kind(document))
+
+
+def report(rows, pairs, notes, tolerance):
     lines = []
     groups = {}
     for row in rows:
-        groups.setdefault((row[0].model, row[0].precision), []).append(row)
-    for (model, precision), group in groups.items():
-        lines.append(f"{model} {precision}: splitstep / PyTorch eager twin, medians "
-                     f"(ok: within {tolerance * 100:g}%)")
-        table = [[case.mode, case.world_size, phase, f"{s * 1e3:.3f}", f"{t * 1e3:.3f}",
-                  f"{r:.3f}", v] for case, phase, s, t, _, r, v in group]
-        lines.append(format_table(["mode", "ranks", "phase", "splitstep_ms", "twin_ms", "ratio",
-                                   "verdict"], table, "lrlrrrl"))
+        groups.setdefault(group_key(row.case, row.reference), []).append(row)
+    pairs_of = {}
+    for pair in pairs:
+        pairs_of.setdefault(group_key(pair.case, pair.reference), []).append(pair)
+    for key, group in groups.items():
+        model, precision, shape, kind = key
+        what = ("the library's model" if kind == "library" else "PyTorch eager twin")
+        lines.append(f"{model} {precision}{' at ' + shape if shape else ''}: splitstep / {what}, "
+                     f"medians (ok: within {tolerance * 100:g}%)")
+        table = [[r.case.mode, r.case.world_size, r.phase, f"{r.splitstep_s * 1e3:.3f}",
+                  f"{r.reference_s * 1e3:.3f}", f"{r.ratio:.3f}", r.verdict] for r in group]
+        lines.append(format_table(["mode", "ranks", "phase", "splitstep_ms", f"{kind}_ms",
+                                   "ratio", "verdict"], table, "lrlrrrl"))
+        for pair in pairs_of.get(key, []):
+            lines.append(f"parameters ({pair.case.mode}): splitstep {pair.case.parameters:,}, "
+                         f"{kind} {pair.reference['parameters']:,}: "
+                         f"{'equal' if pair.parameters_equal else 'differ: not the same model'}")
+            if pair.kernels is not None:
+                verdict_text, detail = pair.kernels
+                lines.append(f"kernels ({pair.case.mode}): {verdict_text}")
+                lines.extend(f"  {line}" for line in detail)
         lines.append("")
-    within = sum(1 for row in rows if row[-1] == "ok")
+    within = sum(1 for row in rows if row.verdict == "ok")
     lines.append(f"{within} of {len(rows)} rows within {tolerance * 100:g}%")
+    equal = sum(1 for pair in pairs if pair.parameters_equal)
+    lines.append(f"parameter counts equal in {equal} of {len(pairs)} pairs")
+    compared = [pair for pair in pairs if pair.kernels is not None]
+    if compared:
+        same = sum(1 for pair in compared if pair.kernels[0] == "equal")
+        lines.append(f"kernel lists equal in {same} of {len(compared)} pairs")
     lines.extend(f"note: {n}" for n in notes)
     return "\n".join(lines)
+
+
+def passes(rows, pairs, cases):
+    """--strict: every case paired, every row ok, counts equal, every kernel list compared equal."""
+    return (len(pairs) == len(cases) and all(row.verdict == "ok" for row in rows) and
+            all(pair.parameters_equal for pair in pairs) and
+            all(pair.kernels is None or pair.kernels[0] == "equal" for pair in pairs))
 
 
 def write_csv(path, rows):
     with open(path, "w", newline="") as f:
         out = csv.writer(f)
-        out.writerow(["model", "precision", "mode", "world_size", "phase", "splitstep_s",
-                      "twin_s", "ratio", "verdict", "splitstep_file", "twin_file"])
-        for case, phase, s, t, twin_file, r, v in rows:
-            out.writerow([case.model, case.precision, case.mode, case.world_size, phase, s, t,
-                          r, v, case.file, twin_file])
+        out.writerow(["model", "precision", "shape", "mode", "world_size", "phase", "splitstep_s",
+                      "reference_s", "ratio", "verdict", "reference", "splitstep_parameters",
+                      "reference_parameters", "splitstep_file", "reference_file"])
+        for r in rows:
+            out.writerow([r.case.model, r.case.precision, shape_label(r.reference), r.case.mode,
+                          r.case.world_size, r.phase, r.splitstep_s, r.reference_s, r.ratio,
+                          r.verdict, reference_kind(r.reference), r.case.parameters,
+                          r.reference["parameters"], r.case.file, r.reference_file])
 
 
 def tolerance(text):
@@ -233,6 +360,11 @@ def main(argv=None):
     parser.add_argument("--tolerance", type=tolerance, default=0.02,
                         help="largest |ratio - 1| counted as ok: 0.02 or 2%% (default 2%%)")
     parser.add_argument("--csv", help="also write the rows to this CSV file")
+    parser.add_argument("--kernels", action="store_true",
+                        help="also hold both profiles' kernel lists to each other")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1 unless every case is paired, every row ok, and parameter "
+                             "counts and kernel lists equal")
     args = parser.parse_args(argv)
     try:
         cases, twins = [], []
@@ -249,14 +381,14 @@ def main(argv=None):
             raise Malformed("no splitstep step case among the inputs")
         if not twins:
             raise Malformed("no step_twin file among the inputs")
-        rows, notes = compare(cases, twins, args.tolerance)
+        rows, pairs, notes = compare(cases, twins, args.tolerance, args.kernels)
     except Malformed as e:
         print(f"parity: {e}", file=sys.stderr)
         return 2
-    print(report(rows, notes, args.tolerance))
+    print(report(rows, pairs, notes, args.tolerance))
     if args.csv:
         write_csv(args.csv, rows)
-    return 0
+    return 1 if args.strict and not passes(rows, pairs, cases) else 0
 
 
 if __name__ == "__main__":

@@ -1,24 +1,32 @@
 #!/usr/bin/env python3
-"""PyTorch eager twins of splitstep's step models, timed phase by phase as splitstep times them.
+"""A training step in PyTorch eager, timed phase by phase as splitstep times its own: for a zoo
+model, the library's own model (the anchor); for splitstep's other models, a twin.
 
-Each model here has splitstep's architecture (harness/models/*Module.cpp), parameter
-names and registration order, synthetic data, loss and precision handling, so that splitstep's
-per-phase times can be held against the same step written in plain PyTorch. docs/parity.md says
-how the phases map onto splitstep's and how tests/reference/parity.py compares them.
+The anchor (`--like results.json`) builds the library model a zoo model reproduces (timm,
+torchvision, transformers; tests/reference/zoo/models/<name>.py) at exactly the shape, precision,
+optimizer, input, warm-up and sample count of a splitstep run, all read from its results file,
+and refuses a library model whose parameter count is not splitstep's. A twin has splitstep's
+architecture (harness/models/*Module.cpp), parameter names and registration order, synthetic
+data, loss and precision handling. docs/parity.md says how the phases map onto splitstep's and
+how tests/reference/parity.py compares them.
 
+  python3 step_twin.py --like splitstep.json --precision bf16 --json anchor.json --profile DIR
   python3 step_twin.py --model transformer --precision bf16 --json twin.json
   mpirun -np 2 python3 step_twin.py --ddp --config configs/h200-step.ini --model mlp
   mpirun -np 2 python3 step_twin.py --ddp --no-sync ...      # DDP under no_sync(): compute only
 
-Options mirror splitstep's names and read the same INI presets (`--config`, the command line
-wins); a list-valued key (step-models = mlp,transformer) needs the one value for this run on the
-command line (--model).
+A twin's options mirror splitstep's names and read the same INI presets (`--config`, the command
+line wins); a list-valued key (step-models = mlp,transformer) needs the one value for this run on
+the command line (--model).
 """
 import argparse
 import contextlib
 import gc
+import importlib.metadata
+import importlib.util
 import json
 import os
+import pathlib
 import statistics
 import sys
 import time
@@ -34,6 +42,13 @@ MODEL_SEED = 2026  # splitstep's kModelSeed: every rank starts from the same par
 PHASES = ("data", "forward", "loss", "backward", "optimizer")
 PROFILED_STEPS = 3
 MODELS = ("mlp", "transformer", "cnn", "gpt")
+# The zoo's library models, one module per zoo model of splitstep (zoo/models/README.md).
+ZOO_MODELS = pathlib.Path(__file__).resolve().parent / "zoo" / "models"
+# The packages a zoo model may come from, whose versions the anchor's JSON records.
+LIBRARIES = ("torch", "timm", "torchvision", "transformers")
+# The results schemas --like reads (docs/results-schema.md): 2 keeps a case's typed values in
+# "fields", 1 kept them as text in "params".
+RESULTS_SCHEMAS = ("splitstep.results/1", "splitstep.results/2")
 
 
 def batch_seed(rank):
@@ -164,14 +179,19 @@ class Cnn(nn.Module):
         return self.head(x.mean((2, 3)))
 
 
+def call_model(model, x):
+    return model(x)
+
+
 class ModelSpec(NamedTuple):
     """What splitstep's Workload declares for a model: its shape options, how to build it,
-    its synthetic host batch (input, target) and its loss."""
+    its synthetic host batch (input, target), its forward and its loss."""
 
-    shape_options: tuple  # option names, whose last word is the shape key
+    shape_options: tuple  # option names; a twin's shape is keyed by their last word
     build: Callable
     host_batch: Callable  # (shape, generator) -> (input, target), drawn in splitstep's order
     loss: Callable
+    forward: Callable = call_model  # (model, input) -> the output the loss takes
 
 
 def classifier_loss(output, target):
@@ -317,6 +337,9 @@ def read_ini(path):
 def parse_options(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--config", help="read options from this INI file (the command line wins)")
+    parser.add_argument("--like", metavar="RESULTS",
+                        help="run as splitstep ran: every option from its results file; "
+                             "--model and --precision choose among its cases")
     for option in OPTIONS:
         # Raw text here, parsed below like a config value, so both are checked alike.
         parser.add_argument(*(f"--{n}" for n in (option.name,) + option.aliases),
@@ -333,6 +356,20 @@ def parse_options(argv):
     parser.add_argument("--profile", metavar="DIR",
                         help=f"profile {PROFILED_STEPS} more steps; chrome trace per rank in DIR")
     args = parser.parse_args(argv)
+    if args.no_sync and not args.ddp:
+        raise UsageError("--no-sync: needs --ddp")
+    flags = {flag: getattr(args, flag)
+             for flag in ("ddp", "no_sync", "optimizer_only", "json", "profile")}
+    if args.like:
+        given = [f"--{o.name}" for o in OPTIONS
+                 if getattr(args, o.name) is not None and o.name not in LIKE_CHOICES]
+        if args.config:
+            given.insert(0, "--config")
+        if given:
+            raise UsageError(f"--like: the run's options come from the results file; "
+                             f"{', '.join(given)} not taken")
+        chosen = {name: getattr(args, name) for name in LIKE_CHOICES}
+        return dict(like_options(args.like, chosen, args.ddp, args.no_sync), **flags)
 
     config = read_ini(args.config) if args.config else {}
     options = {}
@@ -355,17 +392,152 @@ def parse_options(argv):
                          f"--transformer-width {options['transformer-width']}")
     if options["momentum"] and options["optimizer"] != "sgd":
         raise UsageError("--momentum: applies to sgd only")
-    if args.no_sync and not args.ddp:
-        raise UsageError("--no-sync: needs --ddp")
-    for flag in ("ddp", "no_sync", "optimizer_only", "json", "profile"):
-        options[flag] = getattr(args, flag)
+    spec = SPECS[options["model"]]
+    options.update(spec=spec, like=None, parameters_expected=None, batch_expected=None,
+                   reference="twin", reproduces=None,
+                   shape=shape_of(options))
+    options.update(flags)
     return options
 
 
 def shape_of(options):
-    """The model's shape, keyed by the last word of splitstep's option names."""
+    """A twin's shape, keyed by the last word of splitstep's option names."""
     return {name.rsplit("-", 1)[-1]: options[name]
             for name in SPECS[options["model"]].shape_options}
+
+
+# --- the library's model, as splitstep ran its reproduction (--like) ----------------------------
+
+
+def zoo_module(model):
+    """The zoo module of splitstep's model `model` (zoo/models/<name>.py), None without one."""
+    path = ZOO_MODELS / f"{model.replace('-', '_')}.py"
+    if not path.is_file():
+        return None
+    loader = importlib.util.spec_from_file_location(f"zoo_{path.stem}", path)
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    return module
+
+
+def library_spec(module):
+    """The library model's step: the zoo module's model, batch, forward and loss. Its shape
+    options are the keys of its CPU shapes, splitstep's option names (zoo/models/README.md)."""
+    names = [tuple(shape) for shape in module.CPU_SHAPES]
+    if len({frozenset(n) for n in names}) != 1:
+        raise UsageError(f"zoo model {module.NAME}: its CPU_SHAPES name different options")
+    return ModelSpec(names[0], module.library_model, module.example_batch, module.loss,
+                     module.forward)
+
+
+# Options of a run that the results file's plan holds as splitstep's canonical text, parsed as
+# the twin parses its own.
+PLAN_OPTIONS = ("lr", "momentum", "non-blocking", "host-work-ms", "bucket-mb", "first-bucket-mb",
+                "device", "warmup")
+# What --like leaves to the command line: which of the file's cases, and the anchor's outputs.
+LIKE_CHOICES = ("model", "precision")
+
+
+def read_results(path):
+    try:
+        with open(path) as f:
+            document = json.load(f)
+    except (OSError, ValueError) as e:
+        raise UsageError(f"--like: cannot read '{path}': {e}")
+    if not isinstance(document, dict) or document.get("schema") not in RESULTS_SCHEMAS:
+        raise UsageError(f"--like: '{path}' is not a splitstep results file")
+    return document
+
+
+def fields_of(case):
+    """A case's typed fields (schema 2), or its text params (schema 1)."""
+    return case.get("fields", case.get("params"))
+
+
+def chosen_case(path, document, model, precision, ddp, no_sync):
+    """The step series of splitstep's case this run stands for: of `model` and `precision`
+    where given (else the file's only ones), in the mode that pairs with this run (parity.py):
+    rank 0 alone (single, or none on one rank), overlap under --ddp, none under --no-sync."""
+    steps = [c for c in document.get("cases", [])
+             if c.get("suite") == "step" and c.get("series") == "step" and not c.get("skipped")
+             and not c.get("detail")]
+    steps = [c for c in steps if model in (None, fields_of(c)["model"])
+             and precision in (None, fields_of(c)["precision"])]
+    kinds = sorted({(fields_of(c)["model"], fields_of(c)["precision"]) for c in steps})
+    if not kinds:
+        asked = " ".join(filter(None, (model, precision)))
+        raise UsageError(f"--like: '{path}' holds no step case" + (f" of {asked}" if asked else ""))
+    if len(kinds) > 1:
+        raise UsageError(f"--like: '{path}' holds step cases of "
+                         f"{', '.join(' '.join(k) for k in kinds)}: choose one with --model and "
+                         f"--precision")
+
+    def pairs(fields):
+        mode, world = fields["mode"], int(fields["world_size"])
+        if no_sync:
+            return mode == "none" and world > 1
+        if ddp:
+            return mode == "overlap"
+        return mode == "single" or (mode == "none" and world == 1)
+
+    found = [c for c in steps if pairs(fields_of(c))]
+    if not found:
+        wanted = ("none on several ranks" if no_sync else "overlap" if ddp else
+                  "single, or none on one rank")
+        raise UsageError(f"--like: '{path}' has no {' '.join(kinds[0])} case in mode {wanted}")
+    return found[0]
+
+
+def like_options(path, chosen, ddp, no_sync):
+    """Every option of the run from splitstep's results file: the plan's canonical text for the
+    recipe and the shape, the case's fields for what the case is. Nothing is a default here."""
+    document = read_results(path)
+    case = chosen_case(path, document, chosen.get("model"), chosen.get("precision"), ddp,
+                       no_sync)
+    plan, fields = document.get("plan", {}), fields_of(case)
+    by_name = {o.name: o for o in OPTIONS}
+    options = {}
+    try:
+        for name in PLAN_OPTIONS:
+            options[name] = by_name[name].parse(str(plan[name]))
+        for name, field in (("precision", "precision"), ("optimizer", "optimizer"),
+                            ("optimizer-impl", "optimizer_impl"), ("input", "input")):
+            options[name] = by_name[name].parse(str(fields[field]))
+        rank0 = next(r for r in case["ranks"] if r["rank"] == 0)
+        options["steps"] = len(rank0["values"])
+        parameters, batch = int(fields["parameters"]), int(fields["batch"])
+    except KeyError as e:
+        raise UsageError(f"--like: '{path}': its step case or plan lacks {e}")
+    except (ValueError, StopIteration) as e:
+        raise UsageError(f"--like: '{path}': {e or 'no values of rank 0'}")
+    if options["steps"] < 1:
+        raise UsageError(f"--like: '{path}': rank 0 has no samples of {case['case']}")
+    # splitstep's Measurer runs a timed cold start before its warm-up: one more untimed step.
+    options["warmup"] += 1
+    model = fields["model"]
+    module = zoo_module(model)
+    if module is not None:
+        spec = library_spec(module)
+    elif model in SPECS:
+        spec = SPECS[model]
+    else:
+        raise UsageError(f"--like: splitstep's model '{model}' has no zoo module "
+                         f"({ZOO_MODELS / (model.replace('-', '_') + '.py')}) and no twin")
+    try:
+        values = {name: int(plan[name]) for name in spec.shape_options}
+    except KeyError as e:
+        raise UsageError(f"--like: '{path}': its plan has no shape option {e} of {model}")
+    except ValueError as e:
+        raise UsageError(f"--like: '{path}': a shape option of {model} is no integer ({e})")
+    options.update(model=model, spec=spec, like=path, parameters_expected=parameters,
+                   batch_expected=batch,
+                   reference="library" if module is not None else "twin",
+                   reproduces=module.REPRODUCES if module is not None else None,
+                   shape=values if module is not None else shape_of(dict(values, model=model)))
+    if float(plan.get("warmup-time", 0)) > 0:
+        print(f"step_twin: note: splitstep warmed up for --warmup-time {plan['warmup-time']} s "
+              f"more than its --warmup steps; the run here does not", file=sys.stderr)
+    return options
 
 
 # --- the step -----------------------------------------------------------------------------------
@@ -479,7 +651,7 @@ class Step:
             t.stop("data")
             t.start("forward")
             with self.autocast():
-                output = self.model(x)
+                output = self.spec.forward(self.model, x)
             t.stop("forward")
             t.start("loss")
             with self.autocast():
@@ -571,6 +743,13 @@ def wrap_ddp(model, options, device):
         gradient_as_bucket_view=True, broadcast_buffers=False, **kwargs)
 
 
+def trace_name(options, rank):
+    """A library model's trace names its precision: both precisions of a shape share a folder."""
+    if options["reference"] == "library":
+        return f"library-{options['model']}-{options['precision']}-rank{rank}.json"
+    return f"twin-{options['model']}-rank{rank}.json"
+
+
 def time_steps(work, options, device, ddp):
     """`warmup` untimed runs, then `steps` timed ones, each alone: the device finishes one before
     the next starts, and under DDP the ranks start it together (splitstep's barrier)."""
@@ -597,9 +776,19 @@ def time_steps(work, options, device, ddp):
                 once()
         os.makedirs(options["profile"], exist_ok=True)
         rank = dist.get_rank() if ddp else 0
-        profiler.export_chrome_trace(
-            os.path.join(options["profile"], f"twin-{options['model']}-rank{rank}.json"))
+        profiler.export_chrome_trace(os.path.join(options["profile"], trace_name(options, rank)))
     return times
+
+
+def package_versions():
+    """The installed versions of the packages a library model may come from."""
+    versions = {}
+    for name in LIBRARIES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return versions
 
 
 def write_json(path, document):
@@ -613,6 +802,8 @@ def write_json(path, document):
 
 def print_table(document):
     impl = document["optimizer_impl"]
+    if document["reproduces"]:
+        print(f"step_twin: the library's model: {document['reproduces']}")
     print(f"step_twin: {document['model']} {document['precision']}, {document['optimizer']} "
           f"({impl}), input {document['input']}, {document['world_size']} rank(s)"
           f"{', DDP' if document['ddp'] else ''}{' no_sync' if document['no_sync'] else ''}; "
@@ -641,18 +832,28 @@ def run(options):
                                 rank=launch.rank, world_size=launch.world_size,
                                 device_id=device if device.type == "cuda" else None)
 
-    spec = SPECS[options["model"]]
-    shape = shape_of(options)
+    spec, shape = options["spec"], options["shape"]
     # Modules draw their initial weights from the global CPU generator, as in splitstep.
     torch.manual_seed(MODEL_SEED)
-    model = spec.build(shape).to(device)
+    model = spec.build(shape)
+    # A tied parameter counts once, as model.parameters() (and the optimizer) sees it.
     parameters = sum(p.numel() for p in model.parameters())
+    expected = options["parameters_expected"]
+    if expected is not None and parameters != expected:
+        raise UsageError(f"--like: {options['model']} at {shape}: the {options['reference']}'s "
+                         f"model has {parameters:,} parameters, splitstep's {expected:,}: not the "
+                         f"same model")
+    model = model.to(device)
     if options["optimizer_only"]:
         work = OptimizerStep(model, options, device)
     else:
         generator = torch.Generator().manual_seed(batch_seed(launch.rank if ddp else 0))
-        source = BatchSource(spec.host_batch(shape, generator), options["input"], device,
-                             options["non-blocking"], options["host-work-ms"] / 1000)
+        host_batch = spec.host_batch(shape, generator)
+        if options["batch_expected"] not in (None, len(host_batch[0])):
+            raise UsageError(f"--like: {options['model']} at {shape}: a batch of "
+                             f"{len(host_batch[0])}, splitstep's {options['batch_expected']}")
+        source = BatchSource(host_batch, options["input"], device, options["non-blocking"],
+                             options["host-work-ms"] / 1000)
         work = Step(wrap_ddp(model, options, device) if ddp else model, spec, source, options,
                     device)
     phases = time_steps(work, options, device, ddp)
@@ -672,7 +873,12 @@ def run(options):
             "input": options["input"], "world_size": launch.world_size if ddp else 1,
             "ddp": ddp, "no_sync": options["no_sync"], "optimizer_only": options["optimizer_only"],
             "parameters": parameters, "shape": shape,
+            "reference": options["reference"], "reproduces": options["reproduces"],
+            "like": options["like"], "packages": package_versions(),
             "warmup": options["warmup"], "steps": options["steps"],
+            "trace": (os.path.join(options["profile"], trace_name(options, 0))
+                      if options["profile"] else None),
+            "profiled_steps": PROFILED_STEPS if options["profile"] else 0,
             "ranks": [{"rank": r, "phases": p} for r, p in enumerate(ranks)],
         }
         print_table(document)

@@ -389,7 +389,7 @@ class ParityTest(unittest.TestCase):
             with self.subTest(row=key):
                 row = rows[key]
                 self.assertAlmostEqual(float(row["splitstep_s"]), s * MS)
-                self.assertAlmostEqual(float(row["twin_s"]), t * MS)
+                self.assertAlmostEqual(float(row["reference_s"]), t * MS)
                 self.assertAlmostEqual(float(row["ratio"]), ratio)
                 self.assertEqual(row["verdict"], verdict)
                 self.assertEqual(row["world_size"], "2")
