@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "models/Cnn.hpp"
+#include "models/Gpt2.hpp"
 #include "models/Mlp.hpp"
 #include "models/StepModel.hpp"
 #include "models/Transformer.hpp"
@@ -11,7 +12,8 @@ namespace splitstep {
 namespace {
 
 // Each declared in models/<Name>.hpp.
-constexpr std::array kStepModels = {&kMlpModel, &kTransformerModel, &kCnnModel, &kGptModel};
+constexpr std::array kStepModels = {&kMlpModel, &kTransformerModel, &kCnnModel, &kGptModel,
+                                    &kGpt2Model};
 
 const ShapeOption& shapeOptionNamed(std::string_view name) {
   for (const ShapeOption* option : shapeOptions()) {
