@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "models/Cnn.hpp"
+#include "models/Gpt2.hpp"
 #include "models/Llama.hpp"
 #include "models/Mlp.hpp"
 #include "models/ResNet50.hpp"
@@ -14,8 +15,9 @@ namespace splitstep {
 namespace {
 
 // Each declared in models/<Name>.hpp.
-constexpr std::array kStepModels = {&kMlpModel,      &kTransformerModel, &kCnnModel,   &kGptModel,
-                                    &kResNet50Model, &kLlamaModel,       &kVitB16Model};
+constexpr std::array kStepModels = {&kMlpModel,    &kTransformerModel, &kCnnModel,
+                                    &kGptModel,    &kResNet50Model,    &kLlamaModel,
+                                    &kVitB16Model, &kGpt2Model};
 
 const ShapeOption& shapeOptionNamed(std::string_view name) {
   for (const ShapeOption* option : shapeOptions()) {

@@ -40,6 +40,14 @@ StepPlan smallPlan() {
   plan.shape.set("transformer-heads", 2);
   plan.shape.set("transformer-seq", 8);
   plan.shape.set("transformer-batch", 4);
+  // gpt2 with GPT2Config's dropout (10%): the check must draw the same masks as the step.
+  plan.shape.set("gpt2-layers", 1);
+  plan.shape.set("gpt2-width", 16);
+  plan.shape.set("gpt2-heads", 2);
+  plan.shape.set("gpt2-positions", 8);
+  plan.shape.set("gpt2-vocab", 64);
+  plan.shape.set("gpt2-seq", 8);
+  plan.shape.set("gpt2-batch", 2);
   // Small buckets, so that each model's gradients fill several of them.
   plan.first_bucket_bytes = 1024;
   plan.bucket_bytes = 8192;
@@ -295,7 +303,8 @@ TEST(StepCheck, CorrectSyncPassesWithEveryModelOptimizerAndPrecision) {
   plan.shape.set("cnn-batch", 4);
   plan.shape.set("vocab", 64);
   for (const StepModelDescriptor* model :
-       {&stepModel("mlp"), &stepModel("transformer"), &stepModel("gpt"), &stepModel("cnn")}) {
+       {&stepModel("mlp"), &stepModel("transformer"), &stepModel("gpt"), &stepModel("cnn"),
+        &stepModel("gpt2")}) {
     for (StepPrecision precision : {StepPrecision::Fp32, StepPrecision::Bf16}) {
       for (StepOptimizer optimizer : {StepOptimizer::Sgd, StepOptimizer::AdamW}) {
         for (OptimizerImpl impl :

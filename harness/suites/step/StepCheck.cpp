@@ -3,6 +3,7 @@
 #include <ATen/core/grad_mode.h>
 #include <ATen/ops/cat.h>
 #include <fmt/format.h>
+#include <torch/utils.h>
 
 #include <algorithm>
 #include <cmath>
@@ -117,6 +118,11 @@ SyncCheck::SyncCheck(const StepPlan& plan, const StepRecipe& recipe, const Suite
   for (const at::Tensor& p : parameters) kept_.push_back(p.detach().clone());
 }
 
+// A model with dropout (gpt2) draws its masks from the default generators: seeded by the rank
+// before its batch's forward, in the synchronised step and in the reference alike, they draw
+// the same masks for the same batch, so that the two compute the same gradients.
+void SyncCheck::seedDropout(int rank) { torch::manual_seed(batchSeed(rank)); }
+
 void SyncCheck::restoreParameters() {
   at::NoGradGuard no_grad;
   const std::vector<at::Tensor> parameters = workload_.parameters();
@@ -142,7 +148,9 @@ std::vector<at::Tensor> SyncCheck::referenceGradients() {
   restoreParameters();
   TrainingStep step(workload_, reference, context_.device, {at::cat(inputs), at::cat(targets)});
   std::vector<at::Tensor> grads;
-  step.runAccumulated(shards, [&] { grads = gradientsOf(workload_.parameters()); });
+  step.runAccumulated(
+      shards, [&] { grads = gradientsOf(workload_.parameters()); },
+      [](std::size_t rank) { seedDropout(static_cast<int>(rank)); });
   context_.device.synchronize();
   return grads;
 }
@@ -158,6 +166,7 @@ StepCheckResult SyncCheck::run(bool overlap) {
     GradientSync sync(workload_.parameters(), comm_, context_.device, plan_.first_bucket_bytes,
                       plan_.bucket_bytes, context_.world_size, plan_.fault,
                       context_.rank == plan_.fault_rank);
+    seedDropout(context_.rank);
     step.run(&sync, overlap, [&] { synced = gradientsOf(workload_.parameters()); });
     context_.device.synchronize();
   }

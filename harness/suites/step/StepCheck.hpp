@@ -56,6 +56,7 @@ class SyncCheck {
   StepCheckResult run(bool overlap);
 
  private:
+  static void seedDropout(int rank);
   void restoreParameters();
   std::vector<at::Tensor> referenceGradients();
 

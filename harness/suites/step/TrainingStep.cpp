@@ -198,8 +198,11 @@ void TrainingStep::run(GradientSync* sync, bool overlap,
 }
 
 void TrainingStep::runAccumulated(const std::vector<Batch>& host_batches,
-                                  const std::function<void()>& before_optimizer) {
-  for (const Batch& batch : host_batches) {
+                                  const std::function<void()>& before_optimizer,
+                                  const std::function<void(std::size_t)>& before_batch) {
+  for (std::size_t i = 0; i < host_batches.size(); ++i) {
+    const Batch& batch = host_batches[i];
+    if (before_batch) before_batch(i);
     loss(forward(batch.input.to(on_device_.input.device())),
          batch.target.to(on_device_.target.device()))
         .backward();

@@ -52,8 +52,10 @@ class TrainingStep {
   // One untimed step on several batches in one process, as gradient accumulation does: forward
   // and backward on each in turn, gradients summed and divided by their number, one optimizer
   // step. On the ranks' batches it computes what gradient sync should, without communicating.
+  // `before_batch(i)` runs before batch i's forward.
   void runAccumulated(const std::vector<Batch>& host_batches,
-                      const std::function<void()>& before_optimizer = nullptr);
+                      const std::function<void()>& before_optimizer = nullptr,
+                      const std::function<void(std::size_t)>& before_batch = nullptr);
   // After the device has finished the step: the seconds of `phase` (0 for one not run).
   double seconds(Phase phase) const;
   // After the device has finished the step: where `phase` lay on the host's clock (empty for a

@@ -3,7 +3,9 @@
 # of the model's CPU shapes, splitstep_zoo_check holds splitstep's module to it.
 #   check.sh PYTHON ZOO_CHECK MODEL
 set -euo pipefail
-python=$1 check=$2 model=$3
+# Paths given relative to the caller's directory still name the same files after the cd below.
+absolute() { case $1 in */*) realpath -s "$1" ;; *) printf '%s\n' "$1" ;; esac; }
+python=$(absolute "$1") check=$(absolute "$2") model=$3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$(dirname "$0")"
