@@ -47,6 +47,7 @@ unchanged "$dir/README" "$dir/README.orig"
 
 # What splitstep wrote, it replaces; --overwrite replaces the rest.
 run_ok() {
+  # shellcheck disable=SC2086
   output=$(timeout 60 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" --device cpu \
     "${quick[@]}" "$@" 2>&1) || fail "'$*' exited non-zero"
 }
