@@ -227,7 +227,8 @@ int runApp(const Invocation& invocation, Cluster& cluster, RunEnding& ending,
   const SteadyTime started = std::chrono::steady_clock::now();
   cluster.requireAllOk(checkLaunchSize(LauncherEnvironment::fromProcess(), cluster.size()));
   requireSamePlan(plan, cluster);
-  requireWritableOutputs(plan.output, cluster);
+  // Held until the run has ended, however it ends: a second run on these paths is refused.
+  const std::vector<OutputLock> locks = requireWritableOutputs(plan, cluster);
   RankGroups groups = formGroups(plan.collectives, cluster);
 
   // Declared before everything that waits under it, so that it outlives them.

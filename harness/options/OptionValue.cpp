@@ -158,6 +158,11 @@ bool OptionValue::onOff() const {
   return text_ == "on";
 }
 
+const std::string& OptionValue::path() const {
+  if (text_.empty()) fail("the path is empty (leave the option out to write none)");
+  return text_;
+}
+
 std::uint64_t OptionValue::mebibytes(std::uint64_t min, std::uint64_t max) const {
   double mib = 0;
   if (!parseNumber(text_, mib) || mib <= 0) {

@@ -52,6 +52,8 @@ class OptionValue {
   double percent() const;
   // on or off.
   bool onOff() const;
+  // A path to write: given, so not empty (an empty one would silently write nothing).
+  const std::string& path() const;
   // A positive number of MiB (decimals allowed), rounded to whole bytes, in [min, max] bytes.
   std::uint64_t mebibytes(std::uint64_t min, std::uint64_t max) const;
   // A comma-separated list without empty entries or duplicates ("given twice").

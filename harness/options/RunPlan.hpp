@@ -24,6 +24,7 @@ struct OutputPlan {
   std::string csv_path;    // empty: no CSV file
   std::string trace_path;  // empty: no trace
   bool quiet = false;      // no progress line on a terminal's stderr
+  bool overwrite = false;  // the outputs may replace files splitstep did not write
 };
 
 // GPU telemetry read on a thread of each rank while cases run (telemetry/TelemetrySampler).

@@ -114,10 +114,10 @@ std::vector<OptionSpec> stepOptions() {
     testHook("test-fault-rank", "1", "for tests only: the rank a one-rank --test-sync-fault happens on",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.fault_rank = integerIn(v, 0, 1 << 30); },
       [](const RunPlan& p) { return std::to_string(p.step.fault_rank); }),
-    option("torch-profile", "",
+    option("torch-profile", std::nullopt,
       "step: write a LibTorch profiler (Kineto) trace of 3 steps of every mode and rank into this "
       "directory, to compare kernel by kernel with torch.profiler's",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.step.torch_profile_dir = v.text(); },
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.torch_profile_dir = v.path(); },
       [](const RunPlan& p) { return p.step.torch_profile_dir; }),
   };
   // clang-format on

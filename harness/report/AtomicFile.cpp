@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 namespace splitstep {
@@ -19,29 +18,60 @@ std::string temporaryBeside(const std::string& path) {
   return fmt::format("{}.tmp.{}", path, getpid());
 }
 
+[[noreturn]] void fail(const std::string& what, const std::string& path) {
+  throw std::runtime_error(fmt::format("cannot {} {}: {}", what, path, std::strerror(errno)));
+}
+
+struct Descriptor {
+  int fd;
+  ~Descriptor() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+// The whole content, on the disk: a rename made durable before its file's data could leave an
+// empty file after a crash where a complete one stood.
+void writeDurably(const std::string& temporary, const std::string& content) {
+  Descriptor file{open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
+  if (file.fd < 0) fail("write", temporary);
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t wrote = write(file.fd, content.data() + written, content.size() - written);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote < 0) fail("write", temporary);
+    written += static_cast<std::size_t>(wrote);
+  }
+  if (fsync(file.fd) != 0) fail("flush to disk", temporary);
+  const int fd = file.fd;
+  file.fd = -1;
+  if (close(fd) != 0) fail("write", temporary);
+}
+
+// The rename itself, on the disk: the directory's entry is what names the new file.
+void syncDirectoryOf(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
+  Descriptor directory{open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (directory.fd < 0) fail("open the directory", parent.string());
+  if (fsync(directory.fd) != 0) fail("flush to disk the directory", parent.string());
+}
+
 }  // namespace
 
 void writeFileAtomically(const std::string& path, const std::string& content) {
   const std::string temporary = temporaryBeside(path);
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    if (!file) {
-      throw std::runtime_error(fmt::format("cannot write {}: {}", temporary, std::strerror(errno)));
-    }
-    file << content;
-    file.flush();
-    if (!file) {
-      std::filesystem::remove(temporary);
-      throw std::runtime_error(fmt::format("writing {} failed", temporary));
-    }
+  try {
+    writeDurably(temporary, content);
+  } catch (const std::runtime_error&) {
+    unlink(temporary.c_str());
+    throw;
   }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::filesystem::remove(temporary);
+  if (rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    unlink(temporary.c_str());
     throw std::runtime_error(
-        fmt::format("cannot rename {} to {}: {}", temporary, path, error.message()));
+        fmt::format("cannot rename {} to {}: {}", temporary, path, std::strerror(error)));
   }
+  syncDirectoryOf(path);
 }
 
 std::optional<std::string> whyNotWritable(const std::string& path) {

@@ -6,8 +6,10 @@
 
 namespace splitstep {
 
-// Writes `content` to a temporary file beside `path`, then renames it over `path`.
-// Throws std::runtime_error naming the path and the reason.
+// Writes `content` to a temporary file beside `path`, flushes it to the disk (fsync), renames it
+// over `path` and flushes the directory, so that neither a reader nor a crash or power loss ever
+// leaves less than the old file or the new one. Throws std::runtime_error naming the path and
+// the reason.
 void writeFileAtomically(const std::string& path, const std::string& content);
 
 // Why writeFileAtomically(path, ...) would fail or do harm, checked before a run rather than

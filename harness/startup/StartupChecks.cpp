@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <variant>
@@ -12,7 +15,7 @@
 #include "device/FreeMemory.hpp"
 #include "meta/BuildInfo.hpp"
 #include "options/OptionValue.hpp"
-#include "report/AtomicFile.hpp"
+#include "report/OutputFiles.hpp"
 
 namespace splitstep {
 namespace {
@@ -29,22 +32,41 @@ void requireSamePlan(const RunPlan& plan, const Cluster& cluster) {
   }
 }
 
-void requireWritableOutputs(const OutputPlan& output, const Cluster& cluster) {
-  // Only rank 0 writes files, so only rank 0 can tell whether it can; it tells before the run,
-  // not after it.
+std::vector<OutputLock> requireWritableOutputs(const RunPlan& plan, const Cluster& cluster) {
+  const OutputPlan& output = plan.output;
   std::optional<std::string> refusal;
-  if (cluster.rank() == 0) {
-    for (const auto& [option, path] :
-         {std::pair{"--json", output.json_path}, std::pair{"--csv", output.csv_path},
-          std::pair{"--trace", output.trace_path}}) {
-      if (path.empty()) continue;
-      if (const auto why = whyNotWritable(path)) {
-        refusal = fmt::format("{}: '{}' {}", option, printable(path, kPathEcho), *why);
-        break;
+  // Every rank writes its own profiles.
+  if (!plan.step.torch_profile_dir.empty()) {
+    if (const auto why = whyNoOutputDirectory(plan.step.torch_profile_dir)) {
+      refusal = fmt::format("--torch-profile: '{}' {}",
+                            printable(plan.step.torch_profile_dir, kPathEcho), *why);
+    }
+  }
+  // Only rank 0 writes the other files, so only rank 0 can tell whether it can; it tells before
+  // the run, not after it, and holds each file's lock until the run ends.
+  std::vector<OutputLock> locks;
+  if (cluster.rank() == 0 && !refusal) {
+    std::vector<OutputPath> outputs;
+    for (const OutputPath& out : {OutputPath{"--json", output.json_path, OutputKind::Results},
+                                  OutputPath{"--csv", output.csv_path, OutputKind::Rows},
+                                  OutputPath{"--trace", output.trace_path, OutputKind::Trace}}) {
+      if (!out.path.empty()) outputs.push_back(out);
+    }
+    refusal = outputRefusal(outputs, {{"--config", plan.config_file}}, output.overwrite);
+    const char* job = std::getenv("SLURM_JOB_ID");
+    const LockHolder me{getpid(), cluster.host(), job != nullptr ? job : ""};
+    for (std::size_t i = 0; i < outputs.size() && !refusal; ++i) {
+      auto taken = OutputLock::take(outputs[i].path, me);
+      if (auto* lock = std::get_if<OutputLock>(&taken)) {
+        locks.push_back(std::move(*lock));
+      } else {
+        refusal = fmt::format("{}: '{}' {}", outputs[i].option,
+                              printable(outputs[i].path, kPathEcho), std::get<std::string>(taken));
       }
     }
   }
   cluster.requireAllOk(refusal);
+  return locks;
 }
 
 AssignedDevice chooseDevice(const LaunchPlan& launch, const Cluster& cluster) {

@@ -1,5 +1,6 @@
-// What every rank agrees on before anything is measured: the same plan and build, writable
-// outputs, a device of one kind on every rank, the groups of ranks, and the memory each may use.
+// What every rank agrees on before anything is measured: the same plan and build, outputs that
+// can be written, may be replaced and are locked, a device of one kind on every rank, the groups
+// of ranks, and the memory each may use.
 // Each check is collective and refuses on every rank alike (StartupRefused).
 #pragma once
 
@@ -8,6 +9,7 @@
 #include "device/DeviceAssignment.hpp"
 #include "measure/RankAgreement.hpp"
 #include "options/RunPlan.hpp"
+#include "report/OutputFiles.hpp"
 #include "suites/MemoryBudget.hpp"
 
 namespace splitstep {
@@ -17,8 +19,9 @@ class Device;
 // Every rank runs the plan rank 0 runs, with the same build.
 void requireSamePlan(const RunPlan& plan, const Cluster& cluster);
 
-// Rank 0, which writes the files, can write each output path.
-void requireWritableOutputs(const OutputPlan& output, const Cluster& cluster);
+// Every output can be written and may be replaced (report/OutputFiles): rank 0's files, each
+// locked for as long as the returned locks live, and every rank's --torch-profile directory.
+std::vector<OutputLock> requireWritableOutputs(const RunPlan& plan, const Cluster& cluster);
 
 // This rank's device; every rank has a GPU, or none has.
 AssignedDevice chooseDevice(const LaunchPlan& launch, const Cluster& cluster);

@@ -15,6 +15,20 @@ mpirun_each_rank() {
     sh -c '"$@"; echo "rank=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-?}} status=$?"' splitstep "$@"
 }
 
+# refused EXPECTED ARGS...: a run on CPU ranks is refused at start: every rank exits 2 within 30
+# s and the job prints one line, "splitstep: error: EXPECTED..." (a grep regex).
+refused() {
+  local expected=$1
+  shift
+  local start=$SECONDS
+  output=$(mpirun_each_rank "$mpiexec" "$ranks" "$binary" --device cpu "$@" 2>&1)
+  [ "$(grep -c 'status=2$' <<<"$output")" -eq "$ranks" ] || fail "'$*': not every rank exited 2"
+  [ "$(grep -c '^splitstep: error: ' <<<"$output")" -eq 1 ] || fail "'$*': error not printed once"
+  grep -q "^splitstep: error: $expected" <<<"$output" || fail "'$*': not '$expected'"
+  [ $((SECONDS - start)) -le 30 ] || fail "'$*': took $((SECONDS - start))s"
+  echo "ok: $(grep '^splitstep: error: ' <<<"$output")"
+}
+
 # descendants PID: every process below PID (mpirun below a timeout, ranks below mpirun).
 descendants() {
   local p

@@ -12,18 +12,6 @@ chmod 444 "$dir/read-only.json"
 # Each rank's share of the host's available memory, in GiB, as the budget reckons it.
 share=$(awk -v r="$ranks" '/^MemAvailable:/ {printf "%d", $2 / 1048576 / r}' /proc/meminfo)
 
-refused() {
-  local expected=$1
-  shift
-  local start=$SECONDS
-  output=$(mpirun_each_rank "$mpiexec" "$ranks" "$binary" --device cpu "$@" 2>&1)
-  [ "$(grep -c 'status=2$' <<<"$output")" -eq "$ranks" ] || fail "'$*': not every rank exited 2"
-  [ "$(grep -c '^splitstep: error: ' <<<"$output")" -eq 1 ] || fail "'$*': error not printed once"
-  grep -q "^splitstep: error: $expected" <<<"$output" || fail "'$*': not '$expected'"
-  [ $((SECONDS - start)) -le 30 ] || fail "'$*': took $((SECONDS - start))s"
-  echo "ok: $(grep '^splitstep: error: ' <<<"$output")"
-}
-
 refused "--config: '/dev/zero' is not a regular file" --config /dev/zero
 refused "--config: '$dir' is not a regular file" --config "$dir"
 refused "--json: '$dir' is a directory" allreduce --json "$dir"

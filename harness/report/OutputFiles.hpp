@@ -1,0 +1,75 @@
+// What an output path may replace, and who writes it: splitstep replaces only a file it wrote
+// itself (unless told to overwrite), never one of the run's inputs or two outputs with one
+// file, and one run at a time writes a path (an advisory lock held for the whole run).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace splitstep {
+
+// What splitstep writes to an output path, recognised by its content.
+enum class OutputKind {
+  Results,  // --json: a JSON object whose "schema" is splitstep.results/...
+  Rows,     // --csv: a CSV whose header starts with CsvReporter's leading columns
+  Trace,    // --trace: a Chrome trace whose otherData.schema is splitstep.trace/...
+};
+
+// True where replacing `path` loses nothing splitstep did not write: it does not exist, is
+// empty (as mktemp leaves it), or holds what splitstep writes as `kind`.
+bool holdsOnlyOwnOutput(const std::string& path, OutputKind kind);
+
+// Two paths name one file: the same inode where both exist, else the same path once resolved
+// (symbolic links, "." and ".." followed).
+bool sameFile(const std::string& a, const std::string& b);
+
+struct OutputPath {
+  std::string option;  // "--json"
+  std::string path;
+  OutputKind kind;
+};
+
+// Why the run must not write these outputs, as "--option: 'path' reason", or nothing. Each
+// must be writable (whyNotWritable), none may be another output or one of `inputs` (option and
+// path), and each may replace only a file it wrote itself, unless `overwrite`.
+std::optional<std::string> outputRefusal(
+    const std::vector<OutputPath>& outputs,
+    const std::vector<std::pair<std::string, std::string>>& inputs, bool overwrite);
+
+// Why files cannot be written into directory `path`, made where it is missing (as --torch-profile
+// does), or nothing: "is not a directory", "is under 'a/b', which is not a directory", "is not
+// writable", "cannot be made in 'a': it is not writable". The text does not repeat the path.
+std::optional<std::string> whyNoOutputDirectory(const std::string& path);
+
+// Who holds an output's lock, as its lock file says.
+struct LockHolder {
+  long pid = 0;
+  std::string host;
+  std::string slurm_job;  // empty outside Slurm
+};
+
+// An exclusive advisory lock (flock) on `<path>.lock`, held while the object lives and released
+// by the kernel however the process ends. The lock file names its holder; it is removed when
+// the lock is given back.
+class OutputLock {
+ public:
+  // The lock on `path`, or why it is not to be had, without the path: "is being written by
+  // another run (pid 4321 on node7, Slurm job 77)", "cannot be locked: 'out.json.lock' ...".
+  static std::variant<OutputLock, std::string> take(const std::string& path, const LockHolder& me);
+  OutputLock(OutputLock&& other) noexcept;
+  OutputLock& operator=(OutputLock&&) = delete;
+  OutputLock(const OutputLock&) = delete;
+  ~OutputLock();
+
+  static std::string lockPathOf(const std::string& path) { return path + ".lock"; }
+
+ private:
+  OutputLock(std::string lock_path, int fd) : lock_path_(std::move(lock_path)), fd_(fd) {}
+  std::string lock_path_;
+  int fd_;
+};
+
+}  // namespace splitstep

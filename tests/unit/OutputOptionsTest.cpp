@@ -1,0 +1,48 @@
+// The output options: paths that must be given whole, and --overwrite.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "TempPath.hpp"
+#include "options/Options.hpp"
+#include "suites/SuiteCatalog.hpp"
+
+namespace splitstep {
+namespace {
+
+// The UsageError message for `args`, or "<no error>".
+std::string errorOf(const std::vector<std::string>& args) {
+  try {
+    parseCommandLine(args, suiteCatalog());
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+TEST(OutputOptions, AnEmptyPathIsRefusedNotTakenForNoFile) {
+  for (const char* option : {"--json", "--csv", "--trace", "--torch-profile"}) {
+    EXPECT_EQ(errorOf({option, ""}),
+              std::string(option) + ": the path is empty (leave the option out to write none)");
+  }
+  // The same in a config file, where "json =" is as easily written.
+  const auto path = testing::tempPathForThisTest(".ini");
+  std::ofstream(path) << "json =\n";
+  EXPECT_EQ(errorOf({"--config", path.string()}),
+            "--json: the path is empty (leave the option out to write none)");
+  std::filesystem::remove(path);
+}
+
+TEST(OutputOptions, LeftOutThereIsNoFileAndOverwriteIsOff) {
+  const ParsedCommand parsed = parseCommandLine({}, suiteCatalog());
+  EXPECT_TRUE(parsed.plan.output.json_path.empty());
+  EXPECT_TRUE(parsed.plan.output.csv_path.empty());
+  EXPECT_TRUE(parsed.plan.output.trace_path.empty());
+  EXPECT_TRUE(parsed.plan.step.torch_profile_dir.empty());
+  EXPECT_FALSE(parsed.plan.output.overwrite);
+  EXPECT_TRUE(parseCommandLine({"--overwrite"}, suiteCatalog()).plan.output.overwrite);
+}
+
+}  // namespace
+}  // namespace splitstep
