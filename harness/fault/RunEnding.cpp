@@ -20,9 +20,17 @@ void RunEnding::setEarlyReport(std::function<void(const std::string&)> write) {
   early_report_ = std::move(write);
 }
 
-void RunEnding::setInterruptReason(std::function<std::string(int)> describe) {
+void RunEnding::setInterruptReason(std::function<std::string(int)> describe, bool at_signal) {
   const std::lock_guard lock(mutex_);
   interrupt_reason_ = std::move(describe);
+  at_signal_ = at_signal;
+}
+
+void RunEnding::endAtSignal(int signal) {
+  const std::lock_guard lock(mutex_);
+  if (!interrupt_reason_ || ended_) return;
+  signal_reason_ = interrupt_reason_(signal);
+  if (at_signal_) endLocked(signal_reason_, signal_reason_);
 }
 
 void RunEnding::completed() {
@@ -39,8 +47,9 @@ void RunEnding::endOnSignal(int signal) {
   {
     const std::lock_guard lock(mutex_);
     if (!ended_) {
-      const std::string reason =
-          interrupt_reason_ ? interrupt_reason_(signal) : Interrupted(signal).what();
+      const std::string reason = !signal_reason_.empty() ? signal_reason_
+                                 : interrupt_reason_     ? interrupt_reason_(signal)
+                                                         : Interrupted(signal).what();
       endLocked(reason, reason);
     }
   }
