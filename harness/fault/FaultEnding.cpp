@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <mpi.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
@@ -184,7 +185,8 @@ FaultHandling::FaultHandling(const Cluster& cluster, Watchdog& watchdog, RunEndi
   // Described when a signal arrives (which looks at the peers then). Rank 0 writes it at once;
   // the others of its host outlive it (outliveRankZero), so none is gone yet for having ended.
   ending.setInterruptReason(
-      [this, &watchdog, &signals](int /*signal: its cause says it*/) {
+      [this, &watchdog, &signals](int signal) {
+        if (signal == SIGUSR1) return warningReason(signals.warningCause(), watchdog.operation());
         return interruptReason(signals.cause(), watchdog.operation(),
                                suspects(signals, peers_, {}));
       },

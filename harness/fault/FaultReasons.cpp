@@ -60,6 +60,11 @@ std::string interruptReason(const std::string& cause, const std::string& operati
   return text;
 }
 
+std::string warningReason(const std::string& cause, const std::string& operation) {
+  return fmt::format("warned ({}) during {}: the run ends once this case is kept", cause,
+                     operation);
+}
+
 std::string lateReason(const std::string& reason) {
   return "this rank was late; the others gave up: " + reason;
 }

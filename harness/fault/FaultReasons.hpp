@@ -47,6 +47,10 @@ std::string failureReason(const std::string& rank, const std::string& operation,
 std::string interruptReason(const std::string& cause, const std::string& operation,
                             const std::vector<std::string>& not_alive);
 
+// "warned (SIGUSR1 from slurmstepd, pid 7) during allreduce mpi fp32 1 MiB: the run ends once
+// this case is kept": Slurm's early warning, written when it arrives.
+std::string warningReason(const std::string& cause, const std::string& operation);
+
 // The line of a rank that another rank gave up waiting for, once it runs again.
 std::string lateReason(const std::string& reason);
 

@@ -1,6 +1,7 @@
 #include "fault/RunEnding.hpp"
 
 #include <fmt/format.h>
+#include <signal.h>
 
 #include <cstdlib>
 #include <exception>
@@ -28,9 +29,15 @@ void RunEnding::setInterruptReason(std::function<std::string(int)> describe, boo
 
 void RunEnding::endAtSignal(int signal) {
   const std::lock_guard lock(mutex_);
+  if (signal == SIGUSR1) warned_ = true;
   if (!interrupt_reason_ || ended_) return;
-  signal_reason_ = interrupt_reason_(signal);
-  if (at_signal_) endLocked(signal_reason_, signal_reason_);
+  std::string reason = interrupt_reason_(signal);
+  if (at_signal_) {
+    endLocked(reason, reason);
+  } else if (signal != SIGUSR1) {
+    // What the fallback says: a warning is no interruption.
+    signal_reason_ = std::move(reason);
+  }
 }
 
 void RunEnding::completed() {

@@ -4,11 +4,20 @@
 // rank 0's reporting also holds: an ending never cuts a report in half.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 
 namespace splitstep {
+
+// Every rank agreed, after a case was gathered, to leave at Slurm's early warning (SIGUSR1):
+// thrown from that point, where no collective is in flight.
+class EarlyWarning : public std::runtime_error {
+ public:
+  EarlyWarning() : std::runtime_error("the early warning (SIGUSR1)") {}
+};
 
 class RunEnding {
  public:
@@ -35,6 +44,8 @@ class RunEnding {
   // says), and ends the run with that reason where setInterruptReason asked for it; the
   // process goes on to end at its next wait.
   void endAtSignal(int signal);
+  // SIGUSR1 reached endAtSignal: the run is to leave once the case in flight is kept.
+  bool warned() const { return warned_.load(); }
   // The signal watch's fallback, when the run did not end by itself after a signal: ends it
   // with the interrupt's reason and exits the process with status 128 + signal.
   [[noreturn]] void endOnSignal(int signal);
@@ -48,6 +59,7 @@ class RunEnding {
   std::function<std::string(int)> interrupt_reason_;
   std::string signal_reason_;  // described when the signal arrived
   bool at_signal_ = false;
+  std::atomic<bool> warned_{false};
   bool ended_ = false;
 };
 

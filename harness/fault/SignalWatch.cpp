@@ -18,6 +18,8 @@ std::string signalName(int signal) {
       return "SIGTERM";
     case SIGHUP:
       return "SIGHUP";
+    case SIGUSR1:
+      return "SIGUSR1";
     default:
       return fmt::format("signal {}", signal);
   }
@@ -53,6 +55,7 @@ SignalWatch::SignalWatch(double grace, std::function<void(int)> first,
   sigemptyset(&signals_);
   sigaddset(&signals_, SIGINT);
   sigaddset(&signals_, SIGTERM);
+  sigaddset(&signals_, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &signals_, &previous_);
   last_tick_ = steadySeconds();
   thread_ = std::thread([this] { watch(); });
@@ -73,9 +76,14 @@ std::string SignalWatch::cause() const { return received_.load() != 0 ? cause_ :
 void SignalWatch::begin(int signal, std::string cause) {
   cause_ = std::move(cause);
   received_ = signal;
-  std::thread([first = first_, done = first_done_, signal] {
+  hand(signal);
+}
+
+void SignalWatch::hand(int signal) {
+  ++*pending_;
+  std::thread([first = first_, pending = pending_, signal] {
     first(signal);
-    *done = true;
+    --*pending;
   }).detach();
 }
 
@@ -107,12 +115,21 @@ void SignalWatch::watch() {
       continued_at_ = now;
     }
     last_tick_ = now;
-    if (signal > 0 && received_.load() == 0) {
-      // Read at once: the sender may be gone by the time the reason is written.
-      const std::string name = signalName(signal);
-      begin(signal, info.si_code == SI_USER && info.si_pid > 0
-                        ? fmt::format("{} from {}", name, describeProcess(info.si_pid))
-                        : name);
+    // Read at once: the sender may be gone by the time the reason is written.
+    const std::string cause =
+        signal <= 0 ? ""
+        : info.si_code == SI_USER && info.si_pid > 0
+            ? fmt::format("{} from {}", signalName(signal), describeProcess(info.si_pid))
+            : signalName(signal);
+    if (signal == SIGUSR1) {
+      // Only the first warning counts, and none after an interruption.
+      if (warned_.load() == 0 && received_.load() == 0) {
+        warning_cause_ = cause;
+        warned_ = signal;
+        hand(signal);
+      }
+    } else if (signal > 0 && received_.load() == 0) {
+      begin(signal, cause);
       first_at = Clock::now();
     } else if (signal <= 0 && received_.load() == 0 && launcher_ > 0 && getppid() != launcher_) {
       // The launcher ended without a word (mpirun at a second Ctrl-C): this process was handed
@@ -124,7 +141,7 @@ void SignalWatch::watch() {
       // Never before the reason is on disk; the wait is bounded, since a second signal asks
       // to end now.
       const auto asked = Clock::now();
-      while (!first_done_->load() && Clock::now() - asked < std::chrono::seconds(5)) {
+      while (pending_->load() > 0 && Clock::now() - asked < std::chrono::seconds(5)) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
       static const char kLine[] = "splitstep: interrupted again: ending at once\n";

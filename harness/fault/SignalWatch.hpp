@@ -27,10 +27,10 @@ class Interrupted : public std::runtime_error {
 
 class SignalWatch {
  public:
-  // Blocks SIGINT and SIGTERM in this thread, and so in every thread started after it (call it
-  // before MPI_Init), and waits for them on a thread of its own. The first is handed at once to
-  // `first` (on a thread of its own: it writes the reason, which may wait for a report being
-  // written), and received() says which it was; the run is expected to end at its next wait.
+  // Blocks SIGINT, SIGTERM and SIGUSR1 in this thread, and so in every thread started after it
+  // (call it before MPI_Init), and waits for them on a thread of its own. The first is handed at
+  // once to `first` (on a thread of its own: it writes the reason, which may wait for a report
+  // being written), and received() says which it was; the run is expected to end at its next wait.
   // mpirun kills a rank about a second after its SIGTERM, and a rank inside a long computation
   // reaches no wait in time: if the process still runs `grace` seconds after the first signal,
   // `fallback` is called with it, on a thread of its own. A second signal ends the process at
@@ -51,6 +51,10 @@ class SignalWatch {
   // mpirun, pid 4321" ("SIGINT" where the kernel sent it: a terminal's Ctrl-C), or "launcher
   // mpirun, pid 4321, gone".
   std::string cause() const;
+  // SIGUSR1, Slurm's early warning ("finish this case, write, leave"), once it arrived: handed
+  // to `first` too, but no wait throws for it; 0 before. warningCause() says who sent it.
+  int warned() const { return warned_.load(); }
+  std::string warningCause() const { return warned_.load() != 0 ? warning_cause_ : ""; }
   // The run ends because the launcher left (no signal came).
   bool launcherGone() const { return launcher_gone_.load(); }
   // How long this process was last stopped (frozen for more than half a second), if it ran again
@@ -63,6 +67,8 @@ class SignalWatch {
   void watch();
   // The first signal: records it with its cause and hands it to `first`.
   void begin(int signal, std::string cause);
+  // Runs `first` with `signal` on a thread of its own.
+  void hand(int signal);
 
   double grace_;
   std::function<void(int)> first_;
@@ -78,9 +84,11 @@ class SignalWatch {
   std::atomic<double> last_tick_;        // when the watch last woke, on the same clock
   std::atomic<bool> stopping_{false};
   std::atomic<bool> launcher_gone_{false};
-  // `first` returned: the reason is written. Shared with the thread that runs it, which may
-  // outlive the watch.
-  std::shared_ptr<std::atomic<bool>> first_done_ = std::make_shared<std::atomic<bool>>(false);
+  // How many calls of `first` have yet to return (the reason is not yet written). Shared with
+  // the threads that run them, which may outlive the watch.
+  std::shared_ptr<std::atomic<int>> pending_ = std::make_shared<std::atomic<int>>(0);
+  std::atomic<int> warned_{0};
+  std::string warning_cause_;  // written by the watch before warned_ is set, read after
   std::thread thread_;
 };
 

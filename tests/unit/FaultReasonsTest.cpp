@@ -46,6 +46,9 @@ TEST(FaultReasons, FailuresAndSignalsAreOneLine) {
             "interrupted (SIGTERM from mpirun, pid 7) during allreduce mpi fp32 1 MiB; rank 1 "
             "(node7, pid 42, gone) "
             "no longer running (a launcher ends the job when a rank dies)");
+  EXPECT_EQ(warningReason("SIGUSR1 from slurmstepd, pid 9", "allreduce mpi fp32 1 MiB"),
+            "warned (SIGUSR1 from slurmstepd, pid 9) during allreduce mpi fp32 1 MiB: the run "
+            "ends once this case is kept");
   EXPECT_EQ(lateReason("rank 1 (node7) was stopped for 9.0 s: ..."),
             "this rank was late; the others gave up: rank 1 (node7) was stopped for 9.0 s: ...");
 }

@@ -53,6 +53,22 @@ TEST(SignalWatch, TheFirstSignalIsReportedAndTheFallbackFollowsAfterTheGrace) {
   EXPECT_GE(std::chrono::steady_clock::now() - sent, std::chrono::milliseconds(200));
 }
 
+TEST(SignalWatch, AnEarlyWarningIsHandedOnButInterruptsNothing) {
+  std::atomic<int> first{0};
+  SignalWatch watch(
+      0.1, [&first](int signal) { first = signal; }, [](int) {}, false);
+  kill(getpid(), SIGUSR1);
+  EXPECT_TRUE(within([&] { return first.load() == SIGUSR1; }));
+  EXPECT_EQ(watch.warned(), SIGUSR1);
+  EXPECT_EQ(watch.warningCause().rfind("SIGUSR1 from ", 0), 0u) << watch.warningCause();
+  EXPECT_EQ(watch.received(), 0);
+  EXPECT_NO_THROW(watch.check()) << "the case in flight goes on";
+  // An interruption after the warning is the first interruption.
+  kill(getpid(), SIGTERM);
+  EXPECT_TRUE(within([&] { return first.load() == SIGTERM; }));
+  EXPECT_THROW(watch.check(), Interrupted);
+}
+
 TEST(SignalWatch, ASecondSignalEndsTheProcessAtOnce) {
   EXPECT_EXIT(
       {
