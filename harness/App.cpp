@@ -1,6 +1,7 @@
 #include "App.hpp"
 
 #include <fmt/format.h>
+#include <signal.h>
 
 #include <chrono>
 #include <iostream>
@@ -14,6 +15,7 @@
 #include "collect/Collector.hpp"
 #include "common/Units.hpp"
 #include "fault/FaultEnding.hpp"
+#include "fault/FaultReasons.hpp"
 #include "meta/BuildInfo.hpp"
 #include "report/ReporterSet.hpp"
 #include "report/StreamingReport.hpp"
@@ -241,6 +243,12 @@ int runApp(const Invocation& invocation, Cluster& cluster, RunEnding& ending,
     return run.execute();
   } catch (const StartupRefused&) {
     throw;
+  } catch (const EarlyWarning&) {
+    // Every rank left after the same case: rank 0 wrote the reason when its warning arrived
+    // (this says so where only another rank was warned), and the run ends as a completed one
+    // would, with 128 + SIGUSR1.
+    ending.end(warningReason("SIGUSR1, to another rank", "the run"), "left at the early warning");
+    return 128 + SIGUSR1;
   } catch (const std::exception& error) {
     faults.end(error);
   }

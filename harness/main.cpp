@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "App.hpp"
@@ -35,6 +36,13 @@ std::string quoteCommandLine(int argc, char** argv) {
   return line;
 }
 
+// Started by mpirun or srun, whose end this process then watches: Open MPI's and PMIx's
+// variables name the rank (a process run alone, from a shell, has none).
+bool launchedByLauncher() {
+  return std::getenv("OMPI_COMM_WORLD_RANK") != nullptr || std::getenv("PMIX_RANK") != nullptr ||
+         std::getenv("PMI_RANK") != nullptr;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -49,8 +57,9 @@ int main(int argc, char** argv) {
 
   splitstep::RunEnding ending;
   // Before MPI_Init, so that every thread MPI starts leaves SIGINT and SIGTERM to the watch.
-  splitstep::SignalWatch signals(kSignalGrace,
-                                 [&ending](int signal) { ending.endOnSignal(signal); });
+  splitstep::SignalWatch signals(
+      kSignalGrace, [&ending](int signal) { ending.endAtSignal(signal); },
+      [&ending](int signal) { ending.endOnSignal(signal); }, launchedByLauncher());
   MPI_Init(&argc, &argv);
   int status = 0;
   {

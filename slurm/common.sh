@@ -113,16 +113,29 @@ splitstep_run() {
     echo "splitstep job: note: $gpus GPU(s) per node and ${SLURM_NTASKS_PER_NODE} task(s) per node; splitstep runs one rank per GPU (--ntasks-per-node=$gpus)" >&2
   fi
 
+  local launch pid
   if [ "$splitstep_launcher" = srun ]; then
-    srun --mpi="$splitstep_mpi" --kill-on-bad-exit=1 --output="$splitstep_dir/rank-%t.out" \
-      "${splitstep_launcher_args[@]}" "${command[@]}" || status=$?
+    launch=(srun --mpi="$splitstep_mpi" --kill-on-bad-exit=1 --output="$splitstep_dir/rank-%t.out"
+            "${splitstep_launcher_args[@]}" "${command[@]}")
   else
     # Inside the allocation mpirun starts one rank per task slot; each rank's output to its file.
     # shellcheck disable=SC2016 # expanded by each rank
-    mpirun -np "$SLURM_NTASKS" "${splitstep_launcher_args[@]}" \
-      bash -c 'exec "$@" >"$0/rank-$OMPI_COMM_WORLD_RANK.out" 2>&1' "$splitstep_dir" \
-      "${command[@]}" || status=$?
+    launch=(mpirun -np "$SLURM_NTASKS" "${splitstep_launcher_args[@]}"
+            bash -c 'exec "$@" >"$0/rank-$OMPI_COMM_WORLD_RANK.out" 2>&1' "$splitstep_dir"
+            "${command[@]}")
   fi
+  "${launch[@]}" &
+  pid=$!
+  # Slurm's early warning (#SBATCH --signal=B:USR1@N) reaches this shell alone: passed on to the
+  # launcher, which forwards it to every rank ("finish this case, write, leave").
+  trap 'kill -USR1 "$pid" 2>/dev/null || true' USR1
+  # A trapped signal ends `wait` early: wait again until the launcher itself has ended.
+  while :; do
+    status=0
+    wait "$pid" || status=$?
+    kill -0 "$pid" 2>/dev/null || break
+  done
+  trap - USR1
   if [ -f "$splitstep_dir/rank-0.out" ]; then
     cp "$splitstep_dir/rank-0.out" "$splitstep_dir/report.txt"
     cat "$splitstep_dir/report.txt"

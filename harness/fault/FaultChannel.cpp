@@ -122,6 +122,7 @@ bool FaultChannel::receive(const char* activity) {
       answers_[from] = decodeAnswer(text);
       break;
     case kGiveUp:
+      ending_ranks_.insert(from);
       if (!notice_) {
         auto [culprits, reason] = decodeNotice(text);
         notice_.emplace(from, std::move(culprits), reason);
@@ -129,6 +130,7 @@ bool FaultChannel::receive(const char* activity) {
       break;
     case kFarewell:
       farewells_.insert(from);
+      ending_ranks_.insert(from);
       break;
     default:
       break;
@@ -179,7 +181,11 @@ void FaultChannel::giveUp(const std::string& reason, const std::vector<int>& cul
 
 void FaultChannel::sayFarewell() {
   ending_ = true;
-  if (rank_ != 0) send(0, kFarewell, "");
+  // To every rank: rank 0 waits for it, and the others then know this rank is not a culprit
+  // when it is gone.
+  for (int r = 0; r < size_; ++r) {
+    if (r != rank_) send(r, kFarewell, "");
+  }
 }
 
 void FaultChannel::awaitFarewells(const std::vector<int>& ranks, double grace) {
@@ -192,6 +198,12 @@ void FaultChannel::awaitFarewells(const std::vector<int>& ranks, double grace) {
   while (!all_here() && secondsSince(start) < grace) {
     if (!receive(kEnding)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+}
+
+std::set<int> FaultChannel::endingRanks() {
+  while (receive(kEnding)) {
+  }
+  return ending_ranks_;
 }
 
 void FaultChannel::flush(double seconds) {

@@ -72,10 +72,14 @@ class FaultChannel {
   // seconds for the notices to leave.
   void giveUp(const std::string& reason, const std::vector<int>& culprits, double grace);
 
-  // A rank that ended tells rank 0, which ends the job once every rank that can has ended.
+  // A rank that ended tells every other rank; rank 0 ends the job once every rank that can has
+  // ended.
   void sayFarewell();
   // Rank 0: waits up to `grace` seconds for a farewell from every rank in `ranks`.
   void awaitFarewells(const std::vector<int>& ranks, double grace);
+  // The ranks that said they are ending (a give-up notice or a farewell), after taking every
+  // message that arrived: a rank that ended after the launcher's SIGTERM is not a culprit.
+  std::set<int> endingRanks();
   // Drives the sends still in flight for up to `seconds`.
   void flush(double seconds);
 
@@ -103,6 +107,7 @@ class FaultChannel {
   std::list<Outgoing> outgoing_;  // a list: requests and buffers must not move while in flight
   std::map<int, Answer> answers_;
   std::set<int> farewells_;
+  std::set<int> ending_ranks_;
   std::optional<PeerGaveUp> notice_;
   bool ending_ = false;
   std::chrono::steady_clock::time_point

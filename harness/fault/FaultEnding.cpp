@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <mpi.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
@@ -33,19 +34,33 @@ std::string describePeer(const Cluster& cluster, int rank) {
 
 }  // namespace
 
-std::vector<std::string> peersNotAlive(const Cluster& cluster) {
-  std::vector<std::string> found;
-  for (int r = 0; r < cluster.size(); ++r) {
-    const RankPlace place = placeOf(cluster, r);
-    if (r == cluster.rank() || place.host != cluster.host()) continue;
-    if (const ProcessState state = processState(place.pid); state != ProcessState::Alive) {
-      found.push_back(describeRank(r, place, describe(state)));
+std::vector<std::string> PeersAtSignal::notAlive(const std::set<int>& ending) {
+  std::call_once(looked_, [this] {
+    for (int r = 0; r < cluster_.size(); ++r) {
+      const RankPlace place = placeOf(cluster_, r);
+      if (r == cluster_.rank() || place.host != cluster_.host()) continue;
+      if (const ProcessState state = processState(place.pid); state != ProcessState::Alive) {
+        found_.emplace_back(r, state);
+      }
+    }
+  });
+  std::vector<std::string> described;
+  for (const auto& [rank, state] : found_) {
+    if (ending.count(rank) == 0) {
+      described.push_back(describeRank(rank, placeOf(cluster_, rank), describe(state)));
     }
   }
-  return found;
+  return described;
 }
 
 namespace {
+
+// The peers an interrupt's reason names. A launcher that left is the cause itself: the ranks it
+// left behind end on their own, at different moments, and none of them is to blame.
+std::vector<std::string> suspects(const SignalWatch& signals, PeersAtSignal& peers,
+                                  const std::set<int>& ending) {
+  return signals.launcherGone() ? std::vector<std::string>{} : peers.notAlive(ending);
+}
 
 // Open MPI's daemon ends a job with SIGTERM and SIGKILLs its ranks still running once its grace
 // period is over, or as soon as one of them exits, whichever comes first: a rank that exits at
@@ -74,7 +89,8 @@ void outliveRankZero(const FaultScene& scene) {
   std::string reason;
   std::string line;
   std::vector<int> culprits;
-  std::vector<int> silent;  // ranks known not to answer anything
+  std::vector<int> silent;   // ranks known not to answer anything
+  bool zero_silent = false;  // rank 0 did not answer this rank's own roll call
   int status = 1;
   if (const auto* timeout = dynamic_cast<const TimeoutError*>(&error)) {
     const FaultChannel::Answers answers =
@@ -92,6 +108,7 @@ void outliveRankZero(const FaultScene& scene) {
       culprits.push_back(r);
     }
     silent = answers.silent;
+    zero_silent = std::find(silent.begin(), silent.end(), 0) != silent.end();
     reason = line = timeoutReason(*timeout, rank, blamed);
     scene.faults.giveUp(reason, culprits, scene.grace);
   } else if (const auto* peer = dynamic_cast<const PeerGaveUp*>(&error)) {
@@ -106,7 +123,9 @@ void outliveRankZero(const FaultScene& scene) {
     // say farewell (to a rank 0 that heard another's notice first) and leave after rank 0, below.
     status = 128 + signal->signal();
     reason = line =
-        interruptReason(signal->signal(), scene.watchdog.operation(), peersNotAlive(cluster));
+        interruptReason(scene.signals.cause(), scene.watchdog.operation(),
+                        suspects(scene.signals, scene.peers, scene.faults.endingRanks()));
+    // Rank 0 wrote its reason when the signal arrived (setInterruptReason): this changes nothing.
     scene.ending.end(reason, line);
     scene.faults.giveUp(reason, {}, 0.1);
     if (rank == 0) std::_Exit(status);
@@ -117,6 +136,9 @@ void outliveRankZero(const FaultScene& scene) {
     line = fmt::format("failed during {}: {}", operation, firstLine(error.what()));
     scene.faults.giveUp(reason, culprits, scene.grace);
   }
+  // The signal this process received decides its exit status, whichever path ended it (a
+  // peer's notice may have come first).
+  if (const int received = scene.signals.received(); received != 0) status = 128 + received;
   scene.ending.end(reason, line);
   if (rank == 0) {
     // Rank 0 ends the job once the others could print their line; a rank that did not answer
@@ -126,6 +148,9 @@ void outliveRankZero(const FaultScene& scene) {
       if (std::find(silent.begin(), silent.end(), r) == silent.end()) others.push_back(r);
     }
     scene.faults.awaitFarewells(others, scene.grace);
+  } else if (zero_silent) {
+    // Rank 0 did not answer this rank's roll call: it cannot end the job, and waiting longer for
+    // it would stretch the deadline past --timeout and one grace. This rank ends it now.
   } else {
     scene.faults.sayFarewell();
     // Rank 0 ends the job; should it be the one that stalled, this rank does, a while later.
@@ -153,14 +178,22 @@ FaultHandling::FaultHandling(const Cluster& cluster, Watchdog& watchdog, RunEndi
                     watchdog.activity(),
                     std::max(signals.recentStop(2 * timeout), watchdog.pausedInWait())};
               }),
+      peers_(cluster),
       interrupt_check_(watchdog.watch([&signals] { signals.check(); }, nullptr)),
-      scene_{cluster, faults_, ending, watchdog, signals, std::clamp(timeout / 4, 1.0, 10.0)} {
-  ending.setInterruptReason([&watchdog, &cluster](int signal) {
-    return interruptReason(signal, watchdog.operation(), peersNotAlive(cluster));
-  });
+      scene_{
+          cluster, faults_, ending, watchdog, signals, peers_, std::clamp(timeout / 4, 1.0, 10.0)} {
+  // Described when a signal arrives (which looks at the peers then). Rank 0 writes it at once;
+  // the others of its host outlive it (outliveRankZero), so none is gone yet for having ended.
+  ending.setInterruptReason(
+      [this, &watchdog, &signals](int signal) {
+        if (signal == SIGUSR1) return warningReason(signals.warningCause(), watchdog.operation());
+        return interruptReason(signals.cause(), watchdog.operation(),
+                               suspects(signals, peers_, {}));
+      },
+      cluster.rank() == 0);
   watchdog.setFailureHandler([this](const std::exception& error) { end(error); });
 }
 
-FaultHandling::~FaultHandling() { ending_.setInterruptReason(nullptr); }
+FaultHandling::~FaultHandling() { ending_.setInterruptReason(nullptr, false); }
 
 }  // namespace splitstep

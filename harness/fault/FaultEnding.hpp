@@ -4,16 +4,35 @@
 #pragma once
 
 #include <exception>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cluster/Cluster.hpp"
 #include "common/Watchdog.hpp"
 #include "fault/FaultChannel.hpp"
+#include "fault/ProcessState.hpp"
 #include "fault/RunEnding.hpp"
 #include "fault/SignalWatch.hpp"
 
 namespace splitstep {
+
+// The ranks of this host found stopped or gone: after a signal, who may have caused it. Looked
+// at once, when the first signal arrives (the first call's finding is kept): the launcher
+// signals every rank together, and a rank that ended after its own signal is gone a moment
+// later, innocent.
+class PeersAtSignal {
+ public:
+  explicit PeersAtSignal(const Cluster& cluster) : cluster_(cluster) {}
+  // Described, but for the ranks in `ending` (which said they end after a signal of their own).
+  std::vector<std::string> notAlive(const std::set<int>& ending = {});
+
+ private:
+  const Cluster& cluster_;
+  std::once_flag looked_;
+  std::vector<std::pair<int, ProcessState>> found_;
+};
 
 // What a rank needs to end the run after a fault.
 struct FaultScene {
@@ -22,11 +41,9 @@ struct FaultScene {
   RunEnding& ending;
   const Watchdog& watchdog;
   const SignalWatch& signals;
+  PeersAtSignal& peers;
   double grace;  // how long to wait for other ranks' answers and farewells
 };
-
-// The ranks of this host found stopped or gone: after a signal, who may have caused it.
-std::vector<std::string> peersNotAlive(const Cluster& cluster);
 
 // Ends the run after `error` (a timeout asks every rank what it is doing; the silent ones are
 // to blame).
@@ -48,6 +65,7 @@ class FaultHandling {
  private:
   RunEnding& ending_;
   FaultChannel faults_;
+  PeersAtSignal peers_;
   Watchdog::Registration interrupt_check_;
   FaultScene scene_;
 };

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <signal.h>
 
 #include "options/OptionValue.hpp"
 
@@ -11,17 +10,6 @@ namespace {
 
 constexpr std::size_t kMaxNamed = 8;
 constexpr std::size_t kMaxLine = 300;
-
-std::string signalName(int signal) {
-  switch (signal) {
-    case SIGINT:
-      return "SIGINT";
-    case SIGTERM:
-      return "SIGTERM";
-    default:
-      return fmt::format("signal {}", signal);
-  }
-}
 
 }  // namespace
 
@@ -62,14 +50,19 @@ std::string failureReason(const std::string& rank, const std::string& operation,
   return fmt::format("{} failed during {}: {}", rank, operation, firstLine(what));
 }
 
-std::string interruptReason(int signal, const std::string& operation,
+std::string interruptReason(const std::string& cause, const std::string& operation,
                             const std::vector<std::string>& not_alive) {
-  std::string text = fmt::format("interrupted ({}) during {}", signalName(signal), operation);
+  std::string text = fmt::format("interrupted ({}) during {}", cause, operation);
   if (!not_alive.empty()) {
     text += fmt::format("; {} no longer running (a launcher ends the job when a rank dies)",
                         listRanks(not_alive));
   }
   return text;
+}
+
+std::string warningReason(const std::string& cause, const std::string& operation) {
+  return fmt::format("warned ({}) during {}: the run ends once this case is kept", cause,
+                     operation);
 }
 
 std::string lateReason(const std::string& reason) {

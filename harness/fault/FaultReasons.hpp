@@ -39,11 +39,17 @@ std::string timeoutReason(const TimeoutError& timeout, int rank,
 std::string failureReason(const std::string& rank, const std::string& operation,
                           std::string_view what);
 
-// "interrupted (SIGTERM) during allreduce mpi fp32 8 B; rank 1 (node7, pid 42, gone) no longer
-// running (...)": the ranks on this host found stopped or gone are named, since a launcher
+// "interrupted (SIGTERM from mpirun, pid 7) during allreduce mpi fp32 8 B; rank 1 (node7, pid
+// 42, gone) no longer running (...)": what ended the run as SignalWatch::cause() says it (the
+// signal as it arrived and who sent it: mpirun turns a Ctrl-C into SIGTERM, and the rank says
+// what it received); the ranks on this host found stopped or gone are named, since a launcher
 // sends every rank SIGTERM when one of them dies.
-std::string interruptReason(int signal, const std::string& operation,
+std::string interruptReason(const std::string& cause, const std::string& operation,
                             const std::vector<std::string>& not_alive);
+
+// "warned (SIGUSR1 from slurmstepd, pid 7) during allreduce mpi fp32 1 MiB: the run ends once
+// this case is kept": Slurm's early warning, written when it arrives.
+std::string warningReason(const std::string& cause, const std::string& operation);
 
 // The line of a rank that another rank gave up waiting for, once it runs again.
 std::string lateReason(const std::string& reason);

@@ -1,6 +1,7 @@
 #include "fault/RunEnding.hpp"
 
 #include <fmt/format.h>
+#include <signal.h>
 
 #include <cstdlib>
 #include <exception>
@@ -20,9 +21,23 @@ void RunEnding::setEarlyReport(std::function<void(const std::string&)> write) {
   early_report_ = std::move(write);
 }
 
-void RunEnding::setInterruptReason(std::function<std::string(int)> describe) {
+void RunEnding::setInterruptReason(std::function<std::string(int)> describe, bool at_signal) {
   const std::lock_guard lock(mutex_);
   interrupt_reason_ = std::move(describe);
+  at_signal_ = at_signal;
+}
+
+void RunEnding::endAtSignal(int signal) {
+  const std::lock_guard lock(mutex_);
+  if (signal == SIGUSR1) warned_ = true;
+  if (!interrupt_reason_ || ended_) return;
+  std::string reason = interrupt_reason_(signal);
+  if (at_signal_) {
+    endLocked(reason, reason);
+  } else if (signal != SIGUSR1) {
+    // What the fallback says: a warning is no interruption.
+    signal_reason_ = std::move(reason);
+  }
 }
 
 void RunEnding::completed() {
@@ -39,8 +54,9 @@ void RunEnding::endOnSignal(int signal) {
   {
     const std::lock_guard lock(mutex_);
     if (!ended_) {
-      const std::string reason =
-          interrupt_reason_ ? interrupt_reason_(signal) : Interrupted(signal).what();
+      const std::string reason = !signal_reason_.empty() ? signal_reason_
+                                 : interrupt_reason_     ? interrupt_reason_(signal)
+                                                         : Interrupted(signal).what();
       endLocked(reason, reason);
     }
   }

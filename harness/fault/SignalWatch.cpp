@@ -5,11 +5,25 @@
 
 #include <chrono>
 #include <cstring>
+#include <fstream>
 
 namespace splitstep {
 namespace {
 
-const char* signalName(int signal) { return signal == SIGINT ? "SIGINT" : "SIGTERM"; }
+std::string signalName(int signal) {
+  switch (signal) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGUSR1:
+      return "SIGUSR1";
+    default:
+      return fmt::format("signal {}", signal);
+  }
+}
 
 // Ten ticks without waking: the process was stopped (or starved as badly).
 constexpr double kStopGap = 0.5;
@@ -18,16 +32,30 @@ double steadySeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// "mpirun, pid 4321": a process by its command name.
+std::string describeProcess(pid_t pid) {
+  std::ifstream comm(fmt::format("/proc/{}/comm", pid));
+  std::string name;
+  if (!std::getline(comm, name) || name.empty()) return fmt::format("pid {}", pid);
+  return fmt::format("{}, pid {}", name, pid);
+}
+
 }  // namespace
 
 Interrupted::Interrupted(int signal)
     : std::runtime_error(fmt::format("interrupted ({})", signalName(signal))), signal_(signal) {}
 
-SignalWatch::SignalWatch(double grace, std::function<void(int)> fallback)
-    : grace_(grace), fallback_(std::move(fallback)) {
+SignalWatch::SignalWatch(double grace, std::function<void(int)> first,
+                         std::function<void(int)> fallback, bool watch_launcher)
+    : grace_(grace),
+      first_(std::move(first)),
+      fallback_(std::move(fallback)),
+      launcher_(watch_launcher ? getppid() : 0),
+      launcher_name_(launcher_ > 0 ? "launcher " + describeProcess(launcher_) : "") {
   sigemptyset(&signals_);
   sigaddset(&signals_, SIGINT);
   sigaddset(&signals_, SIGTERM);
+  sigaddset(&signals_, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &signals_, &previous_);
   last_tick_ = steadySeconds();
   thread_ = std::thread([this] { watch(); });
@@ -41,6 +69,22 @@ SignalWatch::~SignalWatch() {
 
 void SignalWatch::check() const {
   if (const int signal = received_.load(); signal != 0) throw Interrupted(signal);
+}
+
+std::string SignalWatch::cause() const { return received_.load() != 0 ? cause_ : ""; }
+
+void SignalWatch::begin(int signal, std::string cause) {
+  cause_ = std::move(cause);
+  received_ = signal;
+  hand(signal);
+}
+
+void SignalWatch::hand(int signal) {
+  ++*pending_;
+  std::thread([first = first_, pending = pending_, signal] {
+    first(signal);
+    --*pending;
+  }).detach();
 }
 
 double SignalWatch::recentStop(double window) const {
@@ -62,7 +106,8 @@ void SignalWatch::watch() {
   Clock::time_point first_at;
   bool fell_back = false;
   while (!stopping_) {
-    const int signal = sigtimedwait(&signals_, nullptr, &tick);
+    siginfo_t info{};
+    const int signal = sigtimedwait(&signals_, &info, &tick);
     const double now = steadySeconds();
     if (const double last_tick = last_tick_.load(); now - last_tick > kStopGap) {
       // The watch, which wakes every tick, was frozen with the process: it was stopped.
@@ -70,10 +115,35 @@ void SignalWatch::watch() {
       continued_at_ = now;
     }
     last_tick_ = now;
-    if (signal > 0 && received_.load() == 0) {
-      received_ = signal;
+    // Read at once: the sender may be gone by the time the reason is written.
+    const std::string cause =
+        signal <= 0 ? ""
+        : info.si_code == SI_USER && info.si_pid > 0
+            ? fmt::format("{} from {}", signalName(signal), describeProcess(info.si_pid))
+            : signalName(signal);
+    if (signal == SIGUSR1) {
+      // Only the first warning counts, and none after an interruption.
+      if (warned_.load() == 0 && received_.load() == 0) {
+        warning_cause_ = cause;
+        warned_ = signal;
+        hand(signal);
+      }
+    } else if (signal > 0 && received_.load() == 0) {
+      begin(signal, cause);
+      first_at = Clock::now();
+    } else if (signal <= 0 && received_.load() == 0 && launcher_ > 0 && getppid() != launcher_) {
+      // The launcher ended without a word (mpirun at a second Ctrl-C): this process was handed
+      // to another parent, and MPI will notice and end it within a second.
+      launcher_gone_ = true;
+      begin(SIGHUP, launcher_name_ + ", gone");
       first_at = Clock::now();
     } else if (signal > 0) {
+      // Never before the reason is on disk; the wait is bounded, since a second signal asks
+      // to end now.
+      const auto asked = Clock::now();
+      while (pending_->load() > 0 && Clock::now() - asked < std::chrono::seconds(5)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
       static const char kLine[] = "splitstep: interrupted again: ending at once\n";
       [[maybe_unused]] const ssize_t written = write(STDERR_FILENO, kLine, sizeof(kLine) - 1);
       _exit(128 + signal);

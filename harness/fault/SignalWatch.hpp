@@ -8,7 +8,9 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 namespace splitstep {
@@ -25,19 +27,36 @@ class Interrupted : public std::runtime_error {
 
 class SignalWatch {
  public:
-  // Blocks SIGINT and SIGTERM in this thread, and so in every thread started after it (call it
-  // before MPI_Init), and waits for them on a thread of its own. After the first, received()
-  // says which; the run is expected to end at its next wait. mpirun kills a rank about a second
-  // after its SIGTERM, and a rank inside a long computation reaches no wait in time: if the
-  // process still runs `grace` seconds after the first signal, `fallback` is called with it, on
-  // a thread of its own. A second signal ends the process at once, with status 128 + signal.
-  SignalWatch(double grace, std::function<void(int)> fallback);
+  // Blocks SIGINT, SIGTERM and SIGUSR1 in this thread, and so in every thread started after it
+  // (call it before MPI_Init), and waits for them on a thread of its own. The first is handed at
+  // once to `first` (on a thread of its own: it writes the reason, which may wait for a report
+  // being written), and received() says which it was; the run is expected to end at its next wait.
+  // mpirun kills a rank about a second after its SIGTERM, and a rank inside a long computation
+  // reaches no wait in time: if the process still runs `grace` seconds after the first signal,
+  // `fallback` is called with it, on a thread of its own. A second signal ends the process at
+  // once, with status 128 + signal, but only once `first` has returned (at most 5 s): a launcher
+  // that signals twice in a row (srun at a time limit) must not cost the reason.
+  // `watch_launcher`: this process was started by a launcher (mpirun, srun), its parent; should
+  // the parent end without a signal to this process (mpirun at a second Ctrl-C leaves its
+  // ranks behind), that counts as a first SIGHUP.
+  SignalWatch(double grace, std::function<void(int)> first, std::function<void(int)> fallback,
+              bool watch_launcher);
   ~SignalWatch();
   SignalWatch(const SignalWatch&) = delete;
   SignalWatch& operator=(const SignalWatch&) = delete;
 
   // 0, or the first SIGINT or SIGTERM received.
   int received() const { return received_.load(); }
+  // What ended the run, once received() is set: the signal and who sent it, "SIGTERM from
+  // mpirun, pid 4321" ("SIGINT" where the kernel sent it: a terminal's Ctrl-C), or "launcher
+  // mpirun, pid 4321, gone".
+  std::string cause() const;
+  // SIGUSR1, Slurm's early warning ("finish this case, write, leave"), once it arrived: handed
+  // to `first` too, but no wait throws for it; 0 before. warningCause() says who sent it.
+  int warned() const { return warned_.load(); }
+  std::string warningCause() const { return warned_.load() != 0 ? warning_cause_ : ""; }
+  // The run ends because the launcher left (no signal came).
+  bool launcherGone() const { return launcher_gone_.load(); }
   // How long this process was last stopped (frozen for more than half a second), if it ran again
   // within the last `window` seconds; 0 otherwise.
   double recentStop(double window) const;
@@ -46,9 +65,17 @@ class SignalWatch {
 
  private:
   void watch();
+  // The first signal: records it with its cause and hands it to `first`.
+  void begin(int signal, std::string cause);
+  // Runs `first` with `signal` on a thread of its own.
+  void hand(int signal);
 
   double grace_;
+  std::function<void(int)> first_;
   std::function<void(int)> fallback_;
+  pid_t launcher_;             // 0: none watched
+  std::string launcher_name_;  // "launcher mpirun, pid 4321"
+  std::string cause_;          // written by the watch before received_ is set, read after
   sigset_t signals_{};
   sigset_t previous_{};
   std::atomic<int> received_{0};
@@ -56,6 +83,12 @@ class SignalWatch {
   std::atomic<double> continued_at_{0};  // when it ended, seconds on the steady clock
   std::atomic<double> last_tick_;        // when the watch last woke, on the same clock
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> launcher_gone_{false};
+  // How many calls of `first` have yet to return (the reason is not yet written). Shared with
+  // the threads that run them, which may outlive the watch.
+  std::shared_ptr<std::atomic<int>> pending_ = std::make_shared<std::atomic<int>>(0);
+  std::atomic<int> warned_{0};
+  std::string warning_cause_;  // written by the watch before warned_ is set, read after
   std::thread thread_;
 };
 

@@ -4,8 +4,10 @@
 
 #include <chrono>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
+#include "cluster/MpiWait.hpp"
 #include "collect/Collector.hpp"
 #include "collect/SampleCodec.hpp"
 
@@ -26,7 +28,21 @@ void StreamingReport::publish(std::vector<Sample> samples) {
     results_.insert(results_.end(), results.begin(), results.end());
   }
   ++batches_;
+  leaveIfWarned();
   stallIfAsked();
+}
+
+void StreamingReport::leaveIfWarned() {
+  // Slurm's early warning may reach the ranks a moment apart: they agree after each batch, so
+  // that every rank leaves after the same one, with no collective in flight.
+  int mine = ending_.warned() ? 1 : 0;
+  int any = 0;
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (MPI_Iallreduce(&mine, &any, 1, MPI_INT, MPI_MAX, cluster_.comm(), &request) != MPI_SUCCESS) {
+    throw std::runtime_error("MPI_Iallreduce (the early warning) failed");
+  }
+  waitForRequest(watchdog_, request, "the other ranks to agree on the early warning");
+  if (any != 0) throw EarlyWarning();
 }
 
 void StreamingReport::stallIfAsked() const {

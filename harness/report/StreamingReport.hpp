@@ -35,6 +35,10 @@ class StreamingReport final : public CaseSink {
   // batches were gathered (what a hung rank does, for the tests of the fault handling).
   void stallIfAsked() const;
 
+  // Throws EarlyWarning once any rank received Slurm's early warning: every rank, after the
+  // same batch.
+  void leaveIfWarned();
+
   // Rank 0: every case so far, for the figures derived from several.
   const std::vector<CaseResult>& results() const { return results_; }
 

@@ -66,6 +66,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The scripts' early warning, two minutes before a limit of three, would cut the longer jobs
+# short: ten seconds (tests/slurm/time_limit.sh tests the warning itself).
 # What each script is given (sizes small enough for two CPU ranks) and what its JSON must hold.
 env_args=(SPLITSTEP="$binary" SPLITSTEP_OUT="$work" SPLITSTEP_LAUNCHER="$launcher")
 case $name in
@@ -92,7 +94,7 @@ fi
 cd "$root"
 echo "submitting: sbatch --wait ${sbatch_args[*]} slurm/$name.sbatch (${env_args[*]})"
 sbatch_status=0
-env "${env_args[@]}" timeout 200 sbatch --wait --parsable --time 3 "${sbatch_args[@]}" \
+env "${env_args[@]}" timeout 200 sbatch --wait --parsable --time 3 --signal=B:USR1@10 "${sbatch_args[@]}" \
   --output "$work/slurm-%j.out" "$script" >"$work/sbatch.txt" 2>&1 || sbatch_status=$?
 job=$(grep -Eom1 '^[0-9]+' "$work/sbatch.txt" || true)
 dir=$work/$job-$name

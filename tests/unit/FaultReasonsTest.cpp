@@ -39,11 +39,16 @@ TEST(FaultReasons, FailuresAndSignalsAreOneLine) {
                           "from malloc at CUDACachingAllocator.cpp:1\nframe #0: ..."),
             "rank 1 (node7, pid 42) failed during matmul fp32 n=65536: CUDA out of memory. Tried "
             "to allocate 16.00 GiB");
-  EXPECT_EQ(interruptReason(SIGINT, "membw copy 1 GiB", {}),
+  EXPECT_EQ(interruptReason("SIGINT", "membw copy 1 GiB", {}),
             "interrupted (SIGINT) during membw copy 1 GiB");
-  EXPECT_EQ(interruptReason(SIGTERM, "allreduce mpi fp32 1 MiB", {"rank 1 (node7, pid 42, gone)"}),
-            "interrupted (SIGTERM) during allreduce mpi fp32 1 MiB; rank 1 (node7, pid 42, gone) "
+  EXPECT_EQ(interruptReason("SIGTERM from mpirun, pid 7", "allreduce mpi fp32 1 MiB",
+                            {"rank 1 (node7, pid 42, gone)"}),
+            "interrupted (SIGTERM from mpirun, pid 7) during allreduce mpi fp32 1 MiB; rank 1 "
+            "(node7, pid 42, gone) "
             "no longer running (a launcher ends the job when a rank dies)");
+  EXPECT_EQ(warningReason("SIGUSR1 from slurmstepd, pid 9", "allreduce mpi fp32 1 MiB"),
+            "warned (SIGUSR1 from slurmstepd, pid 9) during allreduce mpi fp32 1 MiB: the run "
+            "ends once this case is kept");
   EXPECT_EQ(lateReason("rank 1 (node7) was stopped for 9.0 s: ..."),
             "this rank was late; the others gave up: rank 1 (node7) was stopped for 9.0 s: ...");
 }

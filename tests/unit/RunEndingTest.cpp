@@ -51,10 +51,27 @@ TEST(RunEnding, ASignalEndsWithItsReasonAndStatus) {
         RunEnding ending;
         ending.setLabel("rank 2 on node7");
         ending.setInterruptReason(
-            [](int signal) { return "interrupted (" + std::to_string(signal) + ") during x"; });
+            [](int signal) { return "interrupted (" + std::to_string(signal) + ") during x"; },
+            false);
         ending.endOnSignal(SIGINT);
       },
       ::testing::ExitedWithCode(128 + SIGINT), "splitstep: rank 2 on node7: interrupted \\(2\\)");
+}
+
+TEST(RunEnding, TheReasonIsWrittenWhenTheSignalArrivesWhereAsked) {
+  RunEnding ending;
+  std::string written;
+  ending.setEarlyReport([&written](const std::string& reason) { written = reason; });
+  const auto reason = [](int signal) { return "interrupted (" + std::to_string(signal) + ")"; };
+  ending.setInterruptReason(reason, false);
+  ending.endAtSignal(SIGTERM);
+  EXPECT_EQ(written, "") << "a rank that writes no results ends at its next wait";
+  ending.setInterruptReason(reason, true);
+  ::testing::internal::CaptureStderr();
+  ending.endAtSignal(SIGTERM);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "splitstep: rank ?: interrupted (15)\n");
+  EXPECT_EQ(written, "interrupted (15)");
+  EXPECT_FALSE(ending.end("later", "later")) << "the first reason is kept";
 }
 
 }  // namespace

@@ -19,15 +19,17 @@ sent=$SECONDS
 kill -INT "$job"
 wait "$job"
 status=$?
-job=
 output=$(cat "$dir/mpirun.out")
 [ "$status" -ne 0 ] || fail "mpirun: exit status 0"
 [ $((SECONDS - sent)) -le 10 ] || fail "mpirun: took $((SECONDS - sent)) s to end"
 # mpirun stops forwarding the ranks' output while it ends the job: any rank's line may be the one
 # that gets through; rank 0's record is in the JSON below.
-grep -Eq '^splitstep: rank [0-9]+ on [^ ]+: (rank [0-9]+ gave up: )?interrupted \(SIG(INT|TERM)\) during allreduce ' <<<"$output" \
-  || fail "mpirun: no rank says it was interrupted"
-check_partial_json "$dir/mpirun.json" "$ranks" 2 '^interrupted \(SIG(INT|TERM)\) during allreduce '
+# mpirun turns the Ctrl-C into SIGTERM: the ranks say what they received, and from whom.
+from_mpirun="interrupted \(SIGTERM from [^,]+, pid $job\) during allreduce "
+grep -Eq "^splitstep: rank [0-9]+ on [^ ]+: (rank [0-9]+ gave up: )?$from_mpirun" <<<"$output" \
+  || fail "mpirun: no rank says it was interrupted by mpirun's SIGTERM"
+check_partial_json "$dir/mpirun.json" "$ranks" 2 "^$from_mpirun"
+job=
 echo "ok: mpirun: $(grep -m1 '^splitstep: rank' <<<"$output")"
 
 # One process, no launcher: the signal reaches it directly.
@@ -39,9 +41,9 @@ wait "$job"
 status=$?
 job=
 [ "$status" -eq 130 ] || fail "alone: exit status $status, expected 130"
-grep -Eq '^splitstep: rank 0 on [^ ]+: interrupted \(SIGINT\) during allreduce ' "$dir/alone.out" \
-  || fail "alone: no line saying it was interrupted"
-check_partial_json "$dir/alone.json" 1 2 '^interrupted \(SIGINT\) during allreduce '
+grep -Eq "^splitstep: rank 0 on [^ ]+: interrupted \(SIGINT from [^,]+, pid $$\) during allreduce " "$dir/alone.out" \
+  || fail "alone: no line saying it was interrupted by this script"
+check_partial_json "$dir/alone.json" 1 2 "^interrupted \(SIGINT from [^,]+, pid $$\) during allreduce "
 
 # A process that does not reach a wait (here stalled for good) is ended by the signal watch
 # itself, with the same reason, soon after.
@@ -55,5 +57,5 @@ wait "$job"
 status=$?
 job=
 [ "$status" -eq 143 ] || fail "busy: exit status $status, expected 143"
-check_partial_json "$dir/busy.json" 1 2 '^interrupted \(SIGTERM\) during '
+check_partial_json "$dir/busy.json" 1 2 '^interrupted \(SIGTERM from [^)]+\) during '
 echo "ok: one process: exit 130 on SIGINT, 143 on SIGTERM while busy"
