@@ -1,7 +1,6 @@
 #include "App.hpp"
 
 #include <fmt/format.h>
-#include <signal.h>
 
 #include <chrono>
 #include <iostream>
@@ -15,7 +14,6 @@
 #include "collect/Collector.hpp"
 #include "common/Units.hpp"
 #include "fault/FaultEnding.hpp"
-#include "fault/FaultReasons.hpp"
 #include "meta/BuildInfo.hpp"
 #include "report/ReporterSet.hpp"
 #include "report/StreamingReport.hpp"
@@ -215,12 +213,9 @@ int runApp(const Invocation& invocation, Cluster& cluster, RunEnding& ending,
            const SignalWatch& signals) {
   cluster.requireAllOk(invocation.usage_error);
   const ParsedCommand& command = invocation.command;
-  if (command.action == ParsedCommand::Action::Help) {
-    if (cluster.rank() == 0) std::cout << command.help;
-    return 0;
-  }
-  if (command.action == ParsedCommand::Action::Version) {
-    if (cluster.rank() == 0) std::cout << "splitstep " << buildId() << '\n';
+  if (command.action != ParsedCommand::Action::Run) {  // --help, --version: rank 0 answers
+    const bool help = command.action == ParsedCommand::Action::Help;
+    if (cluster.rank() == 0) std::cout << (help ? command.help : "splitstep " + buildId() + "\n");
     return 0;
   }
   const RunPlan& plan = command.plan;
@@ -244,11 +239,7 @@ int runApp(const Invocation& invocation, Cluster& cluster, RunEnding& ending,
   } catch (const StartupRefused&) {
     throw;
   } catch (const EarlyWarning&) {
-    // Every rank left after the same case: rank 0 wrote the reason when its warning arrived
-    // (this says so where only another rank was warned), and the run ends as a completed one
-    // would, with 128 + SIGUSR1.
-    ending.end(warningReason("SIGUSR1, to another rank", "the run"), "left at the early warning");
-    return 128 + SIGUSR1;
+    return faults.endAtEarlyWarning();
   } catch (const std::exception& error) {
     faults.end(error);
   }

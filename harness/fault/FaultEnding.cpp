@@ -194,6 +194,11 @@ FaultHandling::FaultHandling(const Cluster& cluster, Watchdog& watchdog, RunEndi
   watchdog.setFailureHandler([this](const std::exception& error) { end(error); });
 }
 
+int FaultHandling::endAtEarlyWarning() const {
+  ending_.end(warningReason("SIGUSR1, to another rank", "the run"), "left at the early warning");
+  return 128 + SIGUSR1;
+}
+
 FaultHandling::~FaultHandling() { ending_.setInterruptReason(nullptr, false); }
 
 }  // namespace splitstep

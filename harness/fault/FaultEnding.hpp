@@ -61,6 +61,10 @@ class FaultHandling {
   FaultHandling& operator=(const FaultHandling&) = delete;
 
   [[noreturn]] void end(const std::exception& error) const { endAfterFault(error, scene_); }
+  // Ends the run after every rank left at the early warning (SIGUSR1) after the same case, as a
+  // completed run would, and returns its exit status, 128 + SIGUSR1. Rank 0 wrote the reason
+  // when its warning arrived; this says so where only another rank was warned.
+  int endAtEarlyWarning() const;
 
  private:
   RunEnding& ending_;
