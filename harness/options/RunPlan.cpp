@@ -40,6 +40,22 @@ std::vector<std::pair<std::string, std::string>> RunPlan::entries() const {
   return entries;
 }
 
+std::optional<std::string> rankOutsideWorld(const RunPlan& plan, int world_size) {
+  const std::pair<const char*, int> named[] = {
+      {"--delay-rank", plan.step.delay_rank},
+      {"--test-slow-rank", plan.collectives.slow_rank},
+      {"--test-stall-rank", plan.launch.stall_rank},
+      // The fault's rank is read only when there is a fault.
+      {"--test-fault-rank", plan.step.fault == SyncFault::None ? -1 : plan.step.fault_rank}};
+  for (const auto& [option, rank] : named) {
+    if (rank >= world_size) {
+      return fmt::format("{}: rank {} is not in this run of {} rank{} (0 to {})", option, rank,
+                         world_size, world_size == 1 ? "" : "s", world_size - 1);
+    }
+  }
+  return std::nullopt;
+}
+
 std::uint64_t planHash(const RunPlan& plan, std::string_view build_id) {
   std::uint64_t hash = 14695981039346656037ull;
   auto mix = [&hash](std::string_view text) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -50,6 +51,10 @@ struct RunPlan {
   // written to the JSON report and shown to users.
   std::vector<std::pair<std::string, std::string>> entries() const;
 };
+
+// Why a rank the plan names (--delay-rank, the fault hooks' ranks) is not one of `world_size`
+// ranks: a delay or fault that would never happen; nullopt when every named rank exists.
+std::optional<std::string> rankOutsideWorld(const RunPlan& plan, int world_size);
 
 // FNV-1a over the plan's entries and `build_id` (version and revision): equal exactly when two
 // ranks would run the same workload with the same binary.

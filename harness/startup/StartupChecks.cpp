@@ -30,6 +30,8 @@ void requireSamePlan(const RunPlan& plan, const Cluster& cluster) {
   if (auto mismatch = describePlanMismatch(hashes, cluster.hosts())) {
     throw StartupRefused(*mismatch, cluster.rank() == 0);
   }
+  // The same plan on every rank: every rank finds the same rank outside the world, or none.
+  cluster.requireAllOk(rankOutsideWorld(plan, cluster.size()));
 }
 
 std::vector<OutputLock> requireWritableOutputs(const RunPlan& plan, const Cluster& cluster) {

@@ -16,7 +16,7 @@ namespace splitstep {
 
 class Device;
 
-// Every rank runs the plan rank 0 runs, with the same build.
+// Every rank runs the plan rank 0 runs, with the same build, and every rank it names exists.
 void requireSamePlan(const RunPlan& plan, const Cluster& cluster);
 
 // Every output can be written and may be replaced (report/OutputFiles): rank 0's files, each

@@ -133,5 +133,29 @@ TEST(RunPlan, HashChangesWithAnySettingOrTheBuild) {
   EXPECT_NE(planHash(samplePlan(), "0.1.0+abd"), base);
 }
 
+// A rank the plan names must be one of the launch's: a delay or fault on rank 5 of 2 would never
+// happen, and nothing would say so.
+TEST(RunPlan, RanksItNamesMustBeInTheWorld) {
+  RunPlan plan;
+  EXPECT_EQ(rankOutsideWorld(plan, 1), std::nullopt);  // the defaults name no rank
+  plan.step.delay_rank = 1;
+  EXPECT_EQ(rankOutsideWorld(plan, 2), std::nullopt);
+  EXPECT_EQ(rankOutsideWorld(plan, 1),
+            "--delay-rank: rank 1 is not in this run of 1 rank (0 to 0)");
+  plan.step.delay_rank = -1;
+  plan.collectives.slow_rank = 4;
+  EXPECT_EQ(rankOutsideWorld(plan, 4),
+            "--test-slow-rank: rank 4 is not in this run of 4 ranks (0 to 3)");
+  plan.collectives.slow_rank = -1;
+  plan.launch.stall_rank = 9;
+  EXPECT_NE(rankOutsideWorld(plan, 2), std::nullopt);
+  plan.launch.stall_rank = -1;
+  plan.step.fault_rank = 3;  // read only with a fault
+  EXPECT_EQ(rankOutsideWorld(plan, 2), std::nullopt);
+  plan.step.fault = SyncFault::StaleGradient;
+  EXPECT_EQ(rankOutsideWorld(plan, 2),
+            "--test-fault-rank: rank 3 is not in this run of 2 ranks (0 to 1)");
+}
+
 }  // namespace
 }  // namespace splitstep

@@ -12,6 +12,8 @@ chmod 444 "$dir/read-only.json"
 # Each rank's share of the host's available memory, in GiB, as the budget reckons it.
 share=$(awk -v r="$ranks" '/^MemAvailable:/ {printf "%d", $2 / 1048576 / r}' /proc/meminfo)
 
+# A rank the options name must be one of this launch's (a delay on rank 9 would never happen).
+refused "--delay-rank: rank 9 is not in this run of $ranks ranks (0 to $((ranks - 1)))" step --delay-rank 9 --delay-ms 1
 refused "--config: '/dev/zero' is not a regular file" --config /dev/zero
 refused "--config: '$dir' is not a regular file" --config "$dir"
 refused "--json: '$dir' is a directory" allreduce --json "$dir"
