@@ -144,6 +144,25 @@ void recordSources(const po::variables_map& vm, OptionSource source,
   }
 }
 
+// The option's text as its parser reads it (a switch's is "on" or "off").
+std::string optionText(const OptionSpec& spec, const po::variable_value& value) {
+  return spec.is_switch ? (value.as<bool>() ? "on" : "off") : value.as<std::string>();
+}
+
+// Every value of `file` that the command line overrides, parsed all the same: a file with a
+// value the options refuse is refused, whichever of its values a run ends up using.
+void checkOverridden(const po::variables_map& file,
+                     const std::map<std::string, OptionSource>& command_line) {
+  for (const OptionSpec& spec : optionTable()) {
+    const auto given = file.find(spec.name);
+    if (given == file.end() || given->second.defaulted() || !command_line.contains(spec.name)) {
+      continue;
+    }
+    PlanDraft scratch;
+    spec.parse(OptionValue(spec.name, optionText(spec, given->second)), scratch);
+  }
+}
+
 RunPlan buildPlan(const po::variables_map& vm, const std::map<std::string, OptionSource>& sources,
                   std::span<const SuiteInfo> suites) {
   PlanDraft draft;
@@ -153,9 +172,7 @@ RunPlan buildPlan(const po::variables_map& vm, const std::map<std::string, Optio
   draft.plan.config_file = vm.count("config") ? vm["config"].as<std::string>() : "";
   for (const OptionSpec& spec : optionTable()) {
     if (!vm.count(spec.name)) continue;
-    const std::string text = spec.is_switch ? (vm[spec.name].as<bool>() ? "on" : "off")
-                                            : vm[spec.name].as<std::string>();
-    spec.parse(OptionValue(spec.name, text), draft);
+    spec.parse(OptionValue(spec.name, optionText(spec, vm[spec.name])), draft);
   }
   applyPlanRules(draft, sources);
   return std::move(draft.plan);
@@ -206,12 +223,16 @@ ParsedCommand parseCommandLine(const std::vector<std::string>& args,
   if (vm.count("config")) {
     const std::string path = vm["config"].as<std::string>();
     std::istringstream file(readConfigFile(path));
+    po::variables_map file_values;
     try {
-      po::store(po::parse_config_file(file, options), vm);
+      const po::parsed_options from_file = po::parse_config_file(file, options);
+      po::store(from_file, file_values);
+      po::store(from_file, vm);
     } catch (const po::error& e) {
       throw UsageError(
           fmt::format("{}: {}", printable(path, kPathLimit), printable(e.what(), 200)));
     }
+    checkOverridden(file_values, sources);  // sources: the command line's alone, so far
     recordSources(vm, OptionSource::ConfigFile, sources);
   }
   try {

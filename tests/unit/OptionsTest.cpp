@@ -553,6 +553,18 @@ TEST(Options, EchoedValuesAreShortenedAndEscaped) {
             "--backend: unknown value '\\x1b[31mred\\x1b[0m\\x0a\\x07' (nccl, mpi)");
 }
 
+// A value of the file that the command line overrides is checked all the same: the file is bad
+// whichever of its values a run uses.
+TEST(Options, AConfigValueTheCommandLineOverridesIsCheckedToo) {
+  const ConfigFile bad("max-time = nan\n");
+  const std::string alone = errorOf({"--config", bad.path()});
+  EXPECT_NE(alone, "<no error>");
+  EXPECT_EQ(errorOf({"--config", bad.path(), "--max-time", "0.2s"}), alone);
+  const ConfigFile good("max-time = 2s\nsamples = 3\n");
+  EXPECT_EQ(errorOf({"--config", good.path(), "--max-time", "0.2s"}), "<no error>");
+  EXPECT_DOUBLE_EQ(parse({"--config", good.path(), "--max-time", "0.2s"}).measure.max_time, 0.2);
+}
+
 TEST(Options, ConfigFilesAreRegularTextFilesOfBoundedSize) {
   EXPECT_EQ(errorOf({"--config", "/dev/zero"}), "--config: '/dev/zero' is not a regular file");
   const auto directory = testing::tempPathForThisTest(".d");
