@@ -68,15 +68,21 @@ TEST(CudaDevice, ATimerOnAnotherStreamMeasuresThatStreamsWork) {
   SPLITSTEP_CUDA_CHECK(cudaMalloc(&buffer, bytes));
   const auto on_other = device->newTimer(other);
   const auto on_working = device->newTimer();
+  // The working stream's timer, with no work on its stream, still spans the host's enqueueing
+  // between its two events (about 30 us on an H200 node): the other stream's work must be long
+  // beside that for the comparison to be decisive, so it writes 1 GiB 16 times (some 5 ms).
+  constexpr int kWrites = 16;
   on_other->start();
   on_working->start();
-  SPLITSTEP_CUDA_CHECK(cudaMemsetAsync(buffer, 1, bytes, other));
+  for (int i = 0; i < kWrites; ++i) {
+    SPLITSTEP_CUDA_CHECK(cudaMemsetAsync(buffer, i, bytes, other));
+  }
   on_other->stop();
   on_working->stop();
   SPLITSTEP_CUDA_CHECK(cudaStreamSynchronize(other));
   device->synchronize();
-  // The memset ran on `other` only: its timer saw 1 GiB written, the working stream's nothing.
-  EXPECT_GT(on_other->seconds(), 1e-4);
+  // The writes ran on `other` only: its timer saw 16 GiB written, the working stream's nothing.
+  EXPECT_GT(on_other->seconds(), kWrites * 1e-4);
   EXPECT_LT(on_working->seconds(), on_other->seconds() / 10);
   SPLITSTEP_CUDA_CHECK(cudaFree(buffer));
   SPLITSTEP_CUDA_CHECK(cudaStreamDestroy(other));
