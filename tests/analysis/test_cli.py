@@ -9,7 +9,7 @@ import unittest
 
 from splitstep_analysis import cli
 
-SUBCOMMANDS = ["plot", "compare", "trace", "nccl-tests", "scaling", "projection",
+SUBCOMMANDS = ["plot", "compare", "trace", "nccl-tests", "scaling", "projection", "report",
                "time-to-answer"]
 
 

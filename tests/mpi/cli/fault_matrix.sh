@@ -123,7 +123,7 @@ to_mpirun() {
   # At a second signal mpirun leaves at once, often before it signalled the ranks: they see
   # their launcher gone.
   check_partial_json "$json" "$ranks" 2 \
-    "^interrupted \((SIGTERM from|launcher) [^,]+, pid $launcher(, gone)?\) during allreduce "
+    "^interrupted \((SIGTERM from|launcher) [^,]+, pid $launcher(, gone)?\) during (gathering the results of )?allreduce "
   no_innocent none
   ok "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ended"])' "$json")"
 }
