@@ -8,8 +8,6 @@
 #include <ATen/ops/addmm.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/cat.h>
-#include <ATen/ops/cross_entropy_loss.h>
-#include <ATen/ops/pad.h>
 #include <ATen/ops/scaled_dot_product_attention.h>
 #include <ATen/ops/tanh.h>
 #include <c10/core/GradMode.h>
@@ -33,7 +31,6 @@ using at::indexing::Slice;
 // GPT2Config's initializer_range and layer_norm_epsilon.
 constexpr double kInitStd = 0.02;
 constexpr double kNormEps = 1e-5;
-constexpr std::int64_t kIgnoreIndex = -100;  // ForCausalLMLoss's, the padded last label
 
 // A Python number in an expression (0.5 * x): Python hands it to ATen as a wrapped-number
 // tensor, so the op is mul.Tensor, not LibTorch's mul.Scalar.
@@ -240,15 +237,8 @@ class Gpt2Workload final : public ModuleWorkload<GPT2LMHeadModel> {
         seq_(shape[kSeq]),
         vocab_(shape[kVocab]) {}
 
-  // ForCausalLMLoss: labels padded with the ignored index and shifted by one, so that the
-  // logits of position i are held to the token at i + 1 and the last position to none.
   at::Tensor loss(const at::Tensor& output, const at::Tensor& target) const override {
-    const at::Tensor logits = output.to(at::kFloat);
-    const at::Tensor labels = at::pad(target, {0, 1}, "constant", kIgnoreIndex);
-    const at::Tensor shift_labels =
-        labels.index({at::indexing::Ellipsis, Slice(1, at::indexing::None)}).contiguous();
-    return at::cross_entropy_loss(logits.view({-1, vocab_}), shift_labels.view({-1}), {},
-                                  at::Reduction::Mean, kIgnoreIndex);
+    return causalLmLoss(output, target, vocab_);
   }
 
   // Token ids; the labels are the same ids, as a user passes labels=input_ids.

@@ -297,16 +297,8 @@ class LlamaWorkload final : public ModuleWorkload<LlamaForCausalLM> {
       : ModuleWorkload(std::make_shared<LlamaForCausalLM>(shape), device, shape[kBatch]),
         seq_(shape[kSeq]),
         vocab_(shape[kVocab]) {}
-  // loss_utils.ForCausalLMLoss: fp32 logits; the labels shifted left by padding their end with
-  // the ignored index; cross-entropy, the mean over the tokens that have a next one.
   at::Tensor loss(const at::Tensor& output, const at::Tensor& target) const override {
-    constexpr std::int64_t kIgnoreIndex = -100;
-    const at::Tensor logits = output.to(at::kFloat);
-    const at::Tensor shift_labels =
-        at::pad(target, {0, 1}, "constant", kIgnoreIndex).slice(-1, 1).contiguous();
-    const at::Tensor flat_logits = logits.view({-1, vocab_});
-    const at::Tensor flat_labels = shift_labels.view({-1}).to(flat_logits.device());
-    return at::cross_entropy_loss(flat_logits, flat_labels, {}, at::Reduction::Mean, kIgnoreIndex);
+    return causalLmLoss(output, target, vocab_);
   }
   // Token ids, which are the labels too (labels = input_ids).
   Batch hostBatch(std::int64_t rows, std::uint64_t seed) const override {

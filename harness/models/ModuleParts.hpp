@@ -3,7 +3,9 @@
 #pragma once
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/ops/cross_entropy_loss.h>
 #include <ATen/ops/linear.h>
+#include <ATen/ops/pad.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/linear.h>
@@ -23,6 +25,21 @@ inline at::Generator generator(std::uint64_t seed) {
 // Class labels for the classifiers' cross-entropy.
 inline at::Tensor labels(std::int64_t rows, at::Generator& gen) {
   return at::randint(0, kClassifierClasses, {rows}, gen, at::kLong);
+}
+
+// transformers' ForCausalLMLoss (loss_utils.py), which GPT-2 and Llama share: the logits in fp32,
+// the labels shifted left by padding their end with the ignored index (position i is held to
+// the token at i + 1, the last to none), and the mean cross-entropy over the tokens that have a
+// next one. `target` holds the token ids, as labels=input_ids passes them.
+inline at::Tensor causalLmLoss(const at::Tensor& output, const at::Tensor& target,
+                               std::int64_t vocab) {
+  constexpr std::int64_t kIgnoreIndex = -100;
+  const at::Tensor logits = output.to(at::kFloat);
+  const at::Tensor shift_labels =
+      at::pad(target, {0, 1}, "constant", kIgnoreIndex).slice(-1, 1).contiguous();
+  const at::Tensor flat_logits = logits.view({-1, vocab});
+  const at::Tensor flat_labels = shift_labels.view({-1}).to(flat_logits.device());
+  return at::cross_entropy_loss(flat_logits, flat_labels, {}, at::Reduction::Mean, kIgnoreIndex);
 }
 
 // ATen's linear, which torch.nn.functional.linear calls: on 3-D input it multiplies with the
