@@ -55,11 +55,18 @@ std::vector<std::string> PeersAtSignal::notAlive(const std::set<int>& ending) {
 
 namespace {
 
-// The peers an interrupt's reason names. A launcher that left is the cause itself: the ranks it
-// left behind end on their own, at different moments, and none of them is to blame.
-std::vector<std::string> suspects(const SignalWatch& signals, PeersAtSignal& peers,
-                                  const std::set<int>& ending) {
-  return signals.launcherGone() ? std::vector<std::string>{} : peers.notAlive(ending);
+// An interrupt's reason, with the peers it names. A launcher that left is the cause itself: the
+// ranks it left behind end on their own, at different moments, and none of them is to blame. A
+// rank stopped for longer than --timeout until just before is why its peers left (they gave up
+// on it, and the launcher then ends the job): it names none of them, and says so of itself.
+std::string describeInterrupt(const SignalWatch& signals, const Watchdog& watchdog,
+                              PeersAtSignal& peers, const std::set<int>& ending, double timeout) {
+  if (const double stopped = signals.recentStop(timeout); stopped >= timeout) {
+    return stoppedRankInterruptReason(signals.cause(), watchdog.operation(), stopped);
+  }
+  return interruptReason(
+      signals.cause(), watchdog.operation(),
+      signals.launcherGone() ? std::vector<std::string>{} : peers.notAlive(ending));
 }
 
 // Open MPI's daemon ends a job with SIGTERM and SIGKILLs its ranks still running once its grace
@@ -122,9 +129,8 @@ void outliveRankZero(const FaultScene& scene) {
     // are written before the others are told, which may take the last 0.1 s. The other ranks
     // say farewell (to a rank 0 that heard another's notice first) and leave after rank 0, below.
     status = 128 + signal->signal();
-    reason = line =
-        interruptReason(scene.signals.cause(), scene.watchdog.operation(),
-                        suspects(scene.signals, scene.peers, scene.faults.endingRanks()));
+    reason = line = describeInterrupt(scene.signals, scene.watchdog, scene.peers,
+                                      scene.faults.endingRanks(), scene.timeout);
     // Rank 0 wrote its reason when the signal arrived (setInterruptReason): this changes nothing.
     scene.ending.end(reason, line);
     scene.faults.giveUp(reason, {}, 0.1);
@@ -180,15 +186,14 @@ FaultHandling::FaultHandling(const Cluster& cluster, Watchdog& watchdog, RunEndi
               }),
       peers_(cluster),
       interrupt_check_(watchdog.watch([&signals] { signals.check(); }, nullptr)),
-      scene_{
-          cluster, faults_, ending, watchdog, signals, peers_, std::clamp(timeout / 4, 1.0, 10.0)} {
+      scene_{cluster, faults_, ending,  watchdog,
+             signals, peers_,  timeout, std::clamp(timeout / 4, 1.0, 10.0)} {
   // Described when a signal arrives (which looks at the peers then). Rank 0 writes it at once;
   // the others of its host outlive it (outliveRankZero), so none is gone yet for having ended.
   ending.setInterruptReason(
       [this, &watchdog, &signals](int signal) {
         if (signal == SIGUSR1) return warningReason(signals.warningCause(), watchdog.operation());
-        return interruptReason(signals.cause(), watchdog.operation(),
-                               suspects(signals, peers_, {}));
+        return describeInterrupt(signals, watchdog, peers_, {}, scene_.timeout);
       },
       cluster.rank() == 0);
   watchdog.setFailureHandler([this](const std::exception& error) { end(error); });

@@ -42,7 +42,8 @@ struct FaultScene {
   const Watchdog& watchdog;
   const SignalWatch& signals;
   PeersAtSignal& peers;
-  double grace;  // how long to wait for other ranks' answers and farewells
+  double timeout;  // --timeout, in seconds
+  double grace;    // how long to wait for other ranks' answers and farewells
 };
 
 // Ends the run after `error` (a timeout asks every rank what it is doing; the silent ones are

@@ -60,6 +60,14 @@ std::string interruptReason(const std::string& cause, const std::string& operati
   return text;
 }
 
+std::string stoppedRankInterruptReason(const std::string& cause, const std::string& operation,
+                                       double stopped_for) {
+  return fmt::format(
+      "interrupted ({}) during {}; this rank was stopped for {:.1f} s, longer than --timeout, "
+      "the others' deadline for it",
+      cause, operation, stopped_for);
+}
+
 std::string warningReason(const std::string& cause, const std::string& operation) {
   return fmt::format("warned ({}) during {}: the run ends once this case is kept", cause,
                      operation);

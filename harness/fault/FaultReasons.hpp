@@ -47,6 +47,12 @@ std::string failureReason(const std::string& rank, const std::string& operation,
 std::string interruptReason(const std::string& cause, const std::string& operation,
                             const std::vector<std::string>& not_alive);
 
+// "interrupted (SIGTERM from mpirun, pid 7) during allreduce mpi fp32 8 B; this rank was stopped
+// for 10.1 s, longer than --timeout, the others' deadline for it": the interrupt of a rank that was
+// itself stopped until just before. The peers that left did so because of it, and none is named.
+std::string stoppedRankInterruptReason(const std::string& cause, const std::string& operation,
+                                       double stopped_for);
+
 // "warned (SIGUSR1 from slurmstepd, pid 7) during allreduce mpi fp32 1 MiB: the run ends once
 // this case is kept": Slurm's early warning, written when it arrives.
 std::string warningReason(const std::string& cause, const std::string& operation);

@@ -57,6 +57,12 @@ SignalWatch::SignalWatch(double grace, std::function<void(int)> first,
   sigaddset(&signals_, SIGTERM);
   sigaddset(&signals_, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &signals_, &previous_);
+  // A launcher that leaves (mpirun at a second Ctrl-C) takes the reader of this process's stdout
+  // with it: the next line printed would kill the rank by SIGPIPE before the watch, on its next
+  // tick, saw the launcher gone and had the reason written. Ignored, the write fails instead.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &previous_pipe_);
   last_tick_ = steadySeconds();
   thread_ = std::thread([this] { watch(); });
 }
@@ -65,6 +71,7 @@ SignalWatch::~SignalWatch() {
   stopping_ = true;
   thread_.join();
   pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+  sigaction(SIGPIPE, &previous_pipe_, nullptr);
 }
 
 void SignalWatch::check() const {

@@ -38,7 +38,8 @@ class SignalWatch {
   // that signals twice in a row (srun at a time limit) must not cost the reason.
   // `watch_launcher`: this process was started by a launcher (mpirun, srun), its parent; should
   // the parent end without a signal to this process (mpirun at a second Ctrl-C leaves its
-  // ranks behind), that counts as a first SIGHUP.
+  // ranks behind), that counts as a first SIGHUP. SIGPIPE is ignored meanwhile: a launcher that
+  // left must not end the process by the next line it prints.
   SignalWatch(double grace, std::function<void(int)> first, std::function<void(int)> fallback,
               bool watch_launcher);
   ~SignalWatch();
@@ -78,6 +79,7 @@ class SignalWatch {
   std::string cause_;          // written by the watch before received_ is set, read after
   sigset_t signals_{};
   sigset_t previous_{};
+  struct sigaction previous_pipe_ {};
   std::atomic<int> received_{0};
   std::atomic<double> stopped_for_{0};   // the last stop's length
   std::atomic<double> continued_at_{0};  // when it ended, seconds on the steady clock

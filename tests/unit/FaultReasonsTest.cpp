@@ -46,6 +46,10 @@ TEST(FaultReasons, FailuresAndSignalsAreOneLine) {
             "interrupted (SIGTERM from mpirun, pid 7) during allreduce mpi fp32 1 MiB; rank 1 "
             "(node7, pid 42, gone) "
             "no longer running (a launcher ends the job when a rank dies)");
+  EXPECT_EQ(
+      stoppedRankInterruptReason("SIGTERM from mpiexec, pid 7", "allreduce mpi fp32 64 KiB", 10.06),
+      "interrupted (SIGTERM from mpiexec, pid 7) during allreduce mpi fp32 64 KiB; this rank "
+      "was stopped for 10.1 s, longer than --timeout, the others' deadline for it");
   EXPECT_EQ(warningReason("SIGUSR1 from slurmstepd, pid 9", "allreduce mpi fp32 1 MiB"),
             "warned (SIGUSR1 from slurmstepd, pid 9) during allreduce mpi fp32 1 MiB: the run "
             "ends once this case is kept");

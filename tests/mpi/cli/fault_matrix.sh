@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every way a job is cut short, each timed from the fault to the job's end: SIGSTOP and SIGKILL
 # of rank 0 and of the last rank, SIGINT and SIGTERM to mpirun (once, and twice 10 ms apart), and
-# SIGTERM twice to every rank while rank 0 is busy (what srun does at a time limit). Each: the
+# SIGTERM twice to every rank while rank 0 is busy (what srun does at a time limit), and a rank 0
+# stopped past --timeout then interrupted. Each: the
 # job ends in time, the reason is in the file where rank 0 could write it, the culprit is named
 # and no innocent rank is, the exit status, and no process is left behind.
 #
@@ -145,13 +146,33 @@ twice_to_ranks() {
   ok "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ended"])' "$json")"
 }
 
+# Rank 0 stopped past --timeout, then continued and sent SIGTERM with every rank (what a launcher
+# does once another rank gave up on it): rank 0 says it was the one stopped, and blames nobody.
+stopped_then_interrupted() {
+  local p
+  start stopped_rank0_then_TERM
+  kill -STOP "${pids[0]}"
+  sleep "$timeout_s.5"
+  fault
+  kill -CONT "${pids[0]}"
+  for p in "${pids[@]}"; do kill -TERM "$p"; done
+  finish 10
+  [ "$status" -ne 0 ] || fail "$name_: exit status 0"
+  check_partial_json "$json" "$ranks" 2 \
+    "^interrupted \(SIGTERM from [^)]+\) during .*; this rank was stopped for ${timeout_s}\.[0-9] s, longer than --timeout"
+  # The others may have timed out on rank 0 meanwhile, and name it: the culprit.
+  no_innocent 0
+  ok "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ended"])' "$json")"
+}
+
 scenarios=("$@")
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(stopped0 stoppedlast killed0 killedlast
-  INTx1 INTx2 TERMx1 TERMx2 ranks_TERMx2)
+  stopped0_then_TERM INTx1 INTx2 TERMx1 TERMx2 ranks_TERMx2)
 for s in "${scenarios[@]}"; do
   case $s in
     stopped0) stopped 0 ;;
     stoppedlast) stopped "$last" ;;
+    stopped0_then_TERM) stopped_then_interrupted ;;
     killed0) killed 0 ;;
     killedlast) killed "$last" ;;
     INTx1) to_mpirun INT 1 ;;
