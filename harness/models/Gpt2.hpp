@@ -106,7 +106,7 @@ inline std::optional<std::string> shapeRefusal(const StepShape& s) {
 
 inline constexpr StepModelDescriptor kGpt2Model = {
     .name = "gpt2",
-    .reproduces = "transformers>=5,<6 GPT2LMHeadModel(GPT2Config(attn_implementation='sdpa'))",
+    .reproduces = "transformers 5.24.0 GPT2LMHeadModel(GPT2Config(attn_implementation='sdpa'))",
     .shape = gpt2_model::kShape,
     .sizing = gpt2_model::kSizing,
     .parameters = gpt2_model::parameters,

@@ -117,7 +117,7 @@ inline std::optional<std::string> headsRefusal(const StepShape& s) {
 inline constexpr StepModelDescriptor kLlamaModel = {
     .name = "llama",
     .reproduces =
-        "transformers 5.x LlamaForCausalLM (LlamaConfig of Llama-3.2-1B: llama3 rope, "
+        "transformers 5.24.0 LlamaForCausalLM (LlamaConfig of Llama-3.2-1B: llama3 rope, "
         "tied head; attn_implementation=sdpa, use_cache=False)",
     .shape = llama_model::kShape,
     .sizing = llama_model::kSizing,

@@ -144,7 +144,7 @@ inline std::optional<std::string> shapeRefusal(const StepShape& s) {
 inline constexpr StepModelDescriptor kResNet50Model = {
     .name = "resnet50",
     .reproduces =
-        "torchvision >= 0.13 (held to 0.26) torchvision.models.resnet50(weights=None, "
+        "torchvision 0.26.0 torchvision.models.resnet50(weights=None, "
         "width_per_group), training mode",
     .shape = resnet50_model::kShape,
     .sizing = resnet50_model::kSizing,

@@ -124,7 +124,7 @@ inline std::optional<std::string> shapeRefusal(const StepShape& s) {
 inline constexpr StepModelDescriptor kVitB16Model = {
     .name = "vit-b16",
     .reproduces =
-        "timm 1.0 VisionTransformer vit_base_patch16_224 (timm.create_model, pretrained=False)",
+        "timm 1.0.31 VisionTransformer vit_base_patch16_224 (timm.create_model, pretrained=False)",
     .shape = vit_b16_model::kShape,
     .sizing = vit_b16_model::kSizing,
     .parameters = vit_b16_model::parameters,

@@ -1,7 +1,9 @@
 // Holds a zoo model of splitstep to the library model it reproduces (tests/reference/zoo): for
 // each file export.py wrote, splitstep's module at the same shape must have the same parameter
 // names in the same registration order, the same parameter count (its descriptor's too), and,
-// with the library's parameters loaded, the same output, loss and gradients for the same batch.
+// with the library's parameters loaded, the same output, loss and gradients for the same batch;
+// and, from the library's weights and gradients, the same parameters after two steps of each
+// optimizer (suites/step/Optimizer: SGD and AdamW, loop, foreach and fused) as torch.optim's.
 //
 //   splitstep_zoo_check FILE.pt...
 //
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "models/Workload.hpp"
+#include "suites/step/Optimizer.hpp"
 
 namespace splitstep {
 namespace {
@@ -30,6 +33,27 @@ constexpr double kOutputRtol = 1e-4;
 constexpr double kOutputAtol = 1e-5;
 constexpr double kGradRtol = 1e-3;
 constexpr double kGradAtol = 1e-5;
+// The same elementwise arithmetic in the same order: what fused kernels' FMAs leave.
+constexpr double kStepRtol = 1e-6;
+constexpr double kStepAtol = 1e-7;
+
+struct OptimizerCase {
+  const char* name;  // as export.py names it
+  StepOptimizer kind;
+  OptimizerImpl impl;
+  double learning_rate;
+  double momentum;
+};
+
+// export.py's OPTIMIZERS × IMPLEMENTATIONS, with the settings the step suite gives each.
+constexpr OptimizerCase kOptimizerCases[] = {
+    {"sgd-loop", StepOptimizer::Sgd, OptimizerImpl::Loop, 0.01, 0.9},
+    {"sgd-foreach", StepOptimizer::Sgd, OptimizerImpl::Foreach, 0.01, 0.9},
+    {"sgd-fused", StepOptimizer::Sgd, OptimizerImpl::Fused, 0.01, 0.9},
+    {"adamw-loop", StepOptimizer::AdamW, OptimizerImpl::Loop, 1e-3, 0},
+    {"adamw-foreach", StepOptimizer::AdamW, OptimizerImpl::Foreach, 1e-3, 0},
+    {"adamw-fused", StepOptimizer::AdamW, OptimizerImpl::Fused, 1e-3, 0},
+};
 
 struct Reference {
   std::string model;
@@ -39,6 +63,8 @@ struct Reference {
   std::map<std::string, at::Tensor> state;
   at::Tensor input, target, output, loss;
   std::map<std::string, at::Tensor> grads;
+  std::int64_t optimizer_steps = 0;
+  std::map<std::string, std::map<std::string, at::Tensor>> after_optimizer;
 };
 
 std::map<std::string, at::Tensor> tensors(const c10::IValue& value) {
@@ -71,11 +97,51 @@ Reference read(const std::string& path) {
   r.output = at("output").toTensor();
   r.loss = at("loss").toTensor();
   r.grads = tensors(at("grads"));
+  r.optimizer_steps = at("optimizer_steps").toInt();
+  for (const auto& entry : at("after_optimizer").toGenericDict()) {
+    r.after_optimizer.emplace(entry.key().toStringRef(), tensors(entry.value()));
+  }
   return r;
 }
 
 double maxAbsDiff(const at::Tensor& a, const at::Tensor& b) {
   return (a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>();
+}
+
+// Each optimizer's steps from the library's weights and gradients, against torch.optim's: the
+// differences, one line each; `worst` is the largest difference where they agree.
+std::vector<std::string> optimizerDifferences(const Reference& r,
+                                              const std::vector<std::string>& names,
+                                              double& worst) {
+  std::vector<std::string> found;
+  for (const OptimizerCase& c : kOptimizerCases) {
+    std::vector<at::Tensor> parameters;
+    for (const std::string& name : names) {
+      at::Tensor p = r.state.at(name).clone().set_requires_grad(true);
+      parameters.push_back(p);
+    }
+    const std::unique_ptr<Optimizer> optimizer =
+        makeOptimizer(parameters, optimizerSettings(c.kind, c.impl, c.learning_rate, c.momentum));
+    for (std::int64_t step = 0; step < r.optimizer_steps; ++step) {
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        parameters[i].mutable_grad() = r.grads.at(names[i]).clone();
+      }
+      optimizer->step();
+    }
+    const std::map<std::string, at::Tensor>& theirs = r.after_optimizer.at(c.name);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const at::Tensor& expected = theirs.at(names[i]);
+      const double diff = maxAbsDiff(parameters[i], expected);
+      if (!at::allclose(parameters[i], expected, kStepRtol, kStepAtol)) {
+        found.push_back(
+            fmt::format("{}: {} differs from torch.optim's by up to {:.3g} after {} steps", c.name,
+                        names[i], diff, r.optimizer_steps));
+        break;
+      }
+      worst = std::max(worst, diff);
+    }
+  }
+  return found;
 }
 
 // The differences of splitstep's model from the reference, one line each; empty: none.
@@ -151,10 +217,14 @@ std::vector<std::string> differences(const Reference& r, std::string& summary) {
       grad_diff = std::max(grad_diff, maxAbsDiff(grad, theirs));
     }
   }
+  double step_diff = 0;
+  const std::vector<std::string> steps = optimizerDifferences(r, names, step_diff);
+  found.insert(found.end(), steps.begin(), steps.end());
   summary = fmt::format(
       "{} parameters in {} tensors equal; output within {:.2g}, loss {:.6g}, "
-      "gradients within {:.2g}",
-      count, names.size(), output_diff, loss.item<double>(), grad_diff);
+      "gradients within {:.2g}; {} optimizers' {} steps within {:.2g} of torch.optim's",
+      count, names.size(), output_diff, loss.item<double>(), grad_diff, std::size(kOptimizerCases),
+      r.optimizer_steps, step_diff);
   return found;
 }
 

@@ -153,7 +153,9 @@ class AdamW final : public Optimizer {
     }
   }
 
-  // _multi_tensor_adam with decoupled weight decay.
+  // _multi_tensor_adam with decoupled weight decay. Its step counts live on the CPU, so the bias
+  // corrections are one number per tensor, and it passes them as lists: the ScalarList kernels
+  // (not the single-Scalar ones, a kernel of another name) divide and update.
   void multiTensor(const std::vector<at::Tensor>& grads) {
     if (s_.weight_decay != 0) {
       at::_foreach_mul_(parameters_, 1 - s_.learning_rate * s_.weight_decay);
@@ -162,9 +164,12 @@ class AdamW final : public Optimizer {
     at::_foreach_mul_(exp_avg_sqs_, s_.beta2);
     at::_foreach_addcmul_(exp_avg_sqs_, grads, grads, 1 - s_.beta2);
     std::vector<at::Tensor> denom = at::_foreach_sqrt(exp_avg_sqs_);
-    at::_foreach_div_(denom, biasCorrection2Sqrt());
+    const std::vector<at::Scalar> bias_correction2_sqrt(parameters_.size(), biasCorrection2Sqrt());
+    at::_foreach_div_(denom, bias_correction2_sqrt);
     at::_foreach_add_(denom, s_.eps);
-    at::_foreach_addcdiv_(parameters_, exp_avgs_, denom, -s_.learning_rate / biasCorrection1());
+    const std::vector<at::Scalar> step_size(parameters_.size(),
+                                            -s_.learning_rate / biasCorrection1());
+    at::_foreach_addcdiv_(parameters_, exp_avgs_, denom, step_size);
   }
 
   std::vector<at::Tensor> parameters_;

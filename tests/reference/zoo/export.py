@@ -2,7 +2,9 @@
 reproduction of it to: the library model (timm, torchvision, transformers, built from its config,
 no weights downloaded) at a shape, its parameters and buffers by name in registration order, one
 batch, the output, the loss and every parameter's gradient after one backward, in fp32 on the
-CPU, with torch.save.
+CPU, with torch.save; then, from those weights and gradients, the parameters after two steps of
+torch.optim's SGD and AdamW in each implementation (foreach=False, foreach=True, fused=True), on
+the library model's own parameter list (a tied head is one parameter there).
 
     python export.py --model gpt2 --out-dir DIR [--seed 7]
 
@@ -22,6 +24,44 @@ def zoo_module(name):
         return importlib.import_module(f"models.{name.replace('-', '_')}")
     except ModuleNotFoundError as e:
         raise SystemExit(f"export.py: no zoo model '{name}' ({e})")
+
+
+# The settings splitstep's step suite gives each optimizer (suites/step/Optimizer's
+# optimizerSettings with the step's defaults); the rest are torch.optim's defaults.
+OPTIMIZERS = {
+    "sgd": lambda params, **impl: torch.optim.SGD(params, lr=0.01, momentum=0.9, **impl),
+    "adamw": lambda params, **impl: torch.optim.AdamW(params, lr=1e-3, **impl),
+}
+IMPLEMENTATIONS = {
+    "loop": {"foreach": False},
+    "foreach": {"foreach": True},
+    "fused": {"fused": True},
+}
+STEPS = 2  # the second step reads the state the first left: moments, momentum, step counts
+
+
+def optimizer_steps(model):
+    """The parameters by name after STEPS steps of each optimizer and implementation, each from
+    the model's weights and gradients as they are now (restored after each)."""
+    named = list(model.named_parameters())
+    weights = [p.detach().clone() for _, p in named]
+    grads = [p.grad.detach().clone() for _, p in named]
+    after = {}
+    for optimizer_name, make in OPTIMIZERS.items():
+        for impl_name, impl in IMPLEMENTATIONS.items():
+            optimizer = make([p for _, p in named], **impl)
+            for _ in range(STEPS):
+                for (_, p), g in zip(named, grads):
+                    p.grad = g.clone()
+                optimizer.step()
+            after[f"{optimizer_name}-{impl_name}"] = {
+                name: p.detach().clone() for name, p in named}
+            with torch.no_grad():
+                for (_, p), w in zip(named, weights):
+                    p.copy_(w)
+    for (_, p), g in zip(named, grads):
+        p.grad = g
+    return after
 
 
 def export(module, shape, seed, path):
@@ -47,6 +87,8 @@ def export(module, shape, seed, path):
         "output": output.detach(),
         "loss": loss.detach(),
         "grads": {name: p.grad.detach().clone() for name, p in model.named_parameters()},
+        "optimizer_steps": STEPS,
+        "after_optimizer": optimizer_steps(model),
     }, path)
     return names
 

@@ -4,7 +4,7 @@ from transformers import GPT2Config, GPT2LMHeadModel
 from transformers.loss.loss_utils import ForCausalLMLoss
 
 NAME = "gpt2"
-REPRODUCES = "transformers>=5,<6 GPT2LMHeadModel(GPT2Config(attn_implementation='sdpa'))"
+REPRODUCES = "transformers 5.24.0 GPT2LMHeadModel(GPT2Config(attn_implementation='sdpa'))"
 
 
 def _shape(layers, width, heads, positions, vocab, seq, batch, dropout_pct, use_cache):

@@ -4,7 +4,7 @@ from transformers import LlamaConfig, LlamaForCausalLM
 from transformers.loss.loss_utils import ForCausalLMLoss
 
 NAME = "llama"
-REPRODUCES = ("transformers 5.x LlamaForCausalLM (LlamaConfig of Llama-3.2-1B: llama3 rope, "
+REPRODUCES = ("transformers 5.24.0 LlamaForCausalLM (LlamaConfig of Llama-3.2-1B: llama3 rope, "
               "tied head; attn_implementation=sdpa, use_cache=False)")
 
 # Llama-3.2-1B's config.json beyond splitstep's shape options.

@@ -5,7 +5,7 @@ import torch.nn.functional as F
 import torchvision
 
 NAME = "resnet50"
-REPRODUCES = ("torchvision >= 0.13 (held to 0.26) torchvision.models.resnet50(weights=None, "
+REPRODUCES = ("torchvision 0.26.0 torchvision.models.resnet50(weights=None, "
               "width_per_group), training mode")
 
 # Tiny enough for one core: torchvision's resnet50 itself (width 64) at a 32-pixel image, where

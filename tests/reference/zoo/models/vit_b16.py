@@ -5,7 +5,7 @@ import torch
 import torch.nn.functional as F
 
 NAME = "vit-b16"
-REPRODUCES = "timm 1.0 VisionTransformer vit_base_patch16_224 (timm.create_model, pretrained=False)"
+REPRODUCES = "timm 1.0.31 VisionTransformer vit_base_patch16_224 (timm.create_model, pretrained=False)"
 
 CPU_SHAPES = [
     {"vit-layers": 2, "vit-width": 32, "vit-heads": 2, "vit-patch": 16, "vit-image": 32,
