@@ -203,10 +203,22 @@ def splitstep_trace(case):
     return os.path.join(folder, f"splitstep-{case.model}-{case.precision}-{case.mode}-rank0.json")
 
 
-def compare_kernels(case, reference):
+def busy_line(a, b, steps, label):
+    """Each side's kernel time per step and the share of its step it fills. A step much longer
+    than its kernels waits on its host (Python's, for the library): equal kernels with a
+    different step time are a host's difference, not the GPU work's."""
+    totals = [sum(k.microseconds for k in side.values()) * 1e-6 for side in (a, b)]
+    shares = [f"{t / s * 100:.0f}% of its step" if s > 0 else "no step time"
+              for t, s in zip(totals, steps)]
+    return (f"kernel time per step: splitstep {totals[0] * 1e3:.3f} ms ({shares[0]}), "
+            f"{label} {totals[1] * 1e3:.3f} ms ({shares[1]})")
+
+
+def compare_kernels(case, reference, steps):
     """(verdict, lines) of both profiles' kernel lists: `equal` when every kernel ran as many
     times per step on both sides, `differ` otherwise, `not profiled` without both traces,
-    `no GPU kernels` where neither ran one (a CPU run)."""
+    `no GPU kernels` where neither ran one (a CPU run). `steps`: both sides' step medians, in
+    seconds, for the share of each step its kernels fill."""
     ours, theirs = splitstep_trace(case), reference.get("trace")
     missing = [p for p in (ours, theirs) if not p or not os.path.exists(p)]
     if missing:
@@ -218,11 +230,13 @@ def compare_kernels(case, reference):
         raise Malformed(str(e))
     if not a and not b:
         return "no GPU kernels", []
+    label = reference.get("reference", "twin")
+    busy = busy_line(a, b, steps, label)
     differences = kernel_table.list_differences(a, b)
     if not differences:
-        return "equal", [f"{len(a)} kernel names, the same calls per step"]
-    lines = [f"{len(differences)} of {len(set(a) | set(b))} kernel names differ in calls per "
-             f"step (splitstep, {reference.get('reference', 'twin')}):"]
+        return "equal", [f"{len(a)} kernel names, the same calls per step", busy]
+    lines = [busy, f"{len(differences)} of {len(set(a) | set(b))} kernel names differ in calls "
+             f"per step (splitstep, {label}):"]
     lines += [f"  {x:>7.2f} {y:>7.2f}  {kernel_table.shorten(name, 100)}"
               for name, x, y in differences]
     return "differ", lines
@@ -243,7 +257,10 @@ def compare(cases, twins, tolerance, kernels=False):
             continue
         path, document = twin
         pairs.append(Pair(case, path, document, document["parameters"] == case.parameters,
-                          compare_kernels(case, document) if kernels else None))
+                          compare_kernels(case, document,
+                                          (splitstep_seconds(case, ("step",)),
+                                           twin_seconds(document, "step")))
+                          if kernels else None))
         syncs = "sync" in case.series
         timed = []
         for row in ROWS:

@@ -363,15 +363,18 @@ class KernelListTest(unittest.TestCase):
         splitstep, library = self.pair(["gemm", "gemm", "softmax"], ["softmax", "gemm", "gemm"])
         status, text = self.run_parity(splitstep, library, "--kernels", "--strict")
         self.assertEqual(status, 0, text)
-        self.assertIn("kernels (single): equal\n  2 kernel names, the same calls per step", text)
+        self.assertIn("kernels (single): equal\n  2 kernel names, the same calls per step\n"
+                      "  kernel time per step: splitstep 0.030 ms (0% of its step), library "
+                      "0.030 ms (0% of its step)", text)
         self.assertIn("kernel lists equal in 1 of 1 pairs", text)
 
     def test_a_kernel_more_or_missing_differs(self):
         splitstep, library = self.pair(["gemm", "gemm", "fill", "copy"], ["gemm", "copy", "add"])
         status, text = self.run_parity(splitstep, library, "--kernels", "--strict")
         self.assertEqual(status, 1, text)
-        self.assertIn("kernels (single): differ\n  3 of 4 kernel names differ in calls per step "
-                      "(splitstep, library):", text)
+        self.assertIn("kernels (single): differ\n  kernel time per step: splitstep 0.040 ms (0% "
+                      "of its step), library 0.030 ms (0% of its step)\n  3 of 4 kernel names "
+                      "differ in calls per step (splitstep, library):", text)
         self.assertRegex(text, r"\n\s+2\.00\s+1\.00  gemm\n")
         self.assertRegex(text, r"\n\s+1\.00\s+0\.00  fill\n")
         self.assertRegex(text, r"\n\s+0\.00\s+1\.00  add\n")
