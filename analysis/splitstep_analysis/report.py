@@ -29,6 +29,8 @@ th, td { padding: 2px 10px; border-bottom: 1px solid #eee; text-align: left; ver
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #f4f4f4; }
 figure { display: inline-block; margin: 0.5em; } figure img { max-width: 560px; }
+p.verdict { font-size: 1.15em; font-weight: 600; padding: 0.4em 0.6em; background: #f4f4f4;
+  border-left: 4px solid #4c72b0; }
 .slower { color: #b00; } .faster { color: #070; } .note { color: #666; }
 """
 
@@ -80,6 +82,15 @@ def metadata_html(path, document):
                                    if meta.get(k))),
             ("ended", document.get("ended") or "(still running)")]
     return table(["", ""], rows)
+
+
+def verdict_line(document):
+    """The run's one-line verdict against the reference figures: the first finding of its
+    derived result of suite "verdict"; None when the run has none (no reference matched, or a
+    file from before verdicts)."""
+    findings = load_findings(document)
+    said = findings[findings["suite"] == "verdict"]["finding"]
+    return None if said.empty else said.iloc[0]
 
 
 def summary_html(document):
@@ -135,8 +146,11 @@ def page(documents):
     sections = []
     for path, document in documents:
         figures = figures_for(document)
+        verdict = verdict_line(document)
         sections.append(
-            f"<h2>{html.escape(os.path.basename(path))}</h2>" + metadata_html(path, document) +
+            f"<h2>{html.escape(os.path.basename(path))}</h2>" +
+            (f'<p class="verdict">{html.escape(verdict)}</p>' if verdict else "") +
+            metadata_html(path, document) +
             "<h2>Summary</h2>" + summary_html(document) +
             "<h2>Figures</h2>" + "".join(figure_html(p) for p in figures) +
             "<h2>Derived figures and diagnosis</h2>" + derived_html(document))

@@ -7,11 +7,14 @@ import shutil
 import subprocess
 import unittest
 
-from support import PNG, ROOT, FilesTestCase, run_command
+from support import DATA, PNG, ROOT, FilesTestCase, run_command
 
 QUICK = os.path.join(ROOT, "results", "2026-12-01-h200-typed-before-after", "after", "quick.json")
 BEFORE = os.path.join(ROOT, "results", "2026-12-01-h200-typed-before-after", "before",
                       "quick.json")
+# A run with a derived result of suite "verdict", as splitstep writes it against the reference
+# figures of its GPU: findings[0] is the one-line verdict.
+VERDICT = os.path.join(DATA, "verdict.json")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
@@ -37,6 +40,22 @@ class ReportTest(FilesTestCase):
         self.assertTrue(all(src.startswith("data:image/png;base64,") for src in images))
         self.assertNotRegex(text, r'(src|href)="(https?:)?//')
         self.assertNotIn("<h2>Comparison</h2>", text)
+
+    def test_the_verdict_line_comes_first(self):
+        _, text = self.page(VERDICT)
+        line = "node vm: healthy \u2014 bf16 GEMM 672 TFLOP/s (91% of expected)"
+        self.assertEqual(re.findall(r'<p class="verdict">([^<]*)</p>', text), [line])
+        # At the top of the run's section: before its metadata and summary.
+        self.assertLess(text.index(line), text.index("<table>"))
+        self.assertLess(text.index(line), text.index("<h2>Summary</h2>"))
+        # Only the first finding is the verdict; the others stay with the derived figures.
+        self.assertIn("<li>bf16 GEMM: 672 TFLOP/s against 738 expected</li>", text)
+
+    def test_no_verdict_no_line(self):
+        # A run without a verdict (no reference figure matched, or from before verdicts).
+        _, text = self.page(QUICK)
+        self.assertNotIn('class="verdict"', text)
+        self.assertNotRegex(text, r"healthy|verdict:")
 
     def test_two_runs_are_compared(self):
         _, text = self.page(BEFORE, QUICK)
