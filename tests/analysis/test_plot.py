@@ -64,7 +64,9 @@ def with_telemetry(cases):
                 "readings": 20, "limit_readings": 20, "clock_limits": limits,
                 "sm_clock_mhz": {"n": 20, "min": 1400, "mean": 1425 if overlap else 1500,
                                  "max": 1980},
-                "power_w": {"n": 20, "min": 500, "mean": 690 if overlap else 600, "max": 700}}
+                "power_w": {"n": 20, "min": 500, "mean": 690 if overlap else 600, "max": 700},
+                "power_limit_w": {"n": 20, "min": 700, "mean": 700, "max": 700}}
+            rank["clock_at_start"] = {"current_mhz": 1980, "limited_by": "", "max_mhz": 1980}
     return cases
 
 
@@ -390,6 +392,14 @@ class FigureContentTest(unittest.TestCase):
         caps = [b.get_height() for b in cap.patches]
         self.assertEqual(caps[labels.index("data")], 0)  # the cap never held there
         self.assertAlmostEqual(caps[count + labels.index("step")], 90)
+        # Honest axes: from zero, the limits drawn (the maximum clock, the power limit), the
+        # power cap's share on a scale to 100%.
+        self.assertEqual([panel.get_ylim()[0] for panel in (clock, power, cap)], [0, 0, 0])
+        self.assertEqual(cap.get_ylim()[1], 100)
+        limits = [[(line.get_label(), line.get_ydata()[0]) for line in panel.get_lines()]
+                  for panel in (clock, power)]
+        self.assertEqual(limits, [[("maximum SM clock 1980", 1980)], [("power limit 700", 700)]])
+        self.assertGreater(clock.get_ylim()[1], 1980)
         self.assertEqual(plots.telemetry_figures(load_telemetry(document(step_cases()))), [])
         plots.plt.close("all")
 
