@@ -18,10 +18,12 @@
                    given --peak, the datasheet figure
   membw            GB/s per kind of copy and size
   telemetry        per model and precision: each phase's mean SM clock, power and the power
-                   cap's share of the telemetry readings, one bar per sync mode
-  scaling          per model: T_1, T_N and the weak-scaling efficiency T_1 / T_N, from the
-                   step's derived figures (tags step/time/single, step/time/overlap or
-                   step/time/sequential, step/efficiency/<mode>), over all files given
+                   cap's share of the telemetry readings, one bar per sync mode, on axes from
+                   zero with the maximum clock and the power limit drawn
+  scaling          the weak-scaling efficiency T_1 / T_N against the number of GPUs, a line
+                   per workload, from the step's derived figures (tags step/time/single,
+                   step/time/overlap or step/time/sequential, step/efficiency/<mode>) over all
+                   files given; a one-rank run apart, as no scaling point
 
 A folder stands for the results files directly in it (other JSON files there are skipped with a
 note). Each figure is written to OUTDIR as <file stem>-<plot>.<format> (the scaling figure as
@@ -560,42 +562,57 @@ def scaling_rows(documents):
 
 
 def scaling_figure(documents):
-    """Plot of efficiency bars per workload and rank count beside the table, or None."""
+    """Plot of the weak-scaling efficiency T_1 / T_N against the number of GPUs, one line per
+    workload and mode over the files given, or None.
+
+    A run on one rank has no weak-scaling efficiency: its T_1 / T_N compares the step without
+    sync to the same step with bucketing and sync calls but no peer. It is drawn apart, as a
+    hollow marker named so, and the line starts at the runs with peers."""
     rows = scaling_rows(documents)
     if not rows:
         return None
     table = pd.DataFrame(rows).sort_values(["workload", "ranks", "file"], kind="stable")
-    several = table.duplicated(["workload", "ranks"], keep=False).any()
-    table["label"] = [f"{w}\n{n} rank{'' if n == 1 else 's'}" + (f"\n{f}" if several else "")
-                      for w, n, f in zip(table["workload"], table["ranks"], table["file"])]
-    figure, (bars, text) = plt.subplots(1, 2, figsize=(12, 1.6 + 0.5 * max(len(table), 3)),
-                                        gridspec_kw={"width_ratios": [1, 1.2]})
-    positions = np.arange(len(table))
-    bars.barh(positions, table["efficiency (%)"], color="#4c72b0")
-    for y, value in zip(positions, table["efficiency (%)"]):
-        bars.annotate(f"{value:.1f}%", (value, y), xytext=(3, 0), textcoords="offset points",
-                      va="center", fontsize=8)
-    bars.axvline(100, color="black", linestyle="--", linewidth=1)
-    bars.set_yticks(positions, table["label"], fontsize=8)
-    bars.invert_yaxis()
-    bars.set_xlim(0, max(110, table["efficiency (%)"].max() * 1.12))
-    bars.set_xlabel("weak-scaling efficiency T_1 / T_N (%)")
-    bars.grid(True, axis="x", alpha=0.3)
-    columns = ["workload", "ranks", "mode", "T_1 (ms)", "T_N (ms)", "efficiency (%)"] + \
-        (["file"] if several else [])
-    cells = [[f"{v:.2f}" if isinstance(v, float) else str(v) for v in row]
-             for row in table[columns].itertuples(index=False)]
-    text.axis("off")
-    drawn = text.table(cellText=cells, colLabels=columns, loc="center", cellLoc="right")
-    drawn.auto_set_font_size(False)
-    drawn.set_fontsize(8)
-    drawn.auto_set_column_width(list(range(len(columns))))
-    drawn.scale(1, 1.3)
-    figure.suptitle("Training step: one rank (T_1) against N ranks (T_N), same batch per rank",
-                    fontsize=11)
+    figure, axes = plt.subplots(figsize=(9, 5.5))
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    alone_labelled = False
+    for index, ((workload, mode), group) in enumerate(table.groupby(["workload", "mode"],
+                                                                    sort=False)):
+        color = cycle[index % len(cycle)]
+        peers = group[group["ranks"] > 1]
+        if not peers.empty:
+            axes.plot(peers["ranks"], peers["efficiency (%)"], marker="o", color=color,
+                      label=f"{workload} ({mode})")
+        alone = group[group["ranks"] == 1]
+        if not alone.empty:
+            axes.scatter(alone["ranks"], alone["efficiency (%)"], marker="o", s=50,
+                         facecolors="none", edgecolors=color,
+                         label=f"{workload} ({mode})" if peers.empty else None)
+            alone_labelled = True
+        side = 1 if index % 2 else -1  # labels of neighbouring lines on either side
+        for _, row in group.iterrows():
+            axes.annotate(f"{row['efficiency (%)']:.1f}%\n{row['T_N (ms)']:.3g} ms",
+                          (row["ranks"], row["efficiency (%)"]), xytext=(7 * side, -4),
+                          textcoords="offset points", fontsize=7, va="top", color=color,
+                          ha="left" if side > 0 else "right")
+    if alone_labelled:
+        axes.scatter([], [], marker="o", facecolors="none", edgecolors="black",
+                     label="hollow: one rank with sync on (bucketing and sync calls, no peer; "
+                           "not a scaling point)")
+    axes.axhline(100, color="black", linestyle="--", linewidth=1, label="100%: T_N = T_1")
+    counts = sorted(set(table["ranks"]))
+    axes.set_xscale("log", base=2)
+    axes.set_xticks(counts, [str(n) for n in counts])
+    axes.minorticks_off()
+    axes.set_xlim(min(counts) / 1.5, max(counts) * 1.5)
+    axes.set_ylim(0, max(110.0, table["efficiency (%)"].max() * 1.1))
+    axes.set_xlabel("GPUs (ranks)")
+    axes.set_ylabel("weak-scaling efficiency T_1 / T_N (%)")
+    axes.set_title("Training step: one rank's step (T_1) against N ranks' (T_N), same batch per "
+                   "rank\nlabels: efficiency and T_N", fontsize=10)
+    axes.grid(True, alpha=0.3)
+    axes.legend(fontsize=7, loc="lower left")
     figure.tight_layout()
     return Plot("scaling", figure, frozenset())
-
 
 
 # --- the command ----------------------------------------------------------------------------

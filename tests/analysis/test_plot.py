@@ -503,6 +503,38 @@ class FigureContentTest(unittest.TestCase):
         self.assertEqual(plots.scaling_rows([("run.json", document(step_cases()))]), [])
         self.assertIsNone(plots.scaling_figure([("run.json", document(matmul_cases()))]))
 
+    def test_scaling_is_efficiency_against_gpus_and_one_rank_is_apart(self):
+        # The committed 1- and 2-rank runs: the figure showed "96.1%" for the one-rank run as
+        # a scaling bar, and its table ran over the bars.
+        step = os.path.join(ROOT, "results", "2026-11-30-h200x2-step")
+        files = [os.path.join(step, name) for name in ("step-np1.json", "step-np2-final.json")]
+        name, figure, _ = plots.scaling_figure([(f, read_results(f)) for f in files])
+        self.assertEqual(name, "scaling")
+        [axes] = figure.axes  # no table beside it
+        self.assertEqual(axes.get_xlabel(), "GPUs (ranks)")
+        self.assertEqual(axes.get_ylim()[0], 0)
+        lines = {line.get_label(): line for line in axes.get_lines()}
+        # Each workload's line holds the runs with peers only: the 2-rank run.
+        for workload, efficiency in (("mlp bf16 (overlap)", 90.1), ("transformer bf16 (overlap)",
+                                                                     97.6)):
+            self.assertEqual(list(lines[workload].get_xdata()), [2])
+            self.assertAlmostEqual(lines[workload].get_ydata()[0], efficiency, places=1)
+        # The one-rank runs are hollow markers at 1 GPU, named in the legend as no scaling point.
+        hollow = [c for c in axes.collections if len(c.get_offsets())]
+        self.assertEqual(sorted(round(float(y), 1) for c in hollow for _, y in c.get_offsets()),
+                         [96.1, 98.7])
+        self.assertTrue(all(c.get_facecolors().size == 0 or c.get_facecolors()[0][3] == 0
+                            for c in hollow))
+        self.assertIn("not a scaling point", " ".join(t.get_text()
+                                                      for t in axes.get_legend().get_texts()))
+        # Every label lies within the figure.
+        figure.canvas.draw()
+        box = figure.bbox
+        for text in axes.texts:
+            extent = text.get_window_extent()
+            self.assertTrue(box.x0 <= extent.x0 and extent.x1 <= box.x1, text.get_text())
+        plots.plt.close(figure)
+
     def test_peaks_and_sizes(self):
         self.assertEqual(plots.parse_peaks("bf16=989, fp16=989.5"),
                          {"bf16": 989.0, "fp16": 989.5})
