@@ -14,6 +14,9 @@
                    same lines, as nccl-tests' time column: flat where a size is latency-bound,
                    rising with it where bandwidth-bound
   time             per collective without a busbw (one rank): median time against size
+  pairs / groups   per collective, backend, dtype and placement run within groups of ranks
+                   (--groups): for pairs a heatmap of each pair's busbw, rank against rank, for
+                   other groups a bar per group; one panel per size
   matmul           TFLOP/s per dtype and shape, with the best measured rate of each dtype and,
                    given --peak, the datasheet figure
   membw            GB/s per kind of copy and size
@@ -285,9 +288,10 @@ def telemetry_figures(telemetry):
 
 # --- bus bandwidth --------------------------------------------------------------------------
 
-def collective_frame(cases, with_busbw=True):
+def collective_frame(cases, with_busbw=True, groups=False):
     """load_cases' rows of collectives that have a bus bandwidth, or (with_busbw False) of those
-    that have none (as with one rank, where busbw is not defined)."""
+    that have none (as with one rank, where busbw is not defined): those of all ranks together,
+    or with groups True those run within a group of ranks."""
     if cases.empty:
         return cases
     has = cases["busbw GB/s"].notna() if "busbw GB/s" in cases else False
@@ -299,7 +303,11 @@ def collective_frame(cases, with_busbw=True):
         if column not in frame:
             frame[column] = ""
         frame[column] = frame[column].fillna("")
-    return frame
+    # A case run within a group of ranks (--groups) is one group's figure: its lines would
+    # join groups of different links; group_figures draws them.
+    grouped = frame["group"].map(lambda g: isinstance(g, list)) if "group" in frame else \
+        pd.Series(False, index=frame.index)
+    return frame[grouped == groups]
 
 
 def plot_size_lines(axes, frame, label_collective=True, label_file=False, value="busbw GB/s",
@@ -414,6 +422,67 @@ def time_figures(cases, world_size=None, order=()):
         figures.append(Plot(f"time-{_slug(collective)}",
                             _time_figure(rows, f"{collective} time (no busbw{ranks})"),
                             _keys(rows)))
+    return figures
+
+
+def _pair_heatmap(panel, rows, ranks):
+    """busbw of each pair of ranks as a symmetric ranks x ranks matrix on `panel`; returns the
+    image (the diagonal and the pairs not run are blank)."""
+    matrix = np.full((ranks, ranks), np.nan)
+    for group, value in zip(rows["group"], rows["busbw GB/s"]):
+        matrix[group[0], group[1]] = matrix[group[1], group[0]] = value
+    image = panel.imshow(matrix, cmap="viridis", vmin=0, vmax=np.nanmax(matrix))
+    for (i, j), value in np.ndenumerate(matrix):
+        if not np.isnan(value):
+            panel.text(j, i, f"{value:.0f}", ha="center", va="center", fontsize=7,
+                       color="white" if value < 0.6 * np.nanmax(matrix) else "black")
+    panel.set_xticks(range(ranks))
+    panel.set_yticks(range(ranks))
+    panel.set_xlabel("rank")
+    panel.set_ylabel("rank")
+    return image
+
+
+def group_figures(cases, world_size=None, order=()):
+    """[Plot]: per collective, backend, dtype and placement run within groups of ranks
+    (--groups), each group's busbw, one panel per size: for pairs a heatmap of rank against
+    rank, for other groups a bar per group. A slow link is the pale row and column of one rank,
+    or the one pale cell of a pair."""
+    frame = collective_frame(cases, groups=True)
+    figures = []
+    for collective in _in_order(frame, order):
+        of_collective = frame[frame["collective"] == collective]
+        for (backend, dtype, placement), rows in of_collective.groupby(
+                ["backend", "dtype", "placement"], sort=False):
+            sizes = sorted(set(rows["size"]))
+            pairs = all(len(group) == 2 for group in rows["group"])
+            ranks = world_size or 1 + max(max(group) for group in rows["group"])
+            figure, axes = plt.subplots(1, len(sizes), squeeze=False,
+                                        figsize=(max(6.0, 3.8 * len(sizes)), 4.2))
+            for panel, size in zip(axes[0], sizes):
+                at = rows[rows["size"] == size]
+                if pairs:
+                    figure.colorbar(_pair_heatmap(panel, at, ranks), ax=panel,
+                                    label="busbw (GB/s)", shrink=0.8)
+                else:
+                    labels = [",".join(map(str, group)) for group in at["group"]]
+                    panel.barh(np.arange(len(at)), at["busbw GB/s"], color="#4c72b0")
+                    panel.set_yticks(np.arange(len(at)), [f"group {g}" for g in labels],
+                                     fontsize=7)
+                    panel.invert_yaxis()
+                    panel.set_xlim(0, None)
+                    panel.set_xlabel("busbw (GB/s)")
+                panel.set_title(size_label(size), fontsize=9)
+            modes = "/".join(sorted(set(rows["group_mode"].dropna()))) \
+                if "group_mode" in rows else ""
+            what = "per pair of ranks" if pairs else "per group of ranks"
+            figure.suptitle(" ".join(part for part in (
+                collective, backend, dtype, PLACEMENT_WORDS.get(placement, placement)) if part) +
+                f": busbw {what}" + (f" ({modes})" if modes else ""), fontsize=10)
+            figure.tight_layout()
+            name = "-".join(_slug(part) for part in (collective, backend, dtype, placement)
+                            if part)
+            figures.append(Plot(f"{'pairs' if pairs else 'groups'}-{name}", figure, _keys(rows)))
     return figures
 
 
@@ -627,6 +696,7 @@ def figures_for(document, peaks=None, reference=None):
     figures += busbw_figures(cases, ranks, reference, order)
     figures += latency_figures(cases, ranks, order)
     figures += time_figures(cases, ranks, order)
+    figures += group_figures(cases, ranks, order)
     figures += [plot for plot in (matmul_figure(cases, peaks), membw_figure(cases)) if plot]
     return figures
 

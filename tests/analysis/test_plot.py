@@ -217,7 +217,7 @@ class PlotsTest(FilesTestCase):
         self.assertEqual(self.written(), [
             "fft-busbw-allreduce-tree.png", "fft-busbw-allreduce.png",
             "fft-latency-allreduce-tree.png", "fft-latency-allreduce.png", "fft-matmul-tflops.png",
-            "phases-step-mlp-bf16.png"])
+            "fft-pairs-allreduce-nccl-fp32-out.png", "phases-step-mlp-bf16.png"])
         self.assertEqual(result.stderr.splitlines(), [
             f"splitstep-analysis plot: {fft}: 6 fft cases not plotted: c2c 1024 / fft, "
             "c2c 4096 / fft, c2c 16384 / fft, c2c 65536 / fft and 2 more",
@@ -304,7 +304,8 @@ class PlotsTest(FilesTestCase):
         figures = plots.figures_for(read_results(path))
         self.assertEqual([plot.name for plot in figures],
                          ["busbw-allreduce", "busbw-allreduce-tree", "latency-allreduce",
-                          "latency-allreduce-tree", "matmul-tflops"])
+                          "latency-allreduce-tree", "pairs-allreduce-nccl-fp32-out",
+                          "matmul-tflops"])
         tree = figures[1].figure.axes[0]
         self.assertEqual(tree.get_title(), "allreduce_tree bus bandwidth, 2 ranks")
         [line] = tree.get_lines()
@@ -320,7 +321,7 @@ class PlotsTest(FilesTestCase):
         self.assertEqual([p.name for p in plots.figures_for(read_results(
             self.write("unnamed.json", unnamed)))],
             ["busbw-allreduce", "busbw-allreduce-tree", "latency-allreduce",
-             "latency-allreduce-tree", "matmul-tflops"])
+             "latency-allreduce-tree", "pairs-allreduce-nccl-fp32-out", "matmul-tflops"])
         plots.plt.close("all")
         result = self.run_plots(path, "-o", self.out, process=True)
         self.assertEqual(result.returncode, 0, result.stderr)
@@ -328,7 +329,9 @@ class PlotsTest(FilesTestCase):
                                           "v2-unknown-collective-busbw-allreduce.png",
                                           "v2-unknown-collective-latency-allreduce-tree.png",
                                           "v2-unknown-collective-latency-allreduce.png",
-                                          "v2-unknown-collective-matmul-tflops.png"])
+                                          "v2-unknown-collective-matmul-tflops.png",
+                                          "v2-unknown-collective-pairs-allreduce-nccl-fp32-out"
+                                          ".png"])
 
     def test_malformed_input_and_options(self):
         good = self.write("good.json", document(matmul_cases()))
@@ -534,6 +537,40 @@ class FigureContentTest(unittest.TestCase):
             extent = text.get_window_extent()
             self.assertTrue(box.x0 <= extent.x0 and extent.x1 <= box.x1, text.get_text())
         plots.plt.close(figure)
+
+    def test_pairs_are_a_heatmap_of_rank_against_rank(self):
+        # --groups pairs on 4 ranks, rank 3 slow: its row and column pale, at two sizes.
+        cases = []
+        pairs = [(0, 1), (2, 3), (0, 2), (1, 3), (0, 3), (1, 2)]
+        for index, (a, b) in enumerate(pairs):
+            for size in (1 << 20, 1 << 28):
+                busbw = (100.0 if 3 in (a, b) else 300.0) * (2 if size > 1 << 20 else 1)
+                cases.append(case("allreduce", f"nccl fp32 {size} B group {a},{b}", "allreduce",
+                                  [samples(size / busbw / 1e9, 0)] * 2,
+                                  {"backend": "nccl", "dtype": "fp32", "size": str(size),
+                                   "bytes": str(size), "placement": "out of place",
+                                   "group": f"{a},{b}", "group_index": str(index),
+                                   "group_mode": "sequential"},
+                                  {"busbw GB/s": busbw, "algbw GB/s": busbw}))
+        whole = collective_cases()  # and the world's allreduce, drawn as lines
+        frame = load_cases(document(cases + whole, world_size=4))
+        [plot] = plots.group_figures(frame, 4)
+        self.assertEqual(plot.name, "pairs-allreduce-nccl-fp32-out")
+        self.assertEqual(len(plot.drew), 12)
+        small, large = (axes for axes in plot.figure.axes if axes.get_images())
+        self.assertEqual([small.get_title(), large.get_title()], ["1 MiB", "256 MiB"])
+        matrix = small.get_images()[0].get_array()
+        self.assertEqual(matrix.shape, (4, 4))
+        self.assertTrue(np.ma.getmaskarray(matrix)[0, 0] or np.isnan(matrix[0, 0]))  # blank
+        self.assertEqual(matrix[0, 1], 300.0)
+        self.assertEqual(matrix[1, 0], 300.0)
+        self.assertEqual(list(matrix[3, :3]), [100.0, 100.0, 100.0])
+        self.assertEqual(large.get_images()[0].get_array()[2, 3], 200.0)
+        self.assertEqual(small.get_images()[0].get_clim()[0], 0)
+        # The groups' cases are not in the lines of busbw against size.
+        [busbw] = plots.busbw_figures(frame, 4)
+        self.assertEqual(busbw.drew, plots._keys(load_cases(document(whole))))
+        plots.plt.close("all")
 
     def test_peaks_and_sizes(self):
         self.assertEqual(plots.parse_peaks("bf16=989, fp16=989.5"),
