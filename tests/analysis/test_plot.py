@@ -350,11 +350,12 @@ class PlotsTest(FilesTestCase):
                 self.assertEqual(self.written(), [])
 
 
-class FigureContentTest(unittest.TestCase):
+class FigureContentTest(FilesTestCase):
     """What is drawn: the bars and lines carry the figures of the file."""
 
     def tearDown(self):
         plots.plt.close("all")
+        super().tearDown()
 
     def test_step_bars_stack_the_per_rank_phase_medians(self):
         [(name, figure, drew)] = plots.step_breakdown_figures(load_ranks(document(step_cases())))
@@ -571,6 +572,40 @@ class FigureContentTest(unittest.TestCase):
         [busbw] = plots.busbw_figures(frame, 4)
         self.assertEqual(busbw.drew, plots._keys(load_cases(document(whole))))
         plots.plt.close("all")
+
+    def test_parity_bars_are_each_phase_beside_the_library_model(self):
+        # The committed zoo parity run: four models at their preset and one drawn shape.
+        path = os.path.join(ROOT, "results", "2026-12-01-h200-zoo-parity", "parity.csv")
+        parity = plots.read_parity(path)
+        name, figure, _ = plots.parity_figure(parity)
+        self.assertEqual(name, "parity")
+        panels = [axes for axes in figure.axes if axes.patches]
+        self.assertEqual(len(panels), 8)
+        gpt2 = panels[0]
+        self.assertEqual(gpt2.get_title(), "gpt2 bf16 single, 1 rank\nsplitstep-gpt2-preset")
+        rows = parity[parity["splitstep_file"].str.endswith("splitstep-gpt2-preset.json")]
+        self.assertEqual([t.get_text() for t in gpt2.get_xticklabels()], list(rows["phase"]))
+        heights = [bar.get_height() for bar in gpt2.patches]
+        np.testing.assert_allclose(heights, list(rows["splitstep_s"] * 1e3) +
+                                   list(rows["reference_s"] * 1e3))
+        self.assertEqual([t.get_text() for t in gpt2.texts],
+                         [f"{r:.3f}" for r in rows["ratio"]])  # 0.958 forward: faster
+        self.assertEqual(gpt2.texts[0].get_color(), plots.VERDICT_COLORS["faster"])
+        self.assertEqual(gpt2.get_ylim()[0], 0)
+        plots.plt.close(figure)
+
+    def test_parity_from_the_command_and_bad_parity_files(self):
+        folder = os.path.join(ROOT, "results", "2026-12-01-h200-zoo-parity")
+        out = os.path.join(self.dir.name, "out")
+        result = run_command("plot", os.path.join(folder, "splitstep-gpt2-preset.json"), "-o",
+                             out, "--parity", os.path.join(folder, "parity.csv"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn(os.path.join(out, "parity.png"), result.stdout.splitlines())
+        not_parity = self.write("other.csv", "model,phase\ngpt2,forward\n")
+        bad = run_command("plot", os.path.join(folder, "splitstep-gpt2-preset.json"), "-o", out,
+                          "--parity", not_parity)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("not parity.py's CSV: no column precision", bad.stderr)
 
     def test_peaks_and_sizes(self):
         self.assertEqual(plots.parse_peaks("bf16=989, fp16=989.5"),
