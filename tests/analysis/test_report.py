@@ -62,6 +62,21 @@ class ReportTest(FilesTestCase):
         self.assertIn("<h2>Comparison</h2>", text)
         self.assertIn("against the first file", text)
         self.assertRegex(text, r"\d+ same")
+        # What differs between the runs comes first: here the schema revision and the plan.
+        self.assertIn("<th>what differs</th>", text)
+        self.assertIn("<td>schema</td><td>schema</td><td>splitstep.results/1</td>"
+                      "<td>splitstep.results/2</td>", text)
+
+    def test_parity_is_drawn_given_parity_csv(self):
+        folder = os.path.join(ROOT, "results", "2026-12-01-h200-zoo-parity")
+        out = os.path.join(self.dir.name, "report.html")
+        result = run_command("report", os.path.join(folder, "splitstep-gpt2-preset.json"), "-o",
+                             out, "--parity", os.path.join(folder, "parity.csv"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(out, encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("<h2>Parity with the library's model</h2>", text)
+        self.assertIn('<img alt="parity" src="data:image/png;base64,', text)
 
     def test_bad_input(self):
         self.assertEqual(run_command("report", os.path.join(self.dir.name, "none.json"),
