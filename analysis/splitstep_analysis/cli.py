@@ -14,7 +14,8 @@ PROG = "splitstep-analysis"
 # name: (module, one line for the list of subcommands)
 COMMANDS = {
     "plot": ("plot", "figures of results files: step breakdown, bucket ledger, busbw per "
-                     "collective, GEMM TFLOP/s, memory bandwidth, telemetry, scaling"),
+                     "collective, pairs heatmap, GEMM TFLOP/s, memory bandwidth, telemetry, "
+                     "scaling, parity"),
     "compare": ("compare", "run-to-run comparison: faster, slower, same or unclear per case "
                            "(or, with --consistency, do two runs' medians agree)"),
     "trace": ("trace", "draw a --trace file (.json or .json.gz) to PNG/SVG/PDF"),
@@ -35,7 +36,7 @@ exit status:
      outside the tolerance or a failed check (nccl-tests compare), cases that could not be
      plotted (plot)
   2  bad input: an unreadable or malformed file, a file of another schema, a bad option, an
-     unknown subcommand, nothing to compare; one line on stderr
+     unknown subcommand, nothing to compare or a comparison refused; one line on stderr
 """
 
 

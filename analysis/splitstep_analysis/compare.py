@@ -28,6 +28,13 @@ measured in both files (wholes only: a step's phases follow their step) whose sp
 largest std/mean over ranks, is below --spread in both runs, do the across-rank medians agree
 within --within? One line per case and a last line with how many agree.
 
+Before the table, the output lists what differs between the runs: the plan's options, the schema
+revision, the versions, the GPUs, the rank count and the environment (less the launcher's per-job
+variables). A comparison that makes no sense is refused (exit status 2, one line): runs that
+share no suite, or collectives and the step measured on different rank counts (--allow-ranks
+compares them anyway). --suite and --case pick the cases; --markdown and --junit write the
+comparison for a CI job besides the text.
+
 Exit status: 0 when no case is slower, 1 when one is (or, with --fail-on-unclear, when one is
 unclear; with --consistency, when a judged case is outside --within), 2 for a malformed file or
 bad options.
@@ -41,6 +48,7 @@ import pandas as pd
 from scipy import stats
 
 from .cli import option_type
+from .differences import parse_pattern, parse_suites, refusal, run_differences, select
 from .schema import BadInput, read_results
 
 SEED = 20261130
@@ -370,19 +378,22 @@ def _describe(path, document):
 
 
 def report(baseline_paths, baselines, candidate_paths, candidates, frame, threshold, alpha,
-           per_rank, out=None):
-    """Print the comparison of one candidate: header (each side's runs), table, cases not
-    compared, summary. The paths and documents are lists: the runs of a side."""
+           per_rank, differences=(), out=None):
+    """Print the comparison of one candidate: header (each side's runs), what differs between
+    the runs, table, cases not compared, summary. The paths and documents are lists: the runs
+    of a side; `differences` is run_differences' list."""
     out = out or sys.stdout
     level = (1.0 - alpha) * 100
     for side, paths, documents in (("baseline", baseline_paths, baselines),
                                    ("candidate", candidate_paths, candidates)):
         for index, (path, document) in enumerate(zip(paths, documents)):
             print(f"{side + ':' if index == 0 else '':11}{_describe(path, document)}", file=out)
-    sizes = [document["metadata"].get("world_size") for document in baselines + candidates]
-    if len(set(sizes)) > 1:
-        print(f"note: the files ran on {', '.join(map(str, sizes[:-1]))} and {sizes[-1]} ranks",
-              file=out)
+    if differences:
+        print("differs:", file=out)
+        for what, name, before, after in differences:
+            print(f"  {what} {name}: {before} | {after}", file=out)
+    else:
+        print("differs:   nothing in the plans, versions, GPUs and environment", file=out)
     print(f"rule: slower/faster when Mann-Whitney p < {alpha:g} and the {level:g}% interval of "
           f"the median ratio, bootstrapped over runs and over contiguous blocks of each run's "
           f"samples, lies beyond +-{threshold * 100:g}%; same when it lies within; times, so a "
@@ -536,6 +547,17 @@ def add_arguments(parser):
     parser.add_argument("--fail-on-unclear", action="store_true",
                         help="exit 1 also when a case is unclear")
     parser.add_argument("--csv", metavar="OUT", help="write every row, for every candidate")
+    parser.add_argument("--markdown", metavar="OUT",
+                        help="write what differs and the table as markdown (a job summary)")
+    parser.add_argument("--junit", metavar="OUT",
+                        help="write JUnit XML: a test per case, a slower case a failure")
+    parser.add_argument("--suite", type=option_type(parse_suites),
+                        help="compare only these suites (comma-separated names)")
+    parser.add_argument("--case", type=option_type(parse_pattern), metavar="PATTERN",
+                        help="compare only cases whose name this regular expression finds "
+                             "(a plain word: a substring)")
+    parser.add_argument("--allow-ranks", action="store_true",
+                        help="compare collectives and the step across rank counts all the same")
     parser.add_argument("--consistency", action="store_true",
                         help="instead: do the medians of two files agree, where both are quiet")
     parser.add_argument("--spread", type=option_type(parse_fraction), default=0.02,
@@ -549,23 +571,50 @@ def add_arguments(parser):
 def run(args):
     if args.consistency:
         return run_consistency(args)
-    baseline = [read_results(path) for path in args.baseline]
-    candidates = [(paths, [read_results(path) for path in paths]) for paths in args.candidates]
-    frames = []
+    pattern = args.case
+
+    def side(paths):
+        return [(path, select(read_results(path), args.suite, pattern)) for path in paths]
+
+    baseline = side(args.baseline)
+    candidates = [side(paths) for paths in args.candidates]
+    for runs in [baseline] + candidates:
+        for path, document in runs:
+            if not document["cases"] and (args.suite or pattern):
+                raise BadInput(f"{path}: no case matches --suite/--case")
+    for candidate in candidates:
+        if reason := refusal(baseline, candidate, args.allow_ranks):
+            raise BadInput(reason)
+    base_docs = [document for _, document in baseline]
+    frames, comparisons = [], []
     failed = False
-    for index, (paths, candidate) in enumerate(candidates):
-        frame = compare_documents(baseline, candidate, threshold=args.threshold,
+    for index, candidate in enumerate(candidates):
+        paths = [path for path, _ in candidate]
+        documents = [document for _, document in candidate]
+        frame = compare_documents(base_docs, documents, threshold=args.threshold,
                                   alpha=args.alpha, per_rank=args.per_rank,
                                   resamples=args.resamples)
+        differences = run_differences(base_docs, documents)
         if index:
             print("")
-        report(args.baseline, baseline, paths, candidate, frame, args.threshold, args.alpha,
-               args.per_rank)
+        report(args.baseline, base_docs, paths, documents, frame, args.threshold, args.alpha,
+               args.per_rank, differences)
         failing = ("slower", "unclear") if args.fail_on_unclear else ("slower",)
         failed = failed or frame["verdict"].isin(failing).any()
         frames.append(frame.assign(baseline=",".join(args.baseline), candidate=",".join(paths)))
+        comparisons.append((args.baseline, paths, differences, frame))
     if args.csv:
         table = pd.concat(frames, ignore_index=True)
         first = ["baseline", "candidate"]
         table[first + [c for c in table.columns if c not in first]].to_csv(args.csv, index=False)
+    from . import compare_formats  # it imports this module's table helpers
+    if args.markdown:
+        _write(args.markdown, compare_formats.markdown(comparisons, args.threshold, args.alpha))
+    if args.junit:
+        _write(args.junit, compare_formats.junit(comparisons, args.fail_on_unclear))
     return 1 if failed else 0
+
+
+def _write(path, text):
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(text)

@@ -14,14 +14,22 @@
                    same lines, as nccl-tests' time column: flat where a size is latency-bound,
                    rising with it where bandwidth-bound
   time             per collective without a busbw (one rank): median time against size
+  pairs / groups   per collective, backend, dtype and placement run within groups of ranks
+                   (--groups): for pairs a heatmap of each pair's busbw, rank against rank, for
+                   other groups a bar per group; one panel per size
   matmul           TFLOP/s per dtype and shape, with the best measured rate of each dtype and,
                    given --peak, the datasheet figure
   membw            GB/s per kind of copy and size
   telemetry        per model and precision: each phase's mean SM clock, power and the power
-                   cap's share of the telemetry readings, one bar per sync mode
-  scaling          per model: T_1, T_N and the weak-scaling efficiency T_1 / T_N, from the
-                   step's derived figures (tags step/time/single, step/time/overlap or
-                   step/time/sequential, step/efficiency/<mode>), over all files given
+                   cap's share of the telemetry readings, one bar per sync mode, on axes from
+                   zero with the maximum clock and the power limit drawn
+  parity           with --parity (tests/reference/parity.py's CSV): per model, shape and mode,
+                   each phase's median beside the library model's in PyTorch eager, and the
+                   ratio
+  scaling          the weak-scaling efficiency T_1 / T_N against the number of GPUs, a line
+                   per workload, from the step's derived figures (tags step/time/single,
+                   step/time/overlap or step/time/sequential, step/efficiency/<mode>) over all
+                   files given; a one-rank run apart, as no scaling point
 
 A folder stands for the results files directly in it (other JSON files there are skipped with a
 note). Each figure is written to OUTDIR as <file stem>-<plot>.<format> (the scaling figure as
@@ -224,7 +232,9 @@ MODE_COLORS = dict(zip(MODES, ("#8c8c8c", "#4c72b0", "#c44e52", "#55a868")))
 
 def telemetry_figures(telemetry):
     """[Plot]: per model and precision, each phase's mean SM clock, power and the
-    power cap's share of the readings, one bar per sync mode (averaged over ranks).
+    power cap's share of the readings, one bar per sync mode (averaged over ranks). Every axis
+    starts at zero, so that a dip of 2% looks like one, and the limits are drawn: the GPU's
+    maximum SM clock and the enforced power limit (highest over ranks) where the file has them.
 
     `telemetry` is load_telemetry's frame."""
     if telemetry.empty or "sm_clock_mhz_mean" not in telemetry:
@@ -233,10 +243,11 @@ def telemetry_figures(telemetry):
     if steps.empty or not {"model", "precision", "mode"} <= set(steps):
         return []
     power = next((c for c in ("power_w_mean", "power_avg_w_mean") if c in steps), None)
-    panels = [("sm_clock_mhz_mean", "SM clock (MHz)")]
+    panels = [("sm_clock_mhz_mean", "SM clock (MHz)", "max_clock_mhz", "maximum SM clock")]
     if power:
-        panels.append((power, "power (W)" if power == "power_w_mean" else "power, 1 s avg (W)"))
-    panels.append(("limit power cap", "power cap (% of readings)"))
+        panels.append((power, "power (W)" if power == "power_w_mean" else "power, 1 s avg (W)",
+                       "power_limit_w_max", "power limit"))
+    panels.append(("limit power cap", "power cap held\n(% of readings)", None, None))
     figures = []
     for (model, precision), workload in steps.groupby(["model", "precision"], sort=False):
         series = [p for p in TELEMETRY_SERIES if p in set(workload["series"])]
@@ -244,7 +255,7 @@ def telemetry_figures(telemetry):
         figure, axes = plt.subplots(len(panels), 1, figsize=(max(7.0, 1.2 * len(series)), 7.5),
                                     sharex=True, squeeze=False)
         width = 0.8 / max(len(modes), 1)
-        for row, (column, label) in enumerate(panels):
+        for row, (column, label, limit, limit_label) in enumerate(panels):
             panel = axes[row][0]
             for i, mode in enumerate(modes):
                 rows = workload[workload["mode"] == mode]
@@ -254,15 +265,25 @@ def telemetry_figures(telemetry):
                     values = [0.0 if np.isnan(v) else 100 * v for v in values]
                 panel.bar(np.arange(len(series)) + (i - (len(modes) - 1) / 2) * width, values,
                           width, color=MODE_COLORS.get(mode, "#9e9e9e"), label=mode)
+            top = workload[limit].max() if limit in workload else np.nan
+            if not pd.isna(top):
+                panel.axhline(top, color="black", linestyle="--", linewidth=1,
+                              label=f"{limit_label} {top:.0f}")
+                panel.annotate(f"{limit_label} {top:.0f}", (1.0, top), xycoords=("axes fraction",
+                               "data"), xytext=(-4, 3), textcoords="offset points", ha="right",
+                               fontsize=7)
+            panel.set_ylim(0, 100 if column == "limit power cap" else None)
+            if not pd.isna(top):  # room above the limit for its label
+                panel.set_ylim(0, max(panel.get_ylim()[1], top * 1.12))
             panel.set_ylabel(label, fontsize=9)
             panel.grid(True, axis="y", alpha=0.3)
-        low = workload["sm_clock_mhz_mean"].min()
-        axes[0][0].set_ylim(max(0.0, 0.9 * low), None)
         axes[-1][0].set_xticks(np.arange(len(series)), series)
-        axes[0][0].legend(title="mode", fontsize=8, ncol=len(modes))
+        handles, labels = axes[-1][0].get_legend_handles_labels()
+        figure.legend(handles, labels, title="mode", fontsize=8, ncol=len(modes),
+                      loc="lower center", frameon=False)
         figure.suptitle(f"{model} {precision}: SM clock and power by phase (telemetry, mean over "
                         "ranks)", fontsize=11)
-        figure.tight_layout()
+        figure.tight_layout(rect=(0, 0.07, 1, 1))
         figures.append(Plot(f"telemetry-{_slug(model)}-{_slug(precision)}", figure,
                             _keys(workload[workload["series"].isin(series)])))
     return figures
@@ -270,9 +291,10 @@ def telemetry_figures(telemetry):
 
 # --- bus bandwidth --------------------------------------------------------------------------
 
-def collective_frame(cases, with_busbw=True):
+def collective_frame(cases, with_busbw=True, groups=False):
     """load_cases' rows of collectives that have a bus bandwidth, or (with_busbw False) of those
-    that have none (as with one rank, where busbw is not defined)."""
+    that have none (as with one rank, where busbw is not defined): those of all ranks together,
+    or with groups True those run within a group of ranks."""
     if cases.empty:
         return cases
     has = cases["busbw GB/s"].notna() if "busbw GB/s" in cases else False
@@ -284,7 +306,11 @@ def collective_frame(cases, with_busbw=True):
         if column not in frame:
             frame[column] = ""
         frame[column] = frame[column].fillna("")
-    return frame
+    # A case run within a group of ranks (--groups) is one group's figure: its lines would
+    # join groups of different links; group_figures draws them.
+    grouped = frame["group"].map(lambda g: isinstance(g, list)) if "group" in frame else \
+        pd.Series(False, index=frame.index)
+    return frame[grouped == groups]
 
 
 def plot_size_lines(axes, frame, label_collective=True, label_file=False, value="busbw GB/s",
@@ -399,6 +425,67 @@ def time_figures(cases, world_size=None, order=()):
         figures.append(Plot(f"time-{_slug(collective)}",
                             _time_figure(rows, f"{collective} time (no busbw{ranks})"),
                             _keys(rows)))
+    return figures
+
+
+def _pair_heatmap(panel, rows, ranks):
+    """busbw of each pair of ranks as a symmetric ranks x ranks matrix on `panel`; returns the
+    image (the diagonal and the pairs not run are blank)."""
+    matrix = np.full((ranks, ranks), np.nan)
+    for group, value in zip(rows["group"], rows["busbw GB/s"]):
+        matrix[group[0], group[1]] = matrix[group[1], group[0]] = value
+    image = panel.imshow(matrix, cmap="viridis", vmin=0, vmax=np.nanmax(matrix))
+    for (i, j), value in np.ndenumerate(matrix):
+        if not np.isnan(value):
+            panel.text(j, i, f"{value:.0f}", ha="center", va="center", fontsize=7,
+                       color="white" if value < 0.6 * np.nanmax(matrix) else "black")
+    panel.set_xticks(range(ranks))
+    panel.set_yticks(range(ranks))
+    panel.set_xlabel("rank")
+    panel.set_ylabel("rank")
+    return image
+
+
+def group_figures(cases, world_size=None, order=()):
+    """[Plot]: per collective, backend, dtype and placement run within groups of ranks
+    (--groups), each group's busbw, one panel per size: for pairs a heatmap of rank against
+    rank, for other groups a bar per group. A slow link is the pale row and column of one rank,
+    or the one pale cell of a pair."""
+    frame = collective_frame(cases, groups=True)
+    figures = []
+    for collective in _in_order(frame, order):
+        of_collective = frame[frame["collective"] == collective]
+        for (backend, dtype, placement), rows in of_collective.groupby(
+                ["backend", "dtype", "placement"], sort=False):
+            sizes = sorted(set(rows["size"]))
+            pairs = all(len(group) == 2 for group in rows["group"])
+            ranks = world_size or 1 + max(max(group) for group in rows["group"])
+            figure, axes = plt.subplots(1, len(sizes), squeeze=False,
+                                        figsize=(max(6.0, 3.8 * len(sizes)), 4.2))
+            for panel, size in zip(axes[0], sizes):
+                at = rows[rows["size"] == size]
+                if pairs:
+                    figure.colorbar(_pair_heatmap(panel, at, ranks), ax=panel,
+                                    label="busbw (GB/s)", shrink=0.8)
+                else:
+                    labels = [",".join(map(str, group)) for group in at["group"]]
+                    panel.barh(np.arange(len(at)), at["busbw GB/s"], color="#4c72b0")
+                    panel.set_yticks(np.arange(len(at)), [f"group {g}" for g in labels],
+                                     fontsize=7)
+                    panel.invert_yaxis()
+                    panel.set_xlim(0, None)
+                    panel.set_xlabel("busbw (GB/s)")
+                panel.set_title(size_label(size), fontsize=9)
+            modes = "/".join(sorted(set(rows["group_mode"].dropna()))) \
+                if "group_mode" in rows else ""
+            what = "per pair of ranks" if pairs else "per group of ranks"
+            figure.suptitle(" ".join(part for part in (
+                collective, backend, dtype, PLACEMENT_WORDS.get(placement, placement)) if part) +
+                f": busbw {what}" + (f" ({modes})" if modes else ""), fontsize=10)
+            figure.tight_layout()
+            name = "-".join(_slug(part) for part in (collective, backend, dtype, placement)
+                            if part)
+            figures.append(Plot(f"{'pairs' if pairs else 'groups'}-{name}", figure, _keys(rows)))
     return figures
 
 
@@ -547,42 +634,120 @@ def scaling_rows(documents):
 
 
 def scaling_figure(documents):
-    """Plot of efficiency bars per workload and rank count beside the table, or None."""
+    """Plot of the weak-scaling efficiency T_1 / T_N against the number of GPUs, one line per
+    workload and mode over the files given, or None.
+
+    A run on one rank has no weak-scaling efficiency: its T_1 / T_N compares the step without
+    sync to the same step with bucketing and sync calls but no peer. It is drawn apart, as a
+    hollow marker named so, and the line starts at the runs with peers."""
     rows = scaling_rows(documents)
     if not rows:
         return None
     table = pd.DataFrame(rows).sort_values(["workload", "ranks", "file"], kind="stable")
-    several = table.duplicated(["workload", "ranks"], keep=False).any()
-    table["label"] = [f"{w}\n{n} rank{'' if n == 1 else 's'}" + (f"\n{f}" if several else "")
-                      for w, n, f in zip(table["workload"], table["ranks"], table["file"])]
-    figure, (bars, text) = plt.subplots(1, 2, figsize=(12, 1.6 + 0.5 * max(len(table), 3)),
-                                        gridspec_kw={"width_ratios": [1, 1.2]})
-    positions = np.arange(len(table))
-    bars.barh(positions, table["efficiency (%)"], color="#4c72b0")
-    for y, value in zip(positions, table["efficiency (%)"]):
-        bars.annotate(f"{value:.1f}%", (value, y), xytext=(3, 0), textcoords="offset points",
-                      va="center", fontsize=8)
-    bars.axvline(100, color="black", linestyle="--", linewidth=1)
-    bars.set_yticks(positions, table["label"], fontsize=8)
-    bars.invert_yaxis()
-    bars.set_xlim(0, max(110, table["efficiency (%)"].max() * 1.12))
-    bars.set_xlabel("weak-scaling efficiency T_1 / T_N (%)")
-    bars.grid(True, axis="x", alpha=0.3)
-    columns = ["workload", "ranks", "mode", "T_1 (ms)", "T_N (ms)", "efficiency (%)"] + \
-        (["file"] if several else [])
-    cells = [[f"{v:.2f}" if isinstance(v, float) else str(v) for v in row]
-             for row in table[columns].itertuples(index=False)]
-    text.axis("off")
-    drawn = text.table(cellText=cells, colLabels=columns, loc="center", cellLoc="right")
-    drawn.auto_set_font_size(False)
-    drawn.set_fontsize(8)
-    drawn.auto_set_column_width(list(range(len(columns))))
-    drawn.scale(1, 1.3)
-    figure.suptitle("Training step: one rank (T_1) against N ranks (T_N), same batch per rank",
-                    fontsize=11)
+    figure, axes = plt.subplots(figsize=(9, 5.5))
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    alone_labelled = False
+    for index, ((workload, mode), group) in enumerate(table.groupby(["workload", "mode"],
+                                                                    sort=False)):
+        color = cycle[index % len(cycle)]
+        peers = group[group["ranks"] > 1]
+        if not peers.empty:
+            axes.plot(peers["ranks"], peers["efficiency (%)"], marker="o", color=color,
+                      label=f"{workload} ({mode})")
+        alone = group[group["ranks"] == 1]
+        if not alone.empty:
+            axes.scatter(alone["ranks"], alone["efficiency (%)"], marker="o", s=50,
+                         facecolors="none", edgecolors=color,
+                         label=f"{workload} ({mode})" if peers.empty else None)
+            alone_labelled = True
+        side = 1 if index % 2 else -1  # labels of neighbouring lines on either side
+        for _, row in group.iterrows():
+            axes.annotate(f"{row['efficiency (%)']:.1f}%\n{row['T_N (ms)']:.3g} ms",
+                          (row["ranks"], row["efficiency (%)"]), xytext=(7 * side, -4),
+                          textcoords="offset points", fontsize=7, va="top", color=color,
+                          ha="left" if side > 0 else "right")
+    if alone_labelled:
+        axes.scatter([], [], marker="o", facecolors="none", edgecolors="black",
+                     label="hollow: one rank with sync on (bucketing and sync calls, no peer; "
+                           "not a scaling point)")
+    axes.axhline(100, color="black", linestyle="--", linewidth=1, label="100%: T_N = T_1")
+    counts = sorted(set(table["ranks"]))
+    axes.set_xscale("log", base=2)
+    axes.set_xticks(counts, [str(n) for n in counts])
+    axes.minorticks_off()
+    axes.set_xlim(min(counts) / 1.5, max(counts) * 1.5)
+    axes.set_ylim(0, max(110.0, table["efficiency (%)"].max() * 1.1))
+    axes.set_xlabel("GPUs (ranks)")
+    axes.set_ylabel("weak-scaling efficiency T_1 / T_N (%)")
+    axes.set_title("Training step: one rank's step (T_1) against N ranks' (T_N), same batch per "
+                   "rank\nlabels: efficiency and T_N", fontsize=10)
+    axes.grid(True, alpha=0.3)
+    axes.legend(fontsize=7, loc="lower left")
     figure.tight_layout()
     return Plot("scaling", figure, frozenset())
 
+
+# --- parity with the library's model ---------------------------------------------------------
+
+# The columns of tests/reference/parity.py --csv this figure reads (docs/parity.md).
+PARITY_COLUMNS = ("model", "precision", "shape", "mode", "world_size", "phase", "splitstep_s",
+                  "reference_s", "ratio", "verdict", "reference", "splitstep_file")
+VERDICT_COLORS = {"ok": "black", "faster": "#2b8a3e", "slower": "#c92a2a"}
+
+
+def read_parity(path):
+    """parity.py's CSV (one row per model, shape, mode and phase: splitstep's median and the
+    library's or twin's) as a DataFrame. Raises BadInput naming the file."""
+    try:
+        frame = pd.read_csv(path)
+    except (OSError, ValueError) as error:
+        raise BadInput(f"{path}: {error}") from None
+    missing = [c for c in PARITY_COLUMNS if c not in frame]
+    if missing:
+        raise BadInput(f"{path}: not parity.py's CSV: no column {', '.join(missing)}")
+    if frame.empty:
+        raise BadInput(f"{path}: no rows")
+    return frame
+
+
+def parity_figure(parity):
+    """Plot of splitstep's phases beside the library model's (or the twin's) in PyTorch eager:
+    one panel per model, shape and mode, per phase a pair of bars (median ms) and the ratio
+    splitstep / reference, coloured by parity.py's verdict."""
+    groups = list(parity.groupby(["model", "precision", "shape", "mode", "world_size",
+                                  "splitstep_file"], sort=False))
+    columns = min(4, len(groups))
+    rows = -(-len(groups) // columns)
+    figure, axes = plt.subplots(rows, columns, squeeze=False,
+                                figsize=(3.6 * columns, 3.3 * rows + 0.6))
+    for panel, ((model, precision, _, mode, ranks, source), table) in zip(axes.flat, groups):
+        positions = np.arange(len(table))
+        panel.bar(positions - 0.2, table["splitstep_s"] * 1e3, 0.4, color="#4c72b0",
+                  label="splitstep")
+        reference = table["reference"].iloc[0]
+        panel.bar(positions + 0.2, table["reference_s"] * 1e3, 0.4, color="#bdbdbd",
+                  label="the library's model" if reference == "library" else "the twin")
+        for x, high, ratio, verdict in zip(positions, np.maximum(table["splitstep_s"],
+                                                                 table["reference_s"]) * 1e3,
+                                           table["ratio"], table["verdict"]):
+            panel.annotate(f"{ratio:.3f}", (x, high), xytext=(0, 2), textcoords="offset points",
+                           ha="center", fontsize=7, color=VERDICT_COLORS.get(verdict, "#e67700"))
+        panel.set_xticks(positions, table["phase"], fontsize=7)
+        panel.set_ylim(0, None)
+        panel.set_ylabel("median (ms)", fontsize=8)
+        stem = os.path.splitext(os.path.basename(str(source)))[0]
+        panel.set_title(f"{model} {precision} {mode}, {ranks} rank{'' if ranks == 1 else 's'}"
+                        f"\n{stem}", fontsize=8)
+        panel.grid(True, axis="y", alpha=0.3)
+    for panel in list(axes.flat)[len(groups):]:
+        panel.axis("off")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    figure.suptitle("Parity: splitstep's step against the same model in PyTorch eager, per phase"
+                    "\nnumbers: splitstep / reference (black ok, green faster, red slower, as "
+                    "parity.py judged)", fontsize=10)
+    figure.tight_layout(rect=(0, 0.05, 1, 1))
+    return Plot("parity", figure, frozenset())
 
 
 # --- the command ----------------------------------------------------------------------------
@@ -597,6 +762,7 @@ def figures_for(document, peaks=None, reference=None):
     figures += busbw_figures(cases, ranks, reference, order)
     figures += latency_figures(cases, ranks, order)
     figures += time_figures(cases, ranks, order)
+    figures += group_figures(cases, ranks, order)
     figures += [plot for plot in (matmul_figure(cases, peaks), membw_figure(cases)) if plot]
     return figures
 
@@ -660,6 +826,9 @@ def add_arguments(parser):
                         help="datasheet TFLOP/s per dtype, e.g. bf16=989,fp16=989,tf32=494")
     parser.add_argument("--reference", help="nccl-tests busbw CSV "
                         "(collective,size_bytes,time_us,busbw_gbps,label) to draw beside busbw")
+    parser.add_argument("--parity", metavar="CSV",
+                        help="tests/reference/parity.py's --csv output: draw splitstep's phases "
+                             "beside the library's model, OUTDIR/parity.<format>")
     parser.add_argument("--busbw-together", action="store_true",
                         help="also draw every collective of every file in one figure, "
                              "OUTDIR/busbw.<format>")
@@ -670,6 +839,7 @@ def add_arguments(parser):
 def run(args):
     documents = inputs(args.results)
     reference = read_reference(args.reference) if args.reference else None
+    parity = parity_figure(read_parity(args.parity)) if args.parity else None
     together = None
     if args.busbw_together:
         together = busbw_together_figure(
@@ -692,7 +862,7 @@ def run(args):
                              f"case{'s' if len(cases) > 1 else ''} not plotted: {shown}\n")
         for name, figure, _ in figures:
             written += save(figure, args.output, f"{stem}-{name}", args.format)
-    for plot in (scaling_figure(documents), together):
+    for plot in (scaling_figure(documents), together, parity):
         if plot:
             written += save(plot.figure, args.output, plot.name, args.format)
     for path in written:

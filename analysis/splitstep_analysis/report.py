@@ -1,6 +1,7 @@
 """One HTML page per run: its metadata, a summary table per suite, every figure `plot` draws, the
 step's derived figures and diagnosis, and, given two files or more, the comparison of each with
-the first. The page is one self-contained file (figures as inline PNG, no script or style from
+the first (after what differs between the two runs), and with --parity parity.py's rows drawn.
+The page is one self-contained file (figures as inline PNG, no script or style from
 elsewhere), so that it opens offline and travels as one attachment.
 
   splitstep-analysis report results.json [more.json ...] -o report.html
@@ -16,7 +17,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from .compare import compare_documents, format_time  # noqa: E402
-from .plot import figures_for  # noqa: E402
+from .differences import run_differences  # noqa: E402
+from .plot import figures_for, parity_figure, read_parity  # noqa: E402
 from .results import load_cases, load_derived, load_findings  # noqa: E402
 from .schema import BadInput, read_results  # noqa: E402
 
@@ -29,6 +31,8 @@ th, td { padding: 2px 10px; border-bottom: 1px solid #eee; text-align: left; ver
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #f4f4f4; }
 figure { display: inline-block; margin: 0.5em; } figure img { max-width: 560px; }
+p.verdict { font-size: 1.15em; font-weight: 600; padding: 0.4em 0.6em; background: #f4f4f4;
+  border-left: 4px solid #4c72b0; }
 .slower { color: #b00; } .faster { color: #070; } .note { color: #666; }
 """
 
@@ -82,6 +86,15 @@ def metadata_html(path, document):
     return table(["", ""], rows)
 
 
+def verdict_line(document):
+    """The run's one-line verdict against the reference figures: the first finding of its
+    derived result of suite "verdict"; None when the run has none (no reference matched, or a
+    file from before verdicts)."""
+    findings = load_findings(document)
+    said = findings[findings["suite"] == "verdict"]["finding"]
+    return None if said.empty else said.iloc[0]
+
+
 def summary_html(document):
     """Per suite: each measured series of a whole case (parts and detail series are in the
     figures), its median over ranks, the slowest rank, its rates and the check."""
@@ -126,20 +139,31 @@ def comparison_html(first, other, path):
              r["verdict"]] for _, r in frame.iterrows()]
     counts = frame["verdict"].value_counts().to_dict()
     said = ", ".join(f"{n} {verdict}" for verdict, n in counts.items())
-    return (f"<h3>{html.escape(path)} against the first file</h3><p>{html.escape(said)}</p>" +
+    differences = run_differences([first], [other])
+    differ = table(["what differs", "name", "first", "this"], differences) if differences \
+        else "<p>The plans, versions, GPUs and environment are the same.</p>"
+    return (f"<h3>{html.escape(path)} against the first file</h3>" + differ +
+            f"<p>{html.escape(said)}</p>" +
             table(["suite", "case", "series", "first", "this", "change", "verdict"], rows))
 
 
-def page(documents):
-    """The HTML text of the page for [(path, document), ...]."""
+def page(documents, parity=None):
+    """The HTML text of the page for [(path, document), ...], and parity.py's rows (a
+    DataFrame from read_parity) where given."""
     sections = []
     for path, document in documents:
         figures = figures_for(document)
+        verdict = verdict_line(document)
         sections.append(
-            f"<h2>{html.escape(os.path.basename(path))}</h2>" + metadata_html(path, document) +
+            f"<h2>{html.escape(os.path.basename(path))}</h2>" +
+            (f'<p class="verdict">{html.escape(verdict)}</p>' if verdict else "") +
+            metadata_html(path, document) +
             "<h2>Summary</h2>" + summary_html(document) +
             "<h2>Figures</h2>" + "".join(figure_html(p) for p in figures) +
             "<h2>Derived figures and diagnosis</h2>" + derived_html(document))
+    if parity is not None:
+        sections.append("<h2>Parity with the library's model</h2>" +
+                        figure_html(parity_figure(parity)))
     if len(documents) > 1:
         first = documents[0][1]
         sections.append("<h2>Comparison</h2>" + "".join(
@@ -156,13 +180,15 @@ def add_arguments(parser):
                                                    "than one, each is compared with the first")
     parser.add_argument("-o", "--output", required=True, metavar="PAGE",
                         help="the HTML file to write")
+    parser.add_argument("--parity", metavar="CSV",
+                        help="tests/reference/parity.py's --csv output, drawn on the page")
 
 
 def run(args):
     documents = [(path, read_results(path)) for path in args.results]
     if os.path.isdir(args.output):
         raise BadInput(f"-o: '{args.output}' is a folder")
-    text = page(documents)
+    text = page(documents, read_parity(args.parity) if args.parity else None)
     temporary = args.output + ".tmp"
     with open(temporary, "w", encoding="utf-8") as out:
         out.write(text)

@@ -107,7 +107,8 @@ def load_samples(source):
 
 def load_telemetry(source):
     """One row per measured case, series and rank that carries telemetry (docs/telemetry.md):
-    suite, family, case, series, part_of, rank, readings, for each quantity read
+    suite, family, case, series, part_of, rank, readings, max_clock_mhz (the GPU's maximum SM
+    clock as the rank read it before the case, where it did), for each quantity read
     `<quantity>_mean`, `_min`, `_max` (e.g. sm_clock_mhz_mean, power_w_max), for each clock
     limit that held `limit <name>` (the share of readings, e.g. "limit power cap"), and the
     case's fields."""
@@ -119,7 +120,8 @@ def load_telemetry(source):
             if not isinstance(telemetry, dict):
                 continue
             row = _base(case, path)
-            row.update({"rank": rank["rank"], "readings": telemetry.get("readings", 0)})
+            row.update({"rank": rank["rank"], "readings": telemetry.get("readings", 0),
+                        "max_clock_mhz": (rank.get("clock_at_start") or {}).get("max_mhz")})
             for key, value in telemetry.items():
                 if isinstance(value, dict) and "mean" in value:
                     for statistic in ("mean", "min", "max"):

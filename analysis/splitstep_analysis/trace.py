@@ -148,14 +148,16 @@ def _draw_counters(axes, counters, start, end):
     if CLOCK in counters:
         x, v = _series(counters[CLOCK], "value", start, end)
         axes.plot(x, v, color="#4c72b0", lw=1, label="SM clock")
-        axes.set_ylabel("MHz", fontsize=7)
+        axes.set_ylabel("SM clock (MHz)", fontsize=7)
+        axes.set_ylim(0, max(v, default=0) * 1.1 or None)  # from zero: a 2% dip looks like one
         drew = drew or bool(x)
     power = next((name for name in POWERS if name in counters), None)
     if power:
         right = axes.twinx()
         x, v = _series(counters[power], "value", start, end)
         right.plot(x, v, color="#c44e52", lw=1, label=power)
-        right.set_ylabel("W", fontsize=7)
+        right.set_ylabel(power, fontsize=7)
+        right.set_ylim(0, max(v, default=0) * 1.1 or None)
         right.tick_params(labelsize=6)
         drew = drew or bool(x)
     for limit, color in (("power cap", "#fdae6b"), ("thermal (software)", "#fb6a4a"),

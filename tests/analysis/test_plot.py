@@ -64,7 +64,9 @@ def with_telemetry(cases):
                 "readings": 20, "limit_readings": 20, "clock_limits": limits,
                 "sm_clock_mhz": {"n": 20, "min": 1400, "mean": 1425 if overlap else 1500,
                                  "max": 1980},
-                "power_w": {"n": 20, "min": 500, "mean": 690 if overlap else 600, "max": 700}}
+                "power_w": {"n": 20, "min": 500, "mean": 690 if overlap else 600, "max": 700},
+                "power_limit_w": {"n": 20, "min": 700, "mean": 700, "max": 700}}
+            rank["clock_at_start"] = {"current_mhz": 1980, "limited_by": "", "max_mhz": 1980}
     return cases
 
 
@@ -215,7 +217,7 @@ class PlotsTest(FilesTestCase):
         self.assertEqual(self.written(), [
             "fft-busbw-allreduce-tree.png", "fft-busbw-allreduce.png",
             "fft-latency-allreduce-tree.png", "fft-latency-allreduce.png", "fft-matmul-tflops.png",
-            "phases-step-mlp-bf16.png"])
+            "fft-pairs-allreduce-nccl-fp32-out.png", "phases-step-mlp-bf16.png"])
         self.assertEqual(result.stderr.splitlines(), [
             f"splitstep-analysis plot: {fft}: 6 fft cases not plotted: c2c 1024 / fft, "
             "c2c 4096 / fft, c2c 16384 / fft, c2c 65536 / fft and 2 more",
@@ -302,7 +304,8 @@ class PlotsTest(FilesTestCase):
         figures = plots.figures_for(read_results(path))
         self.assertEqual([plot.name for plot in figures],
                          ["busbw-allreduce", "busbw-allreduce-tree", "latency-allreduce",
-                          "latency-allreduce-tree", "matmul-tflops"])
+                          "latency-allreduce-tree", "pairs-allreduce-nccl-fp32-out",
+                          "matmul-tflops"])
         tree = figures[1].figure.axes[0]
         self.assertEqual(tree.get_title(), "allreduce_tree bus bandwidth, 2 ranks")
         [line] = tree.get_lines()
@@ -318,7 +321,7 @@ class PlotsTest(FilesTestCase):
         self.assertEqual([p.name for p in plots.figures_for(read_results(
             self.write("unnamed.json", unnamed)))],
             ["busbw-allreduce", "busbw-allreduce-tree", "latency-allreduce",
-             "latency-allreduce-tree", "matmul-tflops"])
+             "latency-allreduce-tree", "pairs-allreduce-nccl-fp32-out", "matmul-tflops"])
         plots.plt.close("all")
         result = self.run_plots(path, "-o", self.out, process=True)
         self.assertEqual(result.returncode, 0, result.stderr)
@@ -326,7 +329,9 @@ class PlotsTest(FilesTestCase):
                                           "v2-unknown-collective-busbw-allreduce.png",
                                           "v2-unknown-collective-latency-allreduce-tree.png",
                                           "v2-unknown-collective-latency-allreduce.png",
-                                          "v2-unknown-collective-matmul-tflops.png"])
+                                          "v2-unknown-collective-matmul-tflops.png",
+                                          "v2-unknown-collective-pairs-allreduce-nccl-fp32-out"
+                                          ".png"])
 
     def test_malformed_input_and_options(self):
         good = self.write("good.json", document(matmul_cases()))
@@ -345,11 +350,12 @@ class PlotsTest(FilesTestCase):
                 self.assertEqual(self.written(), [])
 
 
-class FigureContentTest(unittest.TestCase):
+class FigureContentTest(FilesTestCase):
     """What is drawn: the bars and lines carry the figures of the file."""
 
     def tearDown(self):
         plots.plt.close("all")
+        super().tearDown()
 
     def test_step_bars_stack_the_per_rank_phase_medians(self):
         [(name, figure, drew)] = plots.step_breakdown_figures(load_ranks(document(step_cases())))
@@ -390,6 +396,14 @@ class FigureContentTest(unittest.TestCase):
         caps = [b.get_height() for b in cap.patches]
         self.assertEqual(caps[labels.index("data")], 0)  # the cap never held there
         self.assertAlmostEqual(caps[count + labels.index("step")], 90)
+        # Honest axes: from zero, the limits drawn (the maximum clock, the power limit), the
+        # power cap's share on a scale to 100%.
+        self.assertEqual([panel.get_ylim()[0] for panel in (clock, power, cap)], [0, 0, 0])
+        self.assertEqual(cap.get_ylim()[1], 100)
+        limits = [[(line.get_label(), line.get_ydata()[0]) for line in panel.get_lines()]
+                  for panel in (clock, power)]
+        self.assertEqual(limits, [[("maximum SM clock 1980", 1980)], [("power limit 700", 700)]])
+        self.assertGreater(clock.get_ylim()[1], 1980)
         self.assertEqual(plots.telemetry_figures(load_telemetry(document(step_cases()))), [])
         plots.plt.close("all")
 
@@ -492,6 +506,106 @@ class FigureContentTest(unittest.TestCase):
                                  "efficiency (%)": 87.5}])
         self.assertEqual(plots.scaling_rows([("run.json", document(step_cases()))]), [])
         self.assertIsNone(plots.scaling_figure([("run.json", document(matmul_cases()))]))
+
+    def test_scaling_is_efficiency_against_gpus_and_one_rank_is_apart(self):
+        # The committed 1- and 2-rank runs: the figure showed "96.1%" for the one-rank run as
+        # a scaling bar, and its table ran over the bars.
+        step = os.path.join(ROOT, "results", "2026-11-30-h200x2-step")
+        files = [os.path.join(step, name) for name in ("step-np1.json", "step-np2-final.json")]
+        name, figure, _ = plots.scaling_figure([(f, read_results(f)) for f in files])
+        self.assertEqual(name, "scaling")
+        [axes] = figure.axes  # no table beside it
+        self.assertEqual(axes.get_xlabel(), "GPUs (ranks)")
+        self.assertEqual(axes.get_ylim()[0], 0)
+        lines = {line.get_label(): line for line in axes.get_lines()}
+        # Each workload's line holds the runs with peers only: the 2-rank run.
+        for workload, efficiency in (("mlp bf16 (overlap)", 90.1), ("transformer bf16 (overlap)",
+                                                                     97.6)):
+            self.assertEqual(list(lines[workload].get_xdata()), [2])
+            self.assertAlmostEqual(lines[workload].get_ydata()[0], efficiency, places=1)
+        # The one-rank runs are hollow markers at 1 GPU, named in the legend as no scaling point.
+        hollow = [c for c in axes.collections if len(c.get_offsets())]
+        self.assertEqual(sorted(round(float(y), 1) for c in hollow for _, y in c.get_offsets()),
+                         [96.1, 98.7])
+        self.assertTrue(all(c.get_facecolors().size == 0 or c.get_facecolors()[0][3] == 0
+                            for c in hollow))
+        self.assertIn("not a scaling point", " ".join(t.get_text()
+                                                      for t in axes.get_legend().get_texts()))
+        # Every label lies within the figure.
+        figure.canvas.draw()
+        box = figure.bbox
+        for text in axes.texts:
+            extent = text.get_window_extent()
+            self.assertTrue(box.x0 <= extent.x0 and extent.x1 <= box.x1, text.get_text())
+        plots.plt.close(figure)
+
+    def test_pairs_are_a_heatmap_of_rank_against_rank(self):
+        # --groups pairs on 4 ranks, rank 3 slow: its row and column pale, at two sizes.
+        cases = []
+        pairs = [(0, 1), (2, 3), (0, 2), (1, 3), (0, 3), (1, 2)]
+        for index, (a, b) in enumerate(pairs):
+            for size in (1 << 20, 1 << 28):
+                busbw = (100.0 if 3 in (a, b) else 300.0) * (2 if size > 1 << 20 else 1)
+                cases.append(case("allreduce", f"nccl fp32 {size} B group {a},{b}", "allreduce",
+                                  [samples(size / busbw / 1e9, 0)] * 2,
+                                  {"backend": "nccl", "dtype": "fp32", "size": str(size),
+                                   "bytes": str(size), "placement": "out of place",
+                                   "group": f"{a},{b}", "group_index": str(index),
+                                   "group_mode": "sequential"},
+                                  {"busbw GB/s": busbw, "algbw GB/s": busbw}))
+        whole = collective_cases()  # and the world's allreduce, drawn as lines
+        frame = load_cases(document(cases + whole, world_size=4))
+        [plot] = plots.group_figures(frame, 4)
+        self.assertEqual(plot.name, "pairs-allreduce-nccl-fp32-out")
+        self.assertEqual(len(plot.drew), 12)
+        small, large = (axes for axes in plot.figure.axes if axes.get_images())
+        self.assertEqual([small.get_title(), large.get_title()], ["1 MiB", "256 MiB"])
+        matrix = small.get_images()[0].get_array()
+        self.assertEqual(matrix.shape, (4, 4))
+        self.assertTrue(np.ma.getmaskarray(matrix)[0, 0] or np.isnan(matrix[0, 0]))  # blank
+        self.assertEqual(matrix[0, 1], 300.0)
+        self.assertEqual(matrix[1, 0], 300.0)
+        self.assertEqual(list(matrix[3, :3]), [100.0, 100.0, 100.0])
+        self.assertEqual(large.get_images()[0].get_array()[2, 3], 200.0)
+        self.assertEqual(small.get_images()[0].get_clim()[0], 0)
+        # The groups' cases are not in the lines of busbw against size.
+        [busbw] = plots.busbw_figures(frame, 4)
+        self.assertEqual(busbw.drew, plots._keys(load_cases(document(whole))))
+        plots.plt.close("all")
+
+    def test_parity_bars_are_each_phase_beside_the_library_model(self):
+        # The committed zoo parity run: four models at their preset and one drawn shape.
+        path = os.path.join(ROOT, "results", "2026-12-01-h200-zoo-parity", "parity.csv")
+        parity = plots.read_parity(path)
+        name, figure, _ = plots.parity_figure(parity)
+        self.assertEqual(name, "parity")
+        panels = [axes for axes in figure.axes if axes.patches]
+        self.assertEqual(len(panels), 8)
+        gpt2 = panels[0]
+        self.assertEqual(gpt2.get_title(), "gpt2 bf16 single, 1 rank\nsplitstep-gpt2-preset")
+        rows = parity[parity["splitstep_file"].str.endswith("splitstep-gpt2-preset.json")]
+        self.assertEqual([t.get_text() for t in gpt2.get_xticklabels()], list(rows["phase"]))
+        heights = [bar.get_height() for bar in gpt2.patches]
+        np.testing.assert_allclose(heights, list(rows["splitstep_s"] * 1e3) +
+                                   list(rows["reference_s"] * 1e3))
+        self.assertEqual([t.get_text() for t in gpt2.texts],
+                         [f"{r:.3f}" for r in rows["ratio"]])  # 0.958 forward: faster
+        self.assertEqual(gpt2.texts[0].get_color(), plots.VERDICT_COLORS["faster"])
+        self.assertEqual(gpt2.get_ylim()[0], 0)
+        plots.plt.close(figure)
+
+    def test_parity_from_the_command_and_bad_parity_files(self):
+        folder = os.path.join(ROOT, "results", "2026-12-01-h200-zoo-parity")
+        out = os.path.join(self.dir.name, "out")
+        result = run_command("plot", os.path.join(folder, "splitstep-gpt2-preset.json"), "-o",
+                             out, "--parity", os.path.join(folder, "parity.csv"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn(os.path.join(out, "parity.png"), result.stdout.splitlines())
+        not_parity = self.write("other.csv", "model,phase\ngpt2,forward\n")
+        bad = run_command("plot", os.path.join(folder, "splitstep-gpt2-preset.json"), "-o", out,
+                          "--parity", not_parity)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("not parity.py's CSV: no column precision", bad.stderr)
 
     def test_peaks_and_sizes(self):
         self.assertEqual(plots.parse_peaks("bf16=989, fp16=989.5"),

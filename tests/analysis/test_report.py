@@ -7,11 +7,14 @@ import shutil
 import subprocess
 import unittest
 
-from support import PNG, ROOT, FilesTestCase, run_command
+from support import DATA, PNG, ROOT, FilesTestCase, run_command
 
 QUICK = os.path.join(ROOT, "results", "2026-12-01-h200-typed-before-after", "after", "quick.json")
 BEFORE = os.path.join(ROOT, "results", "2026-12-01-h200-typed-before-after", "before",
                       "quick.json")
+# A run with a derived result of suite "verdict", as splitstep writes it against the reference
+# figures of its GPU: findings[0] is the one-line verdict.
+VERDICT = os.path.join(DATA, "verdict.json")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
@@ -38,11 +41,42 @@ class ReportTest(FilesTestCase):
         self.assertNotRegex(text, r'(src|href)="(https?:)?//')
         self.assertNotIn("<h2>Comparison</h2>", text)
 
+    def test_the_verdict_line_comes_first(self):
+        _, text = self.page(VERDICT)
+        line = "node vm: healthy \u2014 bf16 GEMM 672 TFLOP/s (91% of expected)"
+        self.assertEqual(re.findall(r'<p class="verdict">([^<]*)</p>', text), [line])
+        # At the top of the run's section: before its metadata and summary.
+        self.assertLess(text.index(line), text.index("<table>"))
+        self.assertLess(text.index(line), text.index("<h2>Summary</h2>"))
+        # Only the first finding is the verdict; the others stay with the derived figures.
+        self.assertIn("<li>bf16 GEMM: 672 TFLOP/s against 738 expected</li>", text)
+
+    def test_no_verdict_no_line(self):
+        # A run without a verdict (no reference figure matched, or from before verdicts).
+        _, text = self.page(QUICK)
+        self.assertNotIn('class="verdict"', text)
+        self.assertNotRegex(text, r"healthy|verdict:")
+
     def test_two_runs_are_compared(self):
         _, text = self.page(BEFORE, QUICK)
         self.assertIn("<h2>Comparison</h2>", text)
         self.assertIn("against the first file", text)
         self.assertRegex(text, r"\d+ same")
+        # What differs between the runs comes first: here the schema revision and the plan.
+        self.assertIn("<th>what differs</th>", text)
+        self.assertIn("<td>schema</td><td>schema</td><td>splitstep.results/1</td>"
+                      "<td>splitstep.results/2</td>", text)
+
+    def test_parity_is_drawn_given_parity_csv(self):
+        folder = os.path.join(ROOT, "results", "2026-12-01-h200-zoo-parity")
+        out = os.path.join(self.dir.name, "report.html")
+        result = run_command("report", os.path.join(folder, "splitstep-gpt2-preset.json"), "-o",
+                             out, "--parity", os.path.join(folder, "parity.csv"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(out, encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("<h2>Parity with the library's model</h2>", text)
+        self.assertIn('<img alt="parity" src="data:image/png;base64,', text)
 
     def test_bad_input(self):
         self.assertEqual(run_command("report", os.path.join(self.dir.name, "none.json"),

@@ -91,6 +91,18 @@ class TraceViewTest(unittest.TestCase):
         with open(svg) as f:
             self.assertIn("<svg", f.read(2000))
 
+    def test_the_counters_axes_start_at_zero(self):
+        figure = trace_view.draw(*trace_view.read_trace(self.trace))
+        counters = [axes for axes in figure.axes if axes.get_ylabel() in
+                    ("SM clock (MHz)", "power (W)")]
+        self.assertEqual(sorted(axes.get_ylabel() for axes in counters),
+                         ["SM clock (MHz)", "SM clock (MHz)", "power (W)", "power (W)"])
+        for axes in counters:
+            low, high = axes.get_ylim()
+            self.assertEqual(low, 0)
+            self.assertGreater(high, max(max(line.get_ydata()) for line in axes.get_lines()))
+        trace_view.plt.close(figure)
+
     def test_a_compressed_trace_reads_as_the_plain_one(self):
         packed = os.path.join(self.dir.name, "trace.json.gz")
         with open(self.trace, "rb") as f, gzip.open(packed, "wb") as out:
