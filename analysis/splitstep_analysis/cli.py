@@ -6,6 +6,7 @@ standard-library subcommands start without pandas or matplotlib.
 """
 import argparse
 import importlib
+import os
 import sys
 
 from .schema import BadInput
@@ -96,3 +97,8 @@ def main(argv=None):
     except BadInput as error:
         sys.stderr.write(f"{PROG} {args.command}: {error}\n")
         return 2
+    except BrokenPipeError:
+        # The reader left (`| head`): what it read is all it wanted. Python would report the
+        # pipe again when flushing stdout at exit; pointing stdout at /dev/null keeps it quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
