@@ -73,11 +73,16 @@ ItemVerdict perGpuItem(VerdictItem item, const std::map<int, Best>& best,
   ItemVerdict v;
   v.item = item;
   v.unit = std::move(unit);
+  bool measured_without_reference = false;
   for (int rank : node_ranks) {
     const auto it = best.find(rank);
     const RankInfo* info = infoOf(rank, ranks);
     const GpuReference* reference = info ? findReference(info->device_name) : nullptr;
-    if (it == best.end() || reference == nullptr) continue;
+    if (it == best.end()) continue;
+    if (reference == nullptr) {
+      measured_without_reference = true;
+      continue;
+    }
     v.per_rank.emplace_back(rank, it->second.value);
     const ReferenceFigure expected = figure(*reference);
     if (!v.measured || it->second.value / expected.expected < v.ratio()) {
@@ -88,7 +93,9 @@ ItemVerdict perGpuItem(VerdictItem item, const std::map<int, Best>& best,
       v.expected_source = expected.expected_source;
     }
   }
-  if (!v.measured) v.not_judged = std::move(not_run);
+  if (!v.measured) {
+    v.not_judged = measured_without_reference ? "no reference figures for this GPU" : not_run;
+  }
   return v;
 }
 
@@ -335,7 +342,9 @@ std::vector<DerivedResult> deriveVerdict(const std::vector<CaseResult>& cases,
     DerivedResult& d = results.emplace_back();
     d.suite = "verdict";
     d.subject = "node " + node.host;
-    d.title = fmt::format("against the reference figures of {}", node.gpu);
+    d.title =
+        (node.has_reference ? "against the reference figures of " : "no reference figures for ") +
+        node.gpu;
     for (const ItemVerdict& i : node.items) {
       if (!i.measured) continue;
       const std::string tag = fmt::format("verdict/{}/", toString(i.item));

@@ -157,6 +157,8 @@ TEST(VerdictTest, ACpuRunHasNoReferenceAndSaysSo) {
             "node vm: no reference figures for cpu (the table has NVIDIA H200, NVIDIA H100 80GB "
             "HBM3): not judged");
   EXPECT_TRUE(results[0].figures.empty());
+  EXPECT_EQ(judgeNodes(summarizeCases({{gemm(1.5, 1024)}}), ranks)[0].items[0].not_judged,
+            "no reference figures for this GPU");
 }
 
 TEST(VerdictTest, APartialRunJudgesWhatItMeasuredAndNamesTheRest) {
