@@ -146,10 +146,9 @@ std::optional<std::string> notNvlink(const std::vector<int>& members,
       if (a == b || from == nullptr || to == nullptr) continue;
       if (from->uuid == to->uuid) return std::string("ranks share a GPU");
       const auto link = from->gpu_links.find(to->uuid);
-      if (link == from->gpu_links.end()) return std::string("how the GPUs are joined is unknown");
+      if (link == from->gpu_links.end()) return std::string("GPU links unknown");
       if (link->second != "NVLink") {
-        return fmt::format("GPUs joined by {}, not NVLink: the table has NVLink figures only",
-                           link->second);
+        return fmt::format("GPUs joined by {}, not NVLink", link->second);
       }
     }
   }
@@ -180,8 +179,8 @@ ItemVerdict allreduceItem(int node, const std::vector<CaseResult>& cases,
   }
   if (within.empty()) {
     v.not_judged = !touched  ? "no NCCL allreduce case"
-                   : crosses ? "the allreduce crosses nodes: the table has no network figures"
-                             : "one GPU: busbw is not defined";
+                   : crosses ? "it crosses nodes: no network figures"
+                             : "one GPU";
     return v;
   }
   // The most GPUs, then the largest size, then the best of its cases (dtypes, placements).
@@ -201,7 +200,7 @@ ItemVerdict allreduceItem(int node, const std::vector<CaseResult>& cases,
   const GpuReference* reference = first ? findReference(first->device_name) : nullptr;
   const AllreduceReference* figures = reference ? findAllreduce(*reference, gpus) : nullptr;
   if (static_cast<double>(widest->bytes) < kAllreducePlateauBytes) {
-    v.not_judged = fmt::format("largest size {} is under 1 GiB, where busbw is not at its plateau",
+    v.not_judged = fmt::format("largest size {}, under the 1 GiB of busbw's plateau",
                                formatBytes(widest->bytes));
   } else if (const auto why = notNvlink(widest->members, ranks)) {
     v.not_judged = *why;
@@ -260,17 +259,15 @@ bool NodeVerdict::healthy() const {
 
 std::string NodeVerdict::line(const std::vector<RankInfo>& ranks) const {
   if (!has_reference) {
-    return fmt::format("node {}: no reference figures for {} (the table has {}): not judged", host,
-                       gpu.empty() ? "this device" : gpu, knownGpus());
+    return fmt::format("node {}: no reference figures for {}: not judged", host,
+                       gpu.empty() ? "this device" : gpu);
   }
   std::vector<std::string> below;
   std::vector<std::string> fine;
-  std::vector<std::string> skipped;
   for (const ItemVerdict& i : items) {
     const std::string_view label = itemLabel(i.item);
-    if (!i.measured) {
-      skipped.push_back(fmt::format("{} ({})", label, i.not_judged));
-    } else if (i.below()) {
+    if (!i.measured) continue;
+    if (i.below()) {
       const RankInfo* info = i.rank >= 0 ? infoOf(i.rank, ranks) : nullptr;
       below.push_back(
           fmt::format("{} {}{} is {:.0f}% of the expected {} ({:.0f}% short)", label,
@@ -283,15 +280,21 @@ std::string NodeVerdict::line(const std::vector<RankInfo>& ranks) const {
     }
   }
   if (below.empty() && fine.empty()) {
-    return fmt::format("node {}: {}, nothing judged: {}", host, gpu, fmt::join(skipped, ", "));
+    return fmt::format("node {}: {}, nothing judged", host, gpu);
   }
   std::vector<std::string> parts = below;
   parts.insert(parts.end(), fine.begin(), fine.end());
-  std::string text =
-      fmt::format("node {}: {} — {}", host, below.empty() ? "healthy" : "below expected",
-                  fmt::join(parts, ", "));
-  if (!skipped.empty()) text += fmt::format("; not judged: {}", fmt::join(skipped, ", "));
-  return text;
+  return fmt::format("node {}: {} — {}", host, below.empty() ? "healthy" : "below expected",
+                     fmt::join(parts, ", "));
+}
+
+std::string NodeVerdict::notJudged() const {
+  if (!has_reference) return fmt::format("the reference table has {}", knownGpus());
+  std::vector<std::string> skipped;
+  for (const ItemVerdict& i : items) {
+    if (!i.measured) skipped.push_back(fmt::format("{} ({})", itemLabel(i.item), i.not_judged));
+  }
+  return skipped.empty() ? std::string() : fmt::format("not judged: {}", fmt::join(skipped, ", "));
 }
 
 std::vector<NodeVerdict> judgeNodes(const std::vector<CaseResult>& cases,
@@ -360,6 +363,7 @@ std::vector<DerivedResult> deriveVerdict(const std::vector<CaseResult>& cases,
                             : std::string();
     }
     d.findings.push_back(node.line(ranks));
+    if (std::string rest = node.notJudged(); !rest.empty()) d.findings.push_back(std::move(rest));
     d.notes.push_back(fmt::format(
         "a figure under {:.0f}% of its expected one is below expected; the reference figures "
         "and their sources are in docs/verdict.md",

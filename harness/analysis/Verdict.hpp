@@ -65,8 +65,11 @@ struct NodeVerdict {
   std::vector<ItemVerdict> items;  // every item, judged or not, in VerdictItem order
 
   bool healthy() const;
-  // The closing line: "node vm: healthy — bf16 GEMM 672 TFLOP/s (91% of expected), ...".
+  // The closing line: "node vm: healthy — bf16 GEMM 672 TFLOP/s (91% of expected), ...", of
+  // the judged items (or why none was judged).
   std::string line(const std::vector<RankInfo>& ranks) const;
+  // "not judged: HBM (no membw triad case), ..." where some item was not; else empty.
+  std::string notJudged() const;
 };
 
 // One verdict per node of `ranks` (in node order), from the cases measured so far.
@@ -74,7 +77,8 @@ std::vector<NodeVerdict> judgeNodes(const std::vector<CaseResult>& cases,
                                     const std::vector<RankInfo>& ranks);
 
 // The verdicts as derived results, one per node: suite "verdict", subject "node <host>",
-// figures "verdict/<item>/measured|expected|ratio" for each judged item, findings[0] the line.
+// figures "verdict/<item>/measured|expected|ratio" for each judged item, findings[0] the line,
+// findings[1] (where there is one) what was not judged and why.
 std::vector<DerivedResult> deriveVerdict(const std::vector<CaseResult>& cases,
                                          const std::vector<RankInfo>& ranks);
 
