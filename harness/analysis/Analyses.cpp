@@ -6,6 +6,7 @@
 #include "analysis/GroupAnalysis.hpp"
 #include "analysis/StepAnalysis.hpp"
 #include "analysis/TelemetryAnalysis.hpp"
+#include "analysis/Verdict.hpp"
 
 namespace splitstep {
 
@@ -17,6 +18,7 @@ std::vector<DerivedResult> deriveAll(const AnalysisInput& input) {
       [](const AnalysisInput& in) { return deriveGroupFigures(in.cases, in.ranks); },
       [](const AnalysisInput& in) { return deriveCollectiveFigures(in.cases, in.projection); },
       [](const AnalysisInput& in) { return deriveStepTelemetry(in.cases); },
+      [](const AnalysisInput& in) { return deriveVerdict(in.cases, in.ranks); },
   };
   std::vector<DerivedResult> all;
   for (const Analysis& analysis : analyses) {

@@ -300,8 +300,12 @@ std::vector<OptionSpec> reportOptions() {
     option("csv", std::nullopt, "write one row per case and rank to this CSV file",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.csv_path = v.path(); },
       [](const RunPlan& p) { return p.output.csv_path; }),
+    option("metrics", std::nullopt,
+      "write the verdict to this file in the Prometheus text format (node-exporter's textfile collector)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.output.metrics_path = v.path(); },
+      [](const RunPlan& p) { return p.output.metrics_path; }),
     flagOption("overwrite",
-      "let --json, --csv and --trace replace a file splitstep did not write (without it, such a "
+      "let --json, --csv, --trace and --metrics replace a file splitstep did not write (without it, such a "
       "file is refused at start)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.overwrite = v.onOff(); },
       [](const RunPlan& p) { return trueFalse(p.output.overwrite); }),

@@ -24,6 +24,8 @@ struct OutputPlan {
   std::string json_path;   // empty: no JSON file
   std::string csv_path;    // empty: no CSV file
   std::string trace_path;  // empty: no trace
+  // empty: no Prometheus metrics file
+  std::string metrics_path;
   bool quiet = false;      // no progress line on a terminal's stderr
   bool overwrite = false;  // the outputs may replace files splitstep did not write
 };

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "analysis/NodeSpread.hpp"
+#include "analysis/Verdict.hpp"
 #include "cases/CaseCatalogue.hpp"
 #include "collect/SampleCodec.hpp"
 #include "report/AtomicFile.hpp"
@@ -63,6 +64,38 @@ nlohmann::json wallJson(const RunWallTimes& wall) {
   return {{"start_up", wall.start_up}, {"suites", suites}, {"gather", wall.gather}};
 }
 
+// The verdict per node, typed for a fleet's scripts (docs/results-schema.md#the-verdict).
+nlohmann::json verdictJson(const std::vector<CaseResult>& cases,
+                           const std::vector<RankInfo>& ranks) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const NodeVerdict& node : judgeNodes(cases, ranks)) {
+    nlohmann::json items = nlohmann::json::array();
+    for (const ItemVerdict& i : node.items) {
+      const auto judged = [&i](double value) {
+        return i.measured ? nlohmann::json(value) : nlohmann::json();
+      };
+      items.push_back({{"item", toString(i.item)},
+                       {"judged", i.measured.has_value()},
+                       {"unit", i.unit},
+                       {"measured", judged(i.measured.value_or(0))},
+                       {"expected", judged(i.expected)},
+                       {"ratio", judged(i.ratio())},
+                       {"below_expected", i.below()},
+                       {"rank", i.rank >= 0 ? nlohmann::json(i.rank) : nlohmann::json()},
+                       {"case", i.what},
+                       {"not_judged", i.not_judged}});
+    }
+    nodes.push_back({{"node", node.host},
+                     {"node_index", node.node},
+                     {"gpu", node.gpu},
+                     {"reference", node.has_reference},
+                     {"healthy", node.healthy()},
+                     {"line", node.line(ranks)},
+                     {"items", items}});
+  }
+  return nodes;
+}
+
 }  // namespace
 
 void JsonReporter::reportContext(const RunContext& context) {
@@ -110,6 +143,7 @@ void JsonReporter::reportContext(const RunContext& context) {
       {"ranks", context.ranks},
       {"cases", nlohmann::json::array()},
       {"derived", nlohmann::json::array()},
+      {"verdict", verdictJson(cases_, ranks_)},
       {"complete", false},
       {"ended", nullptr},
   };
@@ -182,6 +216,8 @@ void JsonReporter::reportCase(const CaseResult& result) {
     if (c == '\n') text += "    ";
   }
   case_texts_.push_back(std::move(text));
+  cases_.push_back(result);
+  document_["verdict"] = verdictJson(cases_, ranks_);
   write();
 }
 

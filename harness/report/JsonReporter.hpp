@@ -32,6 +32,7 @@ class JsonReporter final : public Reporter {
   nlohmann::json document_;              // everything but the cases
   std::vector<std::string> case_texts_;  // each case, printed once, indented to its depth
   std::vector<RankInfo> ranks_;          // to group each case's ranks by node
+  std::vector<CaseResult> cases_;        // what the verdict is judged from
 };
 
 }  // namespace splitstep

@@ -19,6 +19,7 @@
 #include "report/ChromeTrace.hpp"
 #include "report/CsvReporter.hpp"
 #include "report/JsonReporter.hpp"
+#include "report/MetricsReporter.hpp"
 
 namespace splitstep {
 namespace {
@@ -114,6 +115,14 @@ bool startsWithOwnHeader(std::ifstream& file) {
          (first.size() == header.size() || first[header.size()] == ',');
 }
 
+bool startsWithSchemaLine(std::ifstream& file) {
+  const std::string_view schema(kMetricsSchema);
+  const std::string family(schema.substr(0, schema.find('/') + 1));  // any version of it
+  std::string first(family.size(), '\0');
+  file.read(first.data(), static_cast<std::streamsize>(first.size()));
+  return file.gcount() == static_cast<std::streamsize>(family.size()) && first == family;
+}
+
 std::string describe(OutputKind kind) {
   switch (kind) {
     case OutputKind::Results:
@@ -122,6 +131,8 @@ std::string describe(OutputKind kind) {
       return "CSV";
     case OutputKind::Trace:
       return "trace";
+    case OutputKind::Metrics:
+      return "metrics";
   }
   return "output";
 }
@@ -180,6 +191,8 @@ bool holdsOnlyOwnOutput(const std::string& path, OutputKind kind) {
       return namesSchema(file, true, schemaFamily(kTraceSchema));
     case OutputKind::Rows:
       return startsWithOwnHeader(file);
+    case OutputKind::Metrics:
+      return startsWithSchemaLine(file);
   }
   return false;
 }

@@ -8,12 +8,16 @@
 #include "report/ConsoleReporter.hpp"
 #include "report/CsvReporter.hpp"
 #include "report/JsonReporter.hpp"
+#include "report/MetricsReporter.hpp"
 
 namespace splitstep {
 
 void addReporters(ReporterMultiplex& reporters, const OutputPlan& output, std::ostream& console) {
   if (!output.json_path.empty()) reporters.add(std::make_unique<JsonReporter>(output.json_path));
   if (!output.csv_path.empty()) reporters.add(std::make_unique<CsvReporter>(output.csv_path));
+  if (!output.metrics_path.empty()) {
+    reporters.add(std::make_unique<MetricsReporter>(output.metrics_path));
+  }
   reporters.add(std::make_unique<ConsoleReporter>(console));
 }
 

@@ -49,9 +49,11 @@ std::vector<OutputLock> requireWritableOutputs(const RunPlan& plan, const Cluste
   std::vector<OutputLock> locks;
   if (cluster.rank() == 0 && !refusal) {
     std::vector<OutputPath> outputs;
-    for (const OutputPath& out : {OutputPath{"--json", output.json_path, OutputKind::Results},
-                                  OutputPath{"--csv", output.csv_path, OutputKind::Rows},
-                                  OutputPath{"--trace", output.trace_path, OutputKind::Trace}}) {
+    for (const OutputPath& out :
+         {OutputPath{"--json", output.json_path, OutputKind::Results},
+          OutputPath{"--csv", output.csv_path, OutputKind::Rows},
+          OutputPath{"--trace", output.trace_path, OutputKind::Trace},
+          OutputPath{"--metrics", output.metrics_path, OutputKind::Metrics}}) {
       if (!out.path.empty()) outputs.push_back(out);
     }
     refusal = outputRefusal(outputs, {{"--config", plan.config_file}}, output.overwrite);

@@ -263,6 +263,30 @@ TEST(JsonReporter, APhaseWithoutHostTimesHasNoHostSummary) {
 
 // docs/results-schema.md describes what is written: the keys of metadata.measure, the step's
 // check names (pinned in tests/mpi/StepSuiteTest.cpp), and how a run ended.
+TEST(JsonReporter, TheVerdictPerNodeIsTypedForScripts) {
+  // bf16 at 8192 on two H200s: 803 and 796 TFLOP/s, both above 80% of the expected 797.5.
+  const nlohmann::json verdict = writeAndRead()["verdict"];
+  ASSERT_EQ(verdict.size(), 1u);
+  const nlohmann::json& node = verdict[0];
+  EXPECT_EQ(node["node"], "nodeA");
+  EXPECT_EQ(node["gpu"], "NVIDIA H200");
+  EXPECT_EQ(node["reference"], true);
+  EXPECT_EQ(node["healthy"], true);
+  EXPECT_TRUE(node["line"].get<std::string>().starts_with("node nodeA: healthy — bf16 GEMM 796"));
+  ASSERT_EQ(node["items"].size(), 4u);
+  const nlohmann::json& gemm = node["items"][0];
+  EXPECT_EQ(gemm["item"], "gemm-bf16");
+  EXPECT_EQ(gemm["judged"], true);
+  EXPECT_EQ(gemm["rank"], 1);  // the slower GPU
+  EXPECT_NEAR(gemm["measured"].get<double>(), 2.0 * 8192 * 8192 * 8192 / 1.381e-3 / 1e12, 1);
+  EXPECT_NEAR(gemm["ratio"].get<double>(),
+              gemm["measured"].get<double>() / gemm["expected"].get<double>(), 1e-12);
+  const nlohmann::json& hbm = node["items"][1];
+  EXPECT_EQ(hbm["judged"], false);
+  EXPECT_TRUE(hbm["measured"].is_null());
+  EXPECT_EQ(hbm["not_judged"], "no membw triad case");
+}
+
 TEST(JsonReporter, TheSchemaDocumentNamesWhatIsWritten) {
   std::stringstream text;
   text << std::ifstream(std::string(SPLITSTEP_DOCS_DIR) + "/results-schema.md").rdbuf();

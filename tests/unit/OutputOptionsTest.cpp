@@ -22,7 +22,7 @@ std::string errorOf(const std::vector<std::string>& args) {
 }
 
 TEST(OutputOptions, AnEmptyPathIsRefusedNotTakenForNoFile) {
-  for (const char* option : {"--json", "--csv", "--trace", "--torch-profile"}) {
+  for (const char* option : {"--json", "--csv", "--trace", "--metrics", "--torch-profile"}) {
     EXPECT_EQ(errorOf({option, ""}),
               std::string(option) + ": the path is empty (leave the option out to write none)");
   }
@@ -39,6 +39,7 @@ TEST(OutputOptions, LeftOutThereIsNoFileAndOverwriteIsOff) {
   EXPECT_TRUE(parsed.plan.output.json_path.empty());
   EXPECT_TRUE(parsed.plan.output.csv_path.empty());
   EXPECT_TRUE(parsed.plan.output.trace_path.empty());
+  EXPECT_TRUE(parsed.plan.output.metrics_path.empty());
   EXPECT_TRUE(parsed.plan.step.torch_profile_dir.empty());
   EXPECT_FALSE(parsed.plan.output.overwrite);
   EXPECT_TRUE(parseCommandLine({"--overwrite"}, suiteCatalog()).plan.output.overwrite);

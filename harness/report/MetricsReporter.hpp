@@ -1,0 +1,40 @@
+// --metrics FILE: the verdict (analysis/Verdict) in the Prometheus text format, as node-exporter's
+// textfile collector reads it, so that a cluster's monitoring can scrape every node's verdict
+// (docs/verdict.md). Rewritten (atomically) after every case, with splitstep_run_complete 0 until
+// the run's last case is in.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/Verdict.hpp"
+#include "report/Reporter.hpp"
+
+namespace splitstep {
+
+// The file's first line starts with it: how a file splitstep wrote is told from any other.
+inline constexpr const char* kMetricsSchema = "# splitstep.metrics/1";
+
+// The file's text for `verdicts`: each metric's # HELP and # TYPE, then its samples.
+std::string metricsText(const std::vector<NodeVerdict>& verdicts, bool complete);
+
+class MetricsReporter final : public Reporter {
+ public:
+  explicit MetricsReporter(std::string path) : path_(std::move(path)) {}
+  void reportContext(const RunContext& context) override { ranks_ = context.ranks; }
+  void reportCase(const CaseResult& result) override;
+  // The verdict is judged from the cases themselves, typed, not read back from its text.
+  void reportDerived(const DerivedResult&) override {}
+  void reportWallTimes(const RunWallTimes&) override {}
+  void finalize() override { write(true); }
+  void endEarly(const std::string&) override { write(false); }
+
+ private:
+  void write(bool complete) const;
+
+  std::string path_;
+  std::vector<RankInfo> ranks_;
+  std::vector<CaseResult> cases_;
+};
+
+}  // namespace splitstep
