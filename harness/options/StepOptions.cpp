@@ -17,7 +17,7 @@ std::vector<const StepModelDescriptor*> stepModelList(const OptionValue& value) 
   for (const std::string& item : value.list()) {
     const StepModelDescriptor* model = findStepModel(item);
     if (model == nullptr) {
-      value.fail(fmt::format("unknown value '{}' ({})", printable(item), stepModelNames()));
+      value.failUnknown("value", item, stepModelNames());
     }
     models.push_back(model);
   }

@@ -60,6 +60,17 @@ TEST(DidYouMean, AMisspeltOptionNamesTheClosestOption) {
   EXPECT_EQ(errorOf({"--test-stall-rnk", "1"}).find("did you mean"), std::string::npos);
 }
 
+TEST(DidYouMean, AMisspeltValueNamesTheClosestValue) {
+  EXPECT_EQ(errorOf({"--step-models", "mlp,gtp2"}),
+            "--step-models: unknown value 'gtp2' (did you mean 'gpt2'?) (mlp, transformer, cnn, "
+            "gpt, resnet50, llama, vit-b16, gpt2)");
+  EXPECT_EQ(errorOf({"--sync-modes", "overlapp"}),
+            "--sync-modes: unknown value 'overlapp' (did you mean 'overlap'?) (none, sequential, "
+            "overlap, single)");
+  EXPECT_EQ(errorOf({"--collective-dtypes", "int8"}),
+            "--collective-dtypes: unknown value 'int8' (fp32, bf16, fp16)");
+}
+
 TEST(DidYouMean, AMisspeltConfigKeyNamesTheClosestKey) {
   const ConfigFile config("max-tme = 1s\n");
   EXPECT_EQ(errorOf({"--config", config.path()}),

@@ -321,7 +321,8 @@ TEST(Options, AdamwAndTheOtherInputsAreAccepted) {
 TEST(Options, BadStepInputNamesTheOptionAndTheReason) {
   // Every model, as --help lists them: the list grows with the zoo.
   EXPECT_EQ(errorOf({"--step-models", "resnet"}),
-            "--step-models: unknown value 'resnet' (" + stepModelNames() + ")");
+            "--step-models: unknown value 'resnet' (did you mean 'resnet50'?) (" +
+                stepModelNames() + ")");
   EXPECT_EQ(stepModelNames().rfind("mlp, transformer, cnn, gpt", 0), 0u);
   EXPECT_EQ(errorOf({"--step-models", "mlp,mlp"}), "--step-models: 'mlp' given twice");
   EXPECT_EQ(errorOf({"--step-models", ""}), "--step-models: the list is empty");
@@ -331,7 +332,8 @@ TEST(Options, BadStepInputNamesTheOptionAndTheReason) {
             "--sync-modes: unknown value 'ddp' (none, sequential, overlap, single)");
   EXPECT_EQ(errorOf({"--sync-modes", "none,,single"}),
             "--sync-modes: empty entry in 'none,,single'");
-  EXPECT_EQ(errorOf({"--optimizer", "adam"}), "--optimizer: unknown value 'adam' (sgd, adamw)");
+  EXPECT_EQ(errorOf({"--optimizer", "adam"}),
+            "--optimizer: unknown value 'adam' (did you mean 'adamw'?) (sgd, adamw)");
   EXPECT_EQ(errorOf({"--optimizer", "sgd,adamw"}),
             "--optimizer: unknown value 'sgd,adamw' (sgd, adamw)");
   EXPECT_EQ(errorOf({"--lr", "0"}), "--lr: '0' is not a positive number");
@@ -491,7 +493,8 @@ TEST(Options, BadInputNamesTheOptionAndTheReason) {
   EXPECT_EQ(errorOf({"--membw-bytes", "1000"}),
             "--membw-bytes: '1000' is not a multiple of 16 B in [16 B, 64 GiB]");
   EXPECT_EQ(errorOf({"--bytes", "1X"}), "--bytes: '1X' is not a byte count (e.g. 8, 64K, 1M, 4G)");
-  EXPECT_EQ(errorOf({"--device", "tpu"}), "--device: unknown device 'tpu' (auto, cuda, cpu)");
+  EXPECT_EQ(errorOf({"--device", "tpu"}),
+            "--device: unknown device 'tpu' (did you mean 'cpu'?) (auto, cuda, cpu)");
   EXPECT_EQ(errorOf({"matmull"}),
             "unknown suite 'matmull' (did you mean 'matmul'?) (matmul, membw, allreduce, "
             "reduce_scatter, allgather, "
