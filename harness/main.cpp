@@ -2,8 +2,11 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "App.hpp"
 #include "cluster/Cluster.hpp"

@@ -12,7 +12,8 @@
 namespace splitstep {
 namespace {
 
-// Defaults are sized for a GPU; configs/cpu-quick.ini holds sizes a CPU finishes in seconds.
+// Defaults are sized for a GPU; configs/cpu-quick.ini holds sizes a CPU finishes in seconds, and
+// is what a run takes instead where no rank sees a GPU (options/CpuPreset.hpp).
 constexpr std::int64_t kMaxMatmulSize = 65536;
 constexpr std::uint64_t kMaxBufferBytes = 64ull << 30;
 constexpr int kMaxProjectedRanks = 1 << 20;

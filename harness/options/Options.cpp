@@ -108,8 +108,7 @@ std::vector<std::string> parseSuites(const std::vector<std::string>& names,
 
 // Boost's "unrecognised option" with the closest valid name: the table's options (not the test
 // hooks, which users are not pointed to), and, on the command line, --help, --version, --config.
-std::string unknownOption(const po::unknown_option& error, std::string_view prefix,
-                          bool command_line) {
+std::string unknownOption(const po::unknown_option& error, bool command_line) {
   std::string given = error.get_option_name();
   given.erase(0, given.find_first_not_of('-'));
   std::vector<std::string_view> names;
@@ -117,7 +116,7 @@ std::string unknownOption(const po::unknown_option& error, std::string_view pref
   for (const OptionSpec& spec : optionTable()) {
     if (!spec.hidden) names.push_back(spec.name);
   }
-  return printable(error.what(), 200) + didYouMean(given, names, prefix);
+  return printable(error.what(), 200) + didYouMean(given, names, command_line ? "--" : "");
 }
 
 // Names given (not defaulted) in `vm` that `sources` does not hold yet, recorded as `source`.
@@ -181,7 +180,7 @@ ParsedCommand parseCommandLine(const std::vector<std::string>& args,
   try {
     po::store(po::command_line_parser(args).options(command_line).positional(positional).run(), vm);
   } catch (const po::unknown_option& e) {
-    throw UsageError(unknownOption(e, "--", true));
+    throw UsageError(unknownOption(e, true));
   } catch (const po::error& e) {
     throw UsageError(printable(e.what(), 200));
   }
@@ -206,8 +205,7 @@ ParsedCommand parseCommandLine(const std::vector<std::string>& args,
       po::store(from_file, file_values);
       po::store(from_file, vm);
     } catch (const po::unknown_option& e) {
-      throw UsageError(
-          fmt::format("{}: {}", printable(path, kPathLimit), unknownOption(e, "", false)));
+      throw UsageError(fmt::format("{}: {}", printable(path, kPathLimit), unknownOption(e, false)));
     } catch (const po::error& e) {
       throw UsageError(
           fmt::format("{}: {}", printable(path, kPathLimit), printable(e.what(), 200)));
