@@ -41,23 +41,25 @@ run_membw() {
   local json=$1
   shift
   output=$(timeout 120 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" membw \
-    --membw-bytes 16M --quiet --json "$json" "$@" 2>&1) || fail "membw $*: exit status $?"
+    --membw-bytes 16M --max-time 2s --quiet --json "$json" "$@" 2>&1) || fail "membw $*: exit status $?"
 }
 note="note: no GPU on any rank: the CPU preset's defaults (configs/cpu-quick.ini) apply under the options given; --device cpu or cuda chooses"
 run_membw "$dir/auto.json"
-# The command line's --membw-bytes wins over the preset as over the defaults.
+# The command line's --membw-bytes and --max-time win over the preset as over the defaults; the
+# preset's --min-time is 0.1 s, the default's 0.5 s.
 [ "$(plan_entry "$dir/auto.json" membw-bytes)" = 16777216 ] || fail "--membw-bytes not kept"
+[ "$(plan_entry "$dir/auto.json" max-time)" = 2 ] || fail "--max-time not kept"
 if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
   grep -qF "$note" <<<"$output" && fail "a GPU node took the CPU preset"
-  [ "$(plan_entry "$dir/auto.json" max-time)" = 15 ] || fail "a GPU node lost its defaults"
+  [ "$(plan_entry "$dir/auto.json" min-time)" = 0.5 ] || fail "a GPU node lost its defaults"
   echo "ok: a GPU node keeps its defaults"
 else
   [ "$(grep -cxF "$note" <<<"$output")" -eq 1 ] || fail "no GPU: the note not printed once"
   [ "$(plan_entry "$dir/auto.json" device)" = cpu ] || fail "no GPU: not on the CPU"
-  [ "$(plan_entry "$dir/auto.json" max-time)" = 1 ] || fail "no GPU: not the preset's max-time"
+  [ "$(plan_entry "$dir/auto.json" min-time)" = 0.1 ] || fail "no GPU: not the preset's min-time"
   echo "ok: no GPU: the CPU preset, with the note"
 fi
 run_membw "$dir/cpu.json" --device cpu
 grep -qF "$note" <<<"$output" && fail "--device cpu took the CPU preset"
-[ "$(plan_entry "$dir/cpu.json" max-time)" = 15 ] || fail "--device cpu lost the defaults"
+[ "$(plan_entry "$dir/cpu.json" min-time)" = 0.5 ] || fail "--device cpu lost the defaults"
 echo "ok: --device cpu keeps the defaults"
