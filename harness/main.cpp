@@ -2,12 +2,17 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "App.hpp"
 #include "cluster/Cluster.hpp"
+#include "device/Device.hpp"
 #include "fault/FaultReasons.hpp"
+#include "options/CpuPreset.hpp"
 #include "suites/SuiteCatalog.hpp"
 
 namespace {
@@ -43,14 +48,39 @@ bool launchedByLauncher() {
          std::getenv("PMI_RANK") != nullptr;
 }
 
+// On every rank, whatever it parsed: a run that finds no GPU on any rank and was given no
+// --device takes the CPU preset's defaults, with a note, instead of starting a GPU's sizes.
+void chooseDefaults(splitstep::Invocation& invocation, const std::vector<std::string>& args,
+                    const splitstep::Cluster& cluster) {
+  const splitstep::ParsedCommand& command = invocation.command;
+  const bool asks = !invocation.usage_error &&
+                    command.action == splitstep::ParsedCommand::Action::Run &&
+                    !command.device_chosen;
+  const std::uint64_t answer = asks ? static_cast<std::uint64_t>(splitstep::visibleCudaDevices())
+                                    : splitstep::kDefaultsNotAsked;
+  if (!splitstep::takesCpuPreset(cluster.allgather(answer))) return;
+  try {
+    invocation.command =
+        splitstep::parseCommandLine(args, splitstep::suiteCatalog(), splitstep::cpuPreset());
+  } catch (const splitstep::UsageError& e) {
+    invocation.usage_error = e.what();
+    return;
+  }
+  if (cluster.rank() == 0) {
+    std::cout << "note: no GPU on any rank: the CPU preset's defaults (configs/cpu-quick.ini) "
+                 "apply under the options given; --device cpu or cuda chooses\n"
+              << std::flush;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   splitstep::Invocation invocation;
   invocation.command_line = quoteCommandLine(argc, argv);
+  const std::vector<std::string> args(argv + 1, argv + argc);
   try {
-    invocation.command =
-        splitstep::parseCommandLine({argv + 1, argv + argc}, splitstep::suiteCatalog());
+    invocation.command = splitstep::parseCommandLine(args, splitstep::suiteCatalog());
   } catch (const splitstep::UsageError& e) {
     invocation.usage_error = e.what();
   }
@@ -65,6 +95,7 @@ int main(int argc, char** argv) {
   {
     splitstep::Cluster cluster(MPI_COMM_WORLD);
     ending.setLabel(fmt::format("rank {} on {}", cluster.rank(), cluster.host()));
+    chooseDefaults(invocation, args, cluster);
     try {
       status = splitstep::runApp(invocation, cluster, ending, signals);
     } catch (const splitstep::StartupRefused& e) {

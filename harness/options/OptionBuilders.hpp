@@ -61,7 +61,9 @@ inline int integerIn(const OptionValue& value, int min, int max) {
 
 inline bool positive(double x) { return x > 0; }
 
-// The step's options, its models' shape options among them, in --help order.
+// The step's own options, in --help order.
 std::vector<OptionSpec> stepOptions();
+// One option per shape option of the step's models.
+std::vector<OptionSpec> stepShapeOptions();
 
 }  // namespace splitstep

@@ -12,7 +12,8 @@
 namespace splitstep {
 namespace {
 
-// Defaults are sized for a GPU; configs/cpu-quick.ini holds sizes a CPU finishes in seconds.
+// Defaults are sized for a GPU; configs/cpu-quick.ini holds sizes a CPU finishes in seconds, and
+// is what a run takes instead where no rank sees a GPU (options/CpuPreset.hpp).
 constexpr std::int64_t kMaxMatmulSize = 65536;
 constexpr std::uint64_t kMaxBufferBytes = 64ull << 30;
 constexpr int kMaxProjectedRanks = 1 << 20;
@@ -113,17 +114,25 @@ std::vector<int> rankCounts(const OptionValue& value) {
   return ranks;
 }
 
-// The options before the step's: measurement, the ceilings, the collectives.
+// Run: where the ranks run.
 std::vector<OptionSpec> runOptions() {
-  const MeasureSettings m{};
   // clang-format off
   return {
-    option("device", "auto", "auto (one GPU per rank if any, else CPU), cuda, cpu",
+    option("device", "auto", "auto (one GPU per rank if any; else the CPU, with the CPU preset), cuda, cpu",
       [](const OptionValue& v, PlanDraft& d) { d.plan.launch.device = v.choice<DeviceKind>("device"); },
       [](const RunPlan& p) { return std::string(toString(p.launch.device)); }),
     flagOption("allow-gpu-sharing", "let several ranks of a node share one GPU",
       [](const OptionValue& v, PlanDraft& d) { d.plan.launch.allow_gpu_sharing = v.onOff(); },
       [](const RunPlan& p) { return trueFalse(p.launch.allow_gpu_sharing); }),
+  };
+  // clang-format on
+}
+
+// Measurement: how every suite times its cases, and what is read beside them.
+std::vector<OptionSpec> measurementOptions() {
+  const MeasureSettings m{};
+  // clang-format off
+  return {
     option("warmup", std::to_string(m.warmup), "untimed executions after the timed cold start",
       [](const OptionValue& v, PlanDraft& d) { d.plan.measure.warmup = v.count(0); },
       [](const RunPlan& p) { return std::to_string(p.measure.warmup); }),
@@ -167,6 +176,29 @@ std::vector<OptionSpec> runOptions() {
     flagOption("cuda-graph", "capture the body as a CUDA graph and time its replays",
       [](const OptionValue& v, PlanDraft& d) { d.plan.measure.cuda_graph = v.onOff(); },
       [](const RunPlan& p) { return trueFalse(p.measure.cuda_graph); }),
+    option("check", "on",
+      "verify results after the timed samples (on, off): every element of a collective; step: "
+      "ranks hold identical parameters equal to a one-process reference",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.check = d.plan.step.check = v.onOff(); },
+      [](const RunPlan& p) {
+        // One option sets both; a plan built otherwise may differ, and must hash differently.
+        return p.collectives.check == p.step.check
+                   ? onOff(p.step.check)
+                   : fmt::format("collectives {}, step {}", onOff(p.collectives.check), onOff(p.step.check));
+      }),
+    option("telemetry", "on",
+      "read GPU clocks, power, temperature, clock limits and NVLink/PCIe throughput on a thread "
+      "of each rank during every case: off, on (every 20ms) or an interval from 5ms to 10s",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.telemetry = telemetryPlan(v); },
+      [](const RunPlan& p) { return p.telemetry.enabled ? number(p.telemetry.interval) : "off"; }),
+  };
+  // clang-format on
+}
+
+// The matmul suite.
+std::vector<OptionSpec> matmulOptions() {
+  // clang-format off
+  return {
     option("matmul-sizes", "4096,8192", "matmul: square sizes n of the n x n x n products, or MxNxK",
       [](const OptionValue& v, PlanDraft& d) { d.plan.matmul.shapes = matmulShapes(v); },
       [](const RunPlan& p) {
@@ -177,10 +209,26 @@ std::vector<OptionSpec> runOptions() {
     option("matmul-dtypes", "fp32,tf32,fp16,bf16", "matmul: " + enumChoices<MatmulDtype>() + " (fp32: TF32 off)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.matmul.dtypes = v.choices<MatmulDtype>(); },
       [](const RunPlan& p) { return names(p.matmul.dtypes); }),
+  };
+  // clang-format on
+}
+
+// The membw suite.
+std::vector<OptionSpec> membwOptions() {
+  // clang-format off
+  return {
     // Copy and triad kernels move 16-byte vectors.
     option("membw-bytes", "1G", "membw: size of each array (copy, triad, host<->device copies)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.membw.bytes = v.byteList(16, kMaxBufferBytes); },
       [](const RunPlan& p) { return joined(p.membw.bytes); }),
+  };
+  // clang-format on
+}
+
+// The collective suites (allreduce and the others), their test hooks among them.
+std::vector<OptionSpec> collectiveOptions() {
+  // clang-format off
+  return {
     option("bytes", "8,1K,64K,1M,16M,64M,256M,1G",
       "collectives: message sizes in bytes (suffixes K, M, G are powers of 1024)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.bytes = v.byteList(4, kMaxBufferBytes); },
@@ -213,20 +261,6 @@ std::vector<OptionSpec> runOptions() {
       "collectives: the host waits for each call before the next (on, off; nccl-tests -z)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.blocking = v.onOff(); },
       [](const RunPlan& p) { return std::string(p.collectives.blocking ? "on" : "off"); }),
-    option("check", "on",
-      "verify results after the timed samples (on, off): every element of a collective; step: "
-      "ranks hold identical parameters equal to a one-process reference",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.check = d.plan.step.check = v.onOff(); },
-      [](const RunPlan& p) {
-        // One option sets both; a plan built otherwise may differ, and must hash differently.
-        return p.collectives.check == p.step.check
-                   ? onOff(p.step.check)
-                   : fmt::format("collectives {}, step {}", onOff(p.collectives.check), onOff(p.step.check));
-      }),
-    testHook("test-stall-rank", "-1",
-      "for tests of --timeout only: this rank stops answering once --test-stall-after cases are done",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.launch.stall_rank = integerIn(v, -1, 1 << 30); },
-      [](const RunPlan& p) { return std::to_string(p.launch.stall_rank); }),
     option("groups", "all",
       "collectives: run each within groups of ranks: all (every rank together), pairs (every "
       "pair), nodes (the ranks of each node), size:N (consecutive ranks, N at a time) or a list "
@@ -251,8 +285,8 @@ std::vector<OptionSpec> runOptions() {
   // clang-format on
 }
 
-// The options after the step's: the projection, deadlines and outputs.
-std::vector<OptionSpec> reportOptions() {
+// The projection of the collectives and the step to more ranks.
+std::vector<OptionSpec> projectionOptions() {
   // clang-format off
   return {
     option("project-ranks", "4,8,16,32,64,128,256,512,1024",
@@ -279,20 +313,20 @@ std::vector<OptionSpec> reportOptions() {
         return p.projection.internode_latency ? number(*p.projection.internode_latency)
                                               : std::string("measured");
       }),
-    option("timeout", "300s", "longest wait on another rank before the job is ended with an error",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.launch.timeout = v.seconds(0.1, 7 * 86400); },
-      [](const RunPlan& p) { return number(p.launch.timeout); }),
+  };
+  // clang-format on
+}
+
+// The outputs.
+std::vector<OptionSpec> outputOptions() {
+  // clang-format off
+  return {
     option("json", std::nullopt, "write the full results to this JSON file",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.json_path = v.path(); },
       [](const RunPlan& p) { return p.output.json_path; }),
     flagOption("quiet", "no progress line on stderr (rank 0 prints one where stderr is a terminal)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.quiet = v.onOff(); },
       [](const RunPlan& p) { return trueFalse(p.output.quiet); }),
-    option("telemetry", "on",
-      "read GPU clocks, power, temperature, clock limits and NVLink/PCIe throughput on a thread "
-      "of each rank during every case: off, on (every 20ms) or an interval from 5ms to 10s",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.telemetry = telemetryPlan(v); },
-      [](const RunPlan& p) { return p.telemetry.enabled ? number(p.telemetry.interval) : "off"; }),
     option("trace", std::nullopt,
       "write a timeline of every rank to this file (Chrome trace JSON: opens in ui.perfetto.dev)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.trace_path = v.path(); },
@@ -309,6 +343,21 @@ std::vector<OptionSpec> reportOptions() {
       "file is refused at start)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.overwrite = v.onOff(); },
       [](const RunPlan& p) { return trueFalse(p.output.overwrite); }),
+  };
+  // clang-format on
+}
+
+// Faults: deadlines, and the hooks of their tests.
+std::vector<OptionSpec> faultOptions() {
+  // clang-format off
+  return {
+    option("timeout", "300s", "longest wait on another rank before the job is ended with an error",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.launch.timeout = v.seconds(0.1, 7 * 86400); },
+      [](const RunPlan& p) { return number(p.launch.timeout); }),
+    testHook("test-stall-rank", "-1",
+      "for tests of --timeout only: this rank stops answering once --test-stall-after cases are done",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.launch.stall_rank = integerIn(v, -1, 1 << 30); },
+      [](const RunPlan& p) { return std::to_string(p.launch.stall_rank); }),
     testHook("test-stall-after", "0", "for tests of --timeout only: see --test-stall-rank",
       [](const OptionValue& v, PlanDraft& d) { d.plan.launch.stall_after = v.count(0); },
       [](const RunPlan& p) { return std::to_string(p.launch.stall_after); }),
@@ -316,68 +365,39 @@ std::vector<OptionSpec> reportOptions() {
   // clang-format on
 }
 
+std::vector<OptionSection> buildSections() {
+  return {
+      {"Run", runOptions()},
+      {"Measurement (every suite)", measurementOptions()},
+      {"matmul suite", matmulOptions()},
+      {"membw suite", membwOptions()},
+      {"Collective suites (allreduce, reduce_scatter, ...)", collectiveOptions()},
+      {"step suite", stepOptions()},
+      {"step suite: the models' shapes (each model reads its own)", stepShapeOptions()},
+      {"Projection (analysis)", projectionOptions()},
+      {"Outputs", outputOptions()},
+      {"Faults", faultOptions()},
+  };
+}
+
 std::vector<OptionSpec> buildTable() {
-  std::vector<OptionSpec> table = runOptions();
-  for (std::vector<OptionSpec> part : {stepOptions(), reportOptions()}) {
-    table.insert(table.end(), std::make_move_iterator(part.begin()),
-                 std::make_move_iterator(part.end()));
+  std::vector<OptionSpec> table;
+  for (const OptionSection& section : optionSections()) {
+    table.insert(table.end(), section.options.begin(), section.options.end());
   }
   return table;
-}
-
-OptionSource sourceOf(const std::map<std::string, OptionSource>& sources, const std::string& name) {
-  const auto it = sources.find(name);
-  return it == sources.end() ? OptionSource::Default : it->second;
-}
-
-// --bytes, or a nccl-tests style sweep: --min-bytes, --max-bytes and --step-factor (-b -e -f).
-// Where both are given, the one given on the command line wins over the config file's.
-void resolveSizeSweep(PlanDraft& draft, const std::map<std::string, OptionSource>& sources) {
-  const SizeSweep& sweep = draft.sweep;
-  if (!sweep.min_bytes && !sweep.max_bytes) return;
-  const OptionSource list = sourceOf(sources, "bytes");
-  const OptionSource bounds =
-      std::max(sourceOf(sources, "min-bytes"), sourceOf(sources, "max-bytes"));
-  if (list == OptionSource::CommandLine && bounds == OptionSource::CommandLine) {
-    throw UsageError("--bytes: give a list or --min-bytes/--max-bytes, not both");
-  }
-  if (list > bounds) return;  // the list was given where it wins
-  if (!sweep.min_bytes || !sweep.max_bytes) {
-    throw UsageError("--min-bytes and --max-bytes go together");
-  }
-  if (*sweep.min_bytes > *sweep.max_bytes) {
-    throw UsageError("--min-bytes: is larger than --max-bytes");
-  }
-  std::vector<std::uint64_t> sizes;
-  const auto factor = static_cast<std::uint64_t>(sweep.factor);
-  for (std::uint64_t size = *sweep.min_bytes; size <= *sweep.max_bytes; size *= factor) {
-    const std::uint64_t whole = size / 4 * 4;  // whole fp32 elements, as --bytes demands
-    if (sizes.empty() || sizes.back() != whole) sizes.push_back(whole);
-  }
-  draft.plan.collectives.bytes = std::move(sizes);
 }
 
 }  // namespace
 
+const std::vector<OptionSection>& optionSections() {
+  static const std::vector<OptionSection> sections = buildSections();
+  return sections;
+}
+
 const std::vector<OptionSpec>& optionTable() {
   static const std::vector<OptionSpec> table = buildTable();
   return table;
-}
-
-void applyPlanRules(PlanDraft& draft, const std::map<std::string, OptionSource>& sources) {
-  resolveSizeSweep(draft, sources);
-  const StepPlan& s = draft.plan.step;
-  if (s.momentum != 0 && s.optimizer != StepOptimizer::Sgd) {
-    throw UsageError("--momentum: applies to sgd only");
-  }
-  const CollectivesPlan& c = draft.plan.collectives;
-  if ((c.slow_rank >= 0) != (c.slow_seconds > 0)) {
-    throw UsageError("--test-slow-rank: goes with a --test-slow-ms above 0");
-  }
-  for (const StepModelDescriptor* model : stepModels()) {
-    if (model->shape_refusal == nullptr) continue;
-    if (const auto refusal = model->shape_refusal(s.shape)) throw UsageError(*refusal);
-  }
 }
 
 }  // namespace splitstep

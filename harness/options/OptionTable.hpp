@@ -1,8 +1,8 @@
 // Every option of splitstep, declared once: its name, default, help, how its text becomes part of
 // the plan, and how the plan prints it back (the canonical text that is hashed, written to the
 // JSON report and shown to users). The usage text, the INI keys (the same names), the plan and
-// RunPlan::entries() all come from this table: adding an option is one entry here and, where it
-// needs one, a field of the plan.
+// RunPlan::entries() all come from this table: adding an option is one entry in its section and,
+// where it needs one, a field of the plan.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +31,9 @@ struct PlanDraft {
   SizeSweep sweep;
 };
 
-enum class OptionSource { Default, ConfigFile, CommandLine };
+// Where an option's value came from, each source winning over the ones before it: a built-in
+// default, the CPU preset (taken where no rank sees a GPU), a config file, the command line.
+enum class OptionSource { Default, Preset, ConfigFile, CommandLine };
 
 struct OptionSpec {
   std::string name;
@@ -46,11 +48,22 @@ struct OptionSpec {
   std::function<std::string(const RunPlan& plan)> canonical;
 };
 
-// In the order the usage text and RunPlan::entries() list them.
+// The options under one heading of --help: a suite's, the outputs', ...
+struct OptionSection {
+  std::string title;
+  std::vector<OptionSpec> options;
+};
+
+// In the order the usage text lists them.
+const std::vector<OptionSection>& optionSections();
+
+// Every section's options in one list, in the order RunPlan::entries() lists them.
 const std::vector<OptionSpec>& optionTable();
 
-// Rules that relate options to each other, applied once every option was parsed alone.
-// `sources` says where each option came from: the command line wins over a config file.
+// Rules that relate options to each other, applied once every option was parsed alone
+// (options/PlanRules.cpp): a size sweep becomes the sizes, and contradictory settings are refused
+// naming both. `sources` says where each option came from: the command line wins over a config
+// file.
 void applyPlanRules(PlanDraft& draft, const std::map<std::string, OptionSource>& sources);
 
 }  // namespace splitstep

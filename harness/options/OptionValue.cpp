@@ -9,6 +9,8 @@
 #include <sstream>
 #include <utility>
 
+#include "options/Spelling.hpp"
+
 namespace splitstep {
 namespace {
 
@@ -103,7 +105,14 @@ void OptionValue::fail(std::string_view reason) const {
 
 void OptionValue::failUnknown(std::string_view noun, const std::string& item,
                               const std::string& choices) const {
-  fail(fmt::format("unknown {} '{}' ({})", noun, printable(item), choices));
+  std::vector<std::string_view> names;
+  for (std::string_view rest = choices; !rest.empty();) {
+    const std::size_t comma = rest.find(", ");
+    names.push_back(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 2);
+  }
+  fail(fmt::format("unknown {} '{}'{} ({})", noun, printable(item), didYouMean(item, names),
+                   choices));
 }
 
 std::int64_t OptionValue::integer(std::int64_t min, std::int64_t max) const {

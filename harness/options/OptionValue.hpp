@@ -61,6 +61,11 @@ class OptionValue {
   // A comma-separated list of byte counts, each a multiple of `granule` up to `max`.
   std::vector<std::uint64_t> byteList(std::uint64_t granule, std::uint64_t max) const;
 
+  // Throws UsageError "--option: unknown NOUN 'item' (did you mean 'x'?) (choices)", `choices`
+  // being the valid names joined by ", ", the closest named where one is close.
+  [[noreturn]] void failUnknown(std::string_view noun, const std::string& item,
+                                const std::string& choices) const;
+
   template <NamedEnum Enum>
   Enum choice(std::string_view noun = "value") const {
     return choiceOf<Enum>(text_, noun);
@@ -78,8 +83,6 @@ class OptionValue {
     if (const auto value = enumFromString<Enum>(item)) return *value;
     failUnknown(noun, item, enumChoices<Enum>());
   }
-  [[noreturn]] void failUnknown(std::string_view noun, const std::string& item,
-                                const std::string& choices) const;
 
   std::string_view option_;
   std::string text_;

@@ -15,6 +15,8 @@
 #include <sstream>
 
 #include "options/OptionTable.hpp"
+#include "options/Spelling.hpp"
+#include "options/Usage.hpp"
 
 namespace po = boost::program_options;
 
@@ -92,7 +94,10 @@ std::vector<std::string> parseSuites(const std::vector<std::string>& names,
   for (const std::string& name : names) {
     if (std::none_of(suites.begin(), suites.end(),
                      [&name](const SuiteInfo& suite) { return suite.name == name; })) {
-      throw UsageError(fmt::format("unknown suite '{}' ({})", printable(name), suiteNames(suites)));
+      std::vector<std::string_view> known;
+      for (const SuiteInfo& suite : suites) known.push_back(suite.name);
+      throw UsageError(fmt::format("unknown suite '{}'{} ({})", printable(name),
+                                   didYouMean(name, known), suiteNames(suites)));
     }
     if (!seen.insert(name).second) {
       throw UsageError(fmt::format("suite '{}' given twice", printable(name)));
@@ -101,39 +106,17 @@ std::vector<std::string> parseSuites(const std::vector<std::string>& names,
   return names;
 }
 
-// The table's options; `hidden`: the test hooks alone, else every other one.
-po::options_description describeOptions(bool hidden) {
-  po::options_description options("Options (also INI keys of --config, without the dashes)");
+// Boost's "unrecognised option" with the closest valid name: the table's options (not the test
+// hooks, which users are not pointed to), and, on the command line, --help, --version, --config.
+std::string unknownOption(const po::unknown_option& error, bool command_line) {
+  std::string given = error.get_option_name();
+  given.erase(0, given.find_first_not_of('-'));
+  std::vector<std::string_view> names;
+  if (command_line) names = {"help", "version", "config"};
   for (const OptionSpec& spec : optionTable()) {
-    if (spec.hidden != hidden) continue;
-    if (spec.is_switch) {
-      options.add_options()(spec.name.c_str(), po::bool_switch(), spec.help.c_str());
-    } else if (spec.default_text) {
-      options.add_options()(spec.name.c_str(),
-                            po::value<std::string>()->default_value(*spec.default_text),
-                            spec.help.c_str());
-    } else {
-      options.add_options()(spec.name.c_str(), po::value<std::string>(), spec.help.c_str());
-    }
+    if (!spec.hidden) names.push_back(spec.name);
   }
-  return options;
-}
-
-std::string usage(const po::options_description& options, const po::options_description& generic,
-                  std::span<const SuiteInfo> suites) {
-  std::vector<std::string_view> defaults;
-  for (const SuiteInfo& suite : suites) {
-    if (suite.in_default_run) defaults.push_back(suite.name);
-  }
-  std::ostringstream text;
-  text << "Usage: mpirun -np N splitstep [SUITE...] [--config FILE.ini] [--option value...]\n"
-       << "Suites: " << suiteNames(suites) << "\n"
-       << fmt::format("  (default: {}; {}: every suite)\n", fmt::join(defaults, " "), kAllSuites);
-  for (const SuiteInfo& suite : suites) {
-    text << fmt::format("  {:<16}{}\n", suite.name, suite.help);
-  }
-  text << "\n" << generic << "\n" << options;
-  return text.str();
+  return printable(error.what(), 200) + didYouMean(given, names, command_line ? "--" : "");
 }
 
 // Names given (not defaulted) in `vm` that `sources` does not hold yet, recorded as `source`.
@@ -181,30 +164,23 @@ RunPlan buildPlan(const po::variables_map& vm, const std::map<std::string, Optio
 }  // namespace
 
 ParsedCommand parseCommandLine(const std::vector<std::string>& args,
-                               std::span<const SuiteInfo> suites) {
-  po::options_description generic("General");
-  // clang-format off
-  generic.add_options()
-    ("help,h", "print this help and exit")
-    ("version", "print the version and exit")
-    ("config", po::value<std::string>(), "read options from this INI file (the command line wins)");
-  // clang-format on
-  const po::options_description visible = describeOptions(false);
-  // Every option of the table, the test hooks too: what the command line and a config file take.
-  po::options_description options;
-  options.add(visible).add(describeOptions(true));
+                               std::span<const SuiteInfo> suites, std::string_view preset) {
+  const po::options_description general = generalOptions();
+  const po::options_description options = planOptions();
   po::options_description hidden;
   hidden.add_options()("suite", po::value<std::vector<std::string>>());
   po::positional_options_description positional;
   positional.add("suite", -1);
 
   po::options_description command_line;
-  command_line.add(generic).add(options).add(hidden);
+  command_line.add(general).add(options).add(hidden);
 
   po::variables_map vm;
   std::map<std::string, OptionSource> sources;
   try {
     po::store(po::command_line_parser(args).options(command_line).positional(positional).run(), vm);
+  } catch (const po::unknown_option& e) {
+    throw UsageError(unknownOption(e, true));
   } catch (const po::error& e) {
     throw UsageError(printable(e.what(), 200));
   }
@@ -213,7 +189,7 @@ ParsedCommand parseCommandLine(const std::vector<std::string>& args,
   ParsedCommand parsed;
   if (vm.count("help")) {
     parsed.action = ParsedCommand::Action::Help;
-    parsed.help = usage(visible, generic, suites);
+    parsed.help = usageText(suites);
     return parsed;
   }
   if (vm.count("version")) {
@@ -228,12 +204,21 @@ ParsedCommand parseCommandLine(const std::vector<std::string>& args,
       const po::parsed_options from_file = po::parse_config_file(file, options);
       po::store(from_file, file_values);
       po::store(from_file, vm);
+    } catch (const po::unknown_option& e) {
+      throw UsageError(fmt::format("{}: {}", printable(path, kPathLimit), unknownOption(e, false)));
     } catch (const po::error& e) {
       throw UsageError(
           fmt::format("{}: {}", printable(path, kPathLimit), printable(e.what(), 200)));
     }
     checkOverridden(file_values, sources);  // sources: the command line's alone, so far
     recordSources(vm, OptionSource::ConfigFile, sources);
+  }
+  parsed.device_chosen = sources.contains("device");
+  if (!preset.empty()) {
+    // Under everything given: a value of the preset only replaces a built-in default.
+    std::istringstream file{std::string(preset)};
+    po::store(po::parse_config_file(file, options), vm);
+    recordSources(vm, OptionSource::Preset, sources);
   }
   try {
     po::notify(vm);

@@ -17,7 +17,7 @@ std::vector<const StepModelDescriptor*> stepModelList(const OptionValue& value) 
   for (const std::string& item : value.list()) {
     const StepModelDescriptor* model = findStepModel(item);
     if (model == nullptr) {
-      value.fail(fmt::format("unknown value '{}' ({})", printable(item), stepModelNames()));
+      value.failUnknown("value", item, stepModelNames());
     }
     models.push_back(model);
   }
@@ -93,9 +93,7 @@ std::vector<OptionSpec> stepOptions() {
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.first_bucket_bytes = v.mebibytes(4, kMaxBucketBytes); },
       [](const RunPlan& p) { return mib(p.step.first_bucket_bytes); }),
   };
-  // Each model's shape options follow the step's own, before its straggler and test options.
-  for (const ShapeOption* shape : shapeOptions()) options.push_back(shapeOption(*shape));
-  const std::vector<OptionSpec> after_shapes = {
+  const std::vector<OptionSpec> rest = {
     option("delay-rank", "-1", "step: make this rank late in every step by --delay-ms (a straggler on purpose)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.delay_rank = integerIn(v, -1, 1 << 30); },
       [](const RunPlan& p) { return std::to_string(p.step.delay_rank); }),
@@ -121,7 +119,13 @@ std::vector<OptionSpec> stepOptions() {
       [](const RunPlan& p) { return p.step.torch_profile_dir; }),
   };
   // clang-format on
-  options.insert(options.end(), after_shapes.begin(), after_shapes.end());
+  options.insert(options.end(), rest.begin(), rest.end());
+  return options;
+}
+
+std::vector<OptionSpec> stepShapeOptions() {
+  std::vector<OptionSpec> options;
+  for (const ShapeOption* shape : shapeOptions()) options.push_back(shapeOption(*shape));
   return options;
 }
 

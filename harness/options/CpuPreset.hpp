@@ -1,0 +1,25 @@
+// The CPU preset: configs/cpu-quick.ini, built into the program, the defaults of a run that
+// finds no GPU on any rank and was given no --device (main.cpp), so that a bare `splitstep` on a
+// CPU runs cases a CPU finishes in seconds instead of a GPU's.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace splitstep {
+
+// The INI text of configs/cpu-quick.ini, as it was when the program was built.
+std::string_view cpuPreset();
+
+// A rank's answer to "which defaults?": the GPUs it sees, or this where it does not ask (it was
+// given --device, or it will not run: --help, --version, bad options).
+inline constexpr std::uint64_t kDefaultsNotAsked = ~std::uint64_t{0};
+
+// Whether the ranks, each having answered (the answers gathered from every rank), take the CPU
+// preset: only when every rank asks and none sees a GPU. Every rank decides from the same
+// answers, so all choose alike; a node with a GPU keeps its defaults, and ranks that disagree
+// keep theirs for the start-up checks to refuse (a mixed launch, different options).
+bool takesCpuPreset(std::span<const std::uint64_t> answers);
+
+}  // namespace splitstep

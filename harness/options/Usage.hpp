@@ -1,0 +1,40 @@
+// What --help prints, and the option descriptions the parser and the usage text share: the
+// table's sections (options/OptionTable.hpp) as Boost.Program_options descriptions. Internal to
+// the options layer.
+#pragma once
+
+#include <boost/program_options/options_description.hpp>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "options/OptionTable.hpp"
+#include "options/SuiteInfo.hpp"
+
+namespace splitstep {
+
+// --help, --version and --config: the options that are no part of the plan.
+boost::program_options::options_description generalOptions();
+
+// Every option of the table that the command line and a config file take, the test hooks too.
+boost::program_options::options_description planOptions();
+
+// One example of --help: a command line as a user types it, and what it does.
+struct UsageExample {
+  std::string_view command;
+  std::string_view meaning;
+};
+std::span<const UsageExample> usageExamples();
+
+// One exit status of splitstep and what it means ("128+N": a signal's).
+struct ExitStatus {
+  std::string_view status;
+  std::string_view meaning;
+};
+std::span<const ExitStatus> exitStatuses();
+
+// The manual: usage, the suites, every section's options but the test hooks, the examples, the
+// exit statuses; no line over 100 columns.
+std::string usageText(std::span<const SuiteInfo> suites);
+
+}  // namespace splitstep
