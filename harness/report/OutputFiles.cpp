@@ -250,6 +250,14 @@ std::optional<std::string> whyNoOutputDirectory(const std::string& path) {
   if (access(existing.c_str(), W_OK | X_OK) != 0) {
     return fmt::format("cannot be made in {}: it is not writable", quoted(existing.string()));
   }
+  // Permissions do not tell it all (/proc, a read-only mount, a name over NAME_MAX): the missing
+  // directories are made and taken away again; the run makes them for good.
+  fs::path first = wanted;
+  while (first.parent_path() != existing) first = first.parent_path();
+  fs::create_directories(wanted, error);
+  std::error_code ignored;
+  fs::remove_all(first, ignored);
+  if (error) return fmt::format("cannot be made: {}", error.message());
   return std::nullopt;
 }
 
