@@ -28,11 +28,20 @@ std::optional<std::uint64_t> availableHostMemory() {
 }
 
 std::optional<std::uint64_t> parseMemAvailable(std::string_view meminfo) {
-  constexpr std::string_view kKey = "MemAvailable:";
-  const std::size_t at = meminfo.find(kKey);
+  return parseProcKibibytes(meminfo, "MemAvailable");
+}
+
+std::optional<std::uint64_t> parseProcKibibytes(std::string_view text, std::string_view key) {
+  std::size_t at = 0;
+  // The key at the start of a line, followed by its colon.
+  while ((at = text.find(key, at)) != std::string_view::npos) {
+    const bool line_start = at == 0 || text[at - 1] == '\n';
+    at += key.size();
+    if (line_start && at < text.size() && text[at] == ':') break;
+  }
   if (at == std::string_view::npos) return std::nullopt;
-  std::string_view rest = meminfo.substr(at + kKey.size());
-  rest.remove_prefix(std::min(rest.find_first_not_of(' '), rest.size()));
+  std::string_view rest = text.substr(at + 1);
+  rest.remove_prefix(std::min(rest.find_first_not_of(" \t"), rest.size()));
   std::uint64_t kib = 0;
   const auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), kib);
   if (error != std::errc() || end == rest.data()) return std::nullopt;

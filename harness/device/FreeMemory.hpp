@@ -19,4 +19,7 @@ std::optional<std::uint64_t> availableHostMemory();
 // The MemAvailable line of a /proc/meminfo text, in bytes.
 std::optional<std::uint64_t> parseMemAvailable(std::string_view meminfo);
 
+// The line "KEY:   N kB" of a /proc text (meminfo, PID/status), in bytes.
+std::optional<std::uint64_t> parseProcKibibytes(std::string_view text, std::string_view key);
+
 }  // namespace splitstep

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -263,6 +264,22 @@ std::optional<std::string> whyNoOutputDirectory(const std::string& path) {
   if (access(existing.c_str(), W_OK | X_OK) != 0) {
     return fmt::format("cannot be made in {}: it is not writable", quoted(existing.string()));
   }
+  // Permissions do not tell it all (root in /proc, a read-only mount, a name over NAME_MAX):
+  // the names are held to the file system's longest, and the first missing directory is made
+  // and taken away again; the run makes them for good.
+  const long name_max = pathconf(existing.c_str(), _PC_NAME_MAX);
+  bool too_long = wanted.native().size() >= PATH_MAX;
+  for (const fs::path& part : wanted.lexically_relative(existing)) {
+    too_long =
+        too_long || (name_max > 0 && part.native().size() > static_cast<std::size_t>(name_max));
+  }
+  if (too_long) return fmt::format("cannot be made: {}", std::strerror(ENAMETOOLONG));
+  fs::path first = wanted;
+  while (first.parent_path() != existing) first = first.parent_path();
+  if (mkdir(first.c_str(), 0755) != 0) {
+    return fmt::format("cannot be made: {}", std::strerror(errno));
+  }
+  rmdir(first.c_str());
   return std::nullopt;
 }
 

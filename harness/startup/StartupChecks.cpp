@@ -9,10 +9,12 @@
 #include <functional>
 #include <limits>
 #include <variant>
+#include <vector>
 
 #include "cluster/PlanAgreement.hpp"
 #include "device/Device.hpp"
 #include "device/FreeMemory.hpp"
+#include "device/HostMemory.hpp"
 #include "meta/BuildInfo.hpp"
 #include "options/OptionValue.hpp"
 #include "report/OutputFiles.hpp"
@@ -102,9 +104,18 @@ MemoryBudget agreeBudget(const Device& device, const Cluster& cluster, RankAgree
     return static_cast<std::uint64_t>(-agreement.maxOverRanks(-static_cast<std::int64_t>(mine)));
   };
   const std::optional<std::uint64_t> host = availableHostMemory();
+  // Read after the device is opened, so that a GPU rank's CUDA context is counted.
+  const std::vector<std::uint64_t> held = cluster.allgather(heldHostMemory().value_or(0));
+  NodeMemory node{0, host.value_or(0), 0, 0};
+  for (std::size_t r = 0; r < held.size(); ++r) {
+    if (cluster.hosts()[r] != cluster.host()) continue;
+    ++node.ranks;
+    node.held += held[r];
+    node.base += std::max(held[r], kRankBaseBytes);
+  }
+  cluster.requireAllOk(host ? ranksRefusal(node, cluster.host()) : std::nullopt);
   const std::uint64_t device_free = least(device.isCuda() ? freeDeviceMemory() : kUnknown);
-  const std::uint64_t host_share =
-      least(host ? *host / static_cast<std::uint64_t>(cluster.localSize()) : kUnknown);
+  const std::uint64_t host_share = least(host ? caseShare(node) : kUnknown);
   MemoryBudget budget;
   if (device_free != kUnknown) budget.device_free = device_free;
   if (host_share != kUnknown) budget.host_available = host_share;

@@ -30,8 +30,10 @@ AssignedDevice chooseDevice(const LaunchPlan& launch, const Cluster& cluster);
 // host names, or refuses the same way.
 RankGroups formGroups(const CollectivesPlan& plan, const Cluster& cluster);
 
-// The least over ranks of the device memory each has free and the host memory each may take
-// (what the node has available, shared by the node's ranks): every rank judges cases alike.
+// The least over ranks of the device memory each has free and the host memory each may take for
+// its cases (device/HostMemory: the node's MemAvailable and what its ranks hold, less what the
+// ranks take before any case, shared by the node's ranks): every rank judges cases alike.
+// Refuses on every rank when a node cannot hold its ranks before any case, saying how many fit.
 MemoryBudget agreeBudget(const Device& device, const Cluster& cluster, RankAgreement& agreement);
 
 }  // namespace splitstep

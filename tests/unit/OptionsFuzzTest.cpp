@@ -2,8 +2,12 @@
 // (a tenth with a generated config file) either yields a valid plan (or help, or the version)
 // or a UsageError whose message is one printable line of bounded length. Anything else (another
 // exception, a plan that breaks a documented bound, a message with a line break or a terminal
-// escape) is a finding, reported with the input that caused it. The seed is fixed, so a finding
-// reproduces; SPLITSTEP_FUZZ_SEED and SPLITSTEP_FUZZ_INPUTS explore further.
+// escape) is a finding, reported with the input that caused it. Two more properties: INI file
+// contents alone (random bytes, long lines, odd characters, nested and broken sections,
+// mutations of the presets) and paths (random bytes, long names, '..', files where directories
+// should be) for every path option and the start-up path checks, which answer with a reason or
+// nothing and never throw. The seed is fixed and printed, so a finding reproduces;
+// SPLITSTEP_FUZZ_SEED and SPLITSTEP_FUZZ_INPUTS explore further.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -11,6 +15,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <iterator>
 #include <random>
 #include <set>
 #include <string>
@@ -19,6 +25,7 @@
 #include "TempPath.hpp"
 #include "options/OptionTable.hpp"
 #include "options/Options.hpp"
+#include "report/OutputFiles.hpp"
 #include "suites/SuiteCatalog.hpp"
 
 namespace splitstep {
@@ -75,7 +82,105 @@ class Generator {
     return args;
   }
 
+  // An INI file's contents of every kind a user or a broken disk could hand over.
+  std::string hostileIni(const std::vector<std::string>& presets) {
+    switch (below(8)) {
+      case 0:
+        return text();
+      case 1:  // a long line
+        return fmt::format("{} = {}\n", pick(names_),
+                           std::string(static_cast<std::size_t>(below(20'000)), pick(kOdd)[0]));
+      case 2: {  // a preset, mutated byte by byte
+        std::string out = pick(presets);
+        for (int i = below(8) + 1; i > 0 && !out.empty(); --i) {
+          const auto at = static_cast<std::size_t>(below(static_cast<int>(out.size())));
+          switch (below(3)) {
+            case 0:
+              out[at] = static_cast<char>(below(256));
+              break;
+            case 1:
+              out.erase(at, 1);
+              break;
+            default:
+              out.insert(at, pick(kOdd));
+              break;
+          }
+        }
+        return out;
+      }
+      case 3: {  // sections, nested, doubled, broken
+        std::string out;
+        for (int i = below(6); i >= 0; --i) {
+          static const std::vector<std::string> kHeads = {"[{}]", "[{}.{}]", "[[{}]]", "[{}",
+                                                          "{}]",  "[]",      "[ {} ]", "[{}]]"};
+          out += fmt::format(fmt::runtime(pick(kHeads)), pick(names_), pick(names_)) + "\n";
+          out += fmt::format("{} = {}\n", pick(names_), value());
+        }
+        return out;
+      }
+      case 4: {  // odd characters around good lines
+        std::string out;
+        for (int i = below(10); i >= 0; --i) {
+          out += pick(kOdd) + pick(names_) + pick(kOdd) + "=" + pick(kOdd) + value() + pick(kOdd) +
+                 (below(2) == 0 ? "\n" : "\r\n");
+        }
+        return out;
+      }
+      default:
+        return iniText();
+    }
+  }
+
+  // A path for a path option: relative to `base` (a folder of the test's own, holding a regular
+  // file "file") or one of the system's odd places.
+  std::string hostilePath(const std::string& base) {
+    static const std::vector<std::string> kParts = {
+        "file",     "..", ".", "",   "missing", "file/x", "d", std::string(300, 'n'),
+        "\xff\xfe", " ",  "-", "\n", "a\tb",    "~",      "*", "lock.lock"};
+    static const std::vector<std::string> kPlaces = {
+        "/",         "/proc", "/proc/self",        "/dev/null",   "/dev/zero",
+        "/dev/full", "/sys",  "/proc/self/status", "/etc/passwd", ""};
+    std::string out;
+    switch (below(4)) {
+      case 0:
+        out = pick(kPlaces);
+        break;
+      case 1:
+        out = text();
+        break;
+      default:
+        out = base;
+        break;
+    }
+    for (int i = below(6); i > 0; --i) out += "/" + (below(4) == 0 ? text() : pick(kParts));
+    if (below(8) == 0) out += "/";
+    if (below(50) == 0) out += std::string(static_cast<std::size_t>(below(6000)), 'p');
+    // Paths reach the program through argv and the INI file: no NUL.
+    std::erase(out, '\0');
+    return out;
+  }
+
  private:
+  // Characters that break naive parsers: NUL, a byte-order mark, CR, escapes, invalid UTF-8.
+  inline static const std::vector<std::string> kOdd = {std::string(1, '\0'),
+                                                       "\xef\xbb\xbf",
+                                                       "\r",
+                                                       "\x1b[2J",
+                                                       "\xff",
+                                                       "\xc3",
+                                                       "\t",
+                                                       " ",
+                                                       "=",
+                                                       "[",
+                                                       "]",
+                                                       "#",
+                                                       ";",
+                                                       "\"",
+                                                       "'",
+                                                       "\\",
+                                                       "\x7f",
+                                                       "\x0c"};
+
   int below(int n) { return std::uniform_int_distribution<int>(0, n - 1)(random_); }
   template <typename T>
   const T& pick(const std::vector<T>& from) {
@@ -274,48 +379,139 @@ std::string brokenMessage(const std::string& message) {
   return "";
 }
 
-TEST(OptionsFuzz, EveryInputGivesAValidPlanOrOneLineRefusal) {
-  const long inputs = fromEnvironment("SPLITSTEP_FUZZ_INPUTS", kInputs);
-  const auto seed = static_cast<std::uint64_t>(fromEnvironment("SPLITSTEP_FUZZ_SEED", kSeed));
-  Generator generator(seed);
-  const std::string config_path = testing::tempPathForThisTest(".ini").string();
+// How the inputs of one property came out.
+struct Outcomes {
   long plans = 0;
   long refusals = 0;
   long other_actions = 0;
   std::vector<std::string> findings;
+
+  void print(long inputs, std::uint64_t seed, const char* what) const {
+    std::cout << "[ fuzz     ] " << inputs << " " << what << " (seed " << seed << "): " << plans
+              << " plans, " << refusals << " refusals, " << other_actions << " help/version, "
+              << findings.size() << " findings\n";
+    for (const std::string& finding : findings) ADD_FAILURE() << finding;
+    EXPECT_EQ(plans + refusals + other_actions, inputs);
+  }
+};
+
+// Parses `args`; a plan accepted is handed to `check`, which says what it breaks (empty:
+// nothing). What went wrong is kept in `outcomes`, with the input.
+template <typename Check>
+void judge(const std::vector<std::string>& args, const std::string& config, Outcomes& outcomes,
+           Check check) {
+  std::string finding;
+  try {
+    const ParsedCommand parsed = parseCommandLine(args, suiteCatalog());
+    if (parsed.action == ParsedCommand::Action::Run) {
+      ++outcomes.plans;
+      finding = check(parsed.plan);
+    } else {
+      ++outcomes.other_actions;
+      if (parsed.action == ParsedCommand::Action::Help && parsed.help.empty()) finding = "help";
+    }
+  } catch (const UsageError& e) {
+    ++outcomes.refusals;
+    finding = brokenMessage(e.what());
+  } catch (const std::exception& e) {
+    finding = fmt::format("not a UsageError: {}", printable(e.what(), 200));
+  }
+  if (!finding.empty() && outcomes.findings.size() < 20) {
+    outcomes.findings.push_back(fmt::format("{} for{}", finding, show(args, config)));
+  }
+}
+
+std::uint64_t fuzzSeed() {
+  return static_cast<std::uint64_t>(fromEnvironment("SPLITSTEP_FUZZ_SEED", kSeed));
+}
+
+TEST(OptionsFuzz, EveryConfigFileGivesAValidPlanOrOneLineRefusal) {
+  const long inputs = fromEnvironment("SPLITSTEP_FUZZ_INPUTS", kInputs) / 10;
+  const std::uint64_t seed = fuzzSeed();
+  Generator generator(seed);
+  std::vector<std::string> presets;
+  for (const auto& entry : std::filesystem::directory_iterator(SPLITSTEP_CONFIGS_DIR)) {
+    std::ifstream file(entry.path(), std::ios::binary);
+    presets.emplace_back(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+  }
+  ASSERT_FALSE(presets.empty());
+  const std::string config_path = testing::tempPathForThisTest(".ini").string();
+  Outcomes outcomes;
+  for (long i = 0; i < inputs; ++i) {
+    const std::string config = generator.hostileIni(presets);
+    std::ofstream(config_path, std::ios::binary | std::ios::trunc) << config;
+    judge({"--config", config_path}, config, outcomes, brokenBound);
+  }
+  std::filesystem::remove(config_path);
+  outcomes.print(inputs, seed, "INI files");
+  // Mutated presets still parse now and then; most hostile files are refused.
+  EXPECT_GT(outcomes.plans, inputs / 100);
+  EXPECT_GT(outcomes.refusals, inputs / 2);
+}
+
+TEST(OptionsFuzz, EveryPathGivesAPlanOrOneLineRefusalAndTheStartChecksAnswer) {
+  const long inputs = fromEnvironment("SPLITSTEP_FUZZ_INPUTS", kInputs) / 20;
+  const std::uint64_t seed = fuzzSeed();
+  Generator generator(seed);
+  const std::filesystem::path base = testing::tempPathForThisTest("");
+  std::filesystem::create_directories(base);
+  std::ofstream(base / "file") << "not splitstep's\n";
+  static const std::vector<std::string> kPathOptions = {"--config", "--json", "--csv", "--trace",
+                                                        "--torch-profile"};
+  // The start-up checks of the outputs a plan names: a reason or nothing, never an exception.
+  const auto startChecks = [](const RunPlan& plan) -> std::string {
+    std::vector<OutputPath> outputs;
+    for (const OutputPath& out :
+         {OutputPath{"--json", plan.output.json_path, OutputKind::Results},
+          OutputPath{"--csv", plan.output.csv_path, OutputKind::Rows},
+          OutputPath{"--trace", plan.output.trace_path, OutputKind::Trace}}) {
+      if (!out.path.empty()) outputs.push_back(out);
+    }
+    try {
+      if (const auto why = outputRefusal(outputs, {{"--config", plan.config_file}}, false)) {
+        if (auto broken = brokenMessage(*why); !broken.empty()) return broken;
+      }
+      if (!plan.step.torch_profile_dir.empty()) {
+        if (const auto why = whyNoOutputDirectory(plan.step.torch_profile_dir)) {
+          if (auto broken = brokenMessage(*why); !broken.empty()) return broken;
+        }
+      }
+    } catch (const std::exception& e) {
+      return fmt::format("a start-up check threw: {}", printable(e.what(), 200));
+    }
+    return brokenBound(plan);
+  };
+  Outcomes outcomes;
+  for (long i = 0; i < inputs; ++i) {
+    std::vector<std::string> args = {"allreduce"};
+    for (int n = 1 + static_cast<int>(i % 3); n > 0; --n) {
+      args.push_back(kPathOptions[static_cast<std::size_t>(i * 7 + n) % kPathOptions.size()]);
+      args.push_back(generator.hostilePath(base.string()));
+    }
+    judge(args, "", outcomes, startChecks);
+  }
+  std::filesystem::remove_all(base);
+  outcomes.print(inputs, seed, "paths");
+  EXPECT_GT(outcomes.refusals, inputs / 10);
+}
+
+TEST(OptionsFuzz, EveryInputGivesAValidPlanOrOneLineRefusal) {
+  const long inputs = fromEnvironment("SPLITSTEP_FUZZ_INPUTS", kInputs);
+  const std::uint64_t seed = fuzzSeed();
+  Generator generator(seed);
+  const std::string config_path = testing::tempPathForThisTest(".ini").string();
+  Outcomes outcomes;
   for (long i = 0; i < inputs; ++i) {
     std::string config;
     const std::vector<std::string> args = generator.commandLine(config_path, config);
     if (!config.empty()) std::ofstream(config_path, std::ios::binary | std::ios::trunc) << config;
-    std::string finding;
-    try {
-      const ParsedCommand parsed = parseCommandLine(args, suiteCatalog());
-      if (parsed.action == ParsedCommand::Action::Run) {
-        ++plans;
-        finding = brokenBound(parsed.plan);
-      } else {
-        ++other_actions;
-        if (parsed.action == ParsedCommand::Action::Help && parsed.help.empty()) finding = "help";
-      }
-    } catch (const UsageError& e) {
-      ++refusals;
-      finding = brokenMessage(e.what());
-    } catch (const std::exception& e) {
-      finding = fmt::format("not a UsageError: {}", printable(e.what(), 200));
-    }
-    if (!finding.empty() && findings.size() < 20) {
-      findings.push_back(fmt::format("{} for{}", finding, show(args, config)));
-    }
+    judge(args, config, outcomes, brokenBound);
   }
   std::filesystem::remove(config_path);
-  std::cout << "[ fuzz     ] " << inputs << " inputs (seed " << seed << "): " << plans << " plans, "
-            << refusals << " refusals, " << other_actions << " help/version, " << findings.size()
-            << " findings\n";
-  for (const std::string& finding : findings) ADD_FAILURE() << finding;
-  EXPECT_EQ(plans + refusals + other_actions, inputs);
+  outcomes.print(inputs, seed, "inputs");
   // The generator reaches both outcomes: a fuzzer that only ever refuses tests little.
-  EXPECT_GT(plans, inputs / 100);
-  EXPECT_GT(refusals, inputs / 2);
+  EXPECT_GT(outcomes.plans, inputs / 100);
+  EXPECT_GT(outcomes.refusals, inputs / 2);
 }
 
 }  // namespace

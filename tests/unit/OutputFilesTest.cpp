@@ -203,6 +203,15 @@ TEST_F(OutputFiles, AProfileDirectoryIsCheckedBeforeTheRun) {
   }
   EXPECT_EQ(whyNoOutputDirectory("/proc/self/splitstep-profiles"),
             "cannot be made in '/proc/self': it is not writable");
+  // Where the permissions allow it and the kernel does not (root in /proc, a name over
+  // NAME_MAX), the directory is tried, and nothing is left.
+  EXPECT_EQ(
+      whyNoOutputDirectory("/proc/splitstep-profiles"),
+      "cannot be made: " + std::make_error_code(std::errc::no_such_file_or_directory).message());
+  EXPECT_EQ(whyNoOutputDirectory(path("new/" + std::string(300, 'n'))),
+            "cannot be made: " + std::make_error_code(std::errc::filename_too_long).message());
+  EXPECT_EQ(whyNoOutputDirectory(path("new/../other")), std::nullopt);
+  EXPECT_FALSE(fs::exists(path("new")) || fs::exists(path("other"))) << "the check leaves nothing";
 }
 
 }  // namespace
