@@ -38,7 +38,10 @@ case $mode in
   # A signal the batch shell ignores (SIGURG) in place of the script's early warning: the limit
   # itself ends the job.
   limit) signal=(--signal=B:URG@10) ;;
-  warning) signal=() ;;
+  # The script's own @120 would come at once under a 1-minute limit, while the ranks are still
+  # loading LibTorch, before any has its handler (SIGUSR1's default ends a process): 30 s before
+  # the end lands inside the first case, as the script's 120 s do in a real job.
+  warning) signal=(--signal=B:USR1@30) ;;
   *) fail "no mode '$mode'" ;;
 esac
 
