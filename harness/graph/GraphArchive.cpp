@@ -78,17 +78,24 @@ std::map<std::string, at::Tensor> payloads(caffe2::serialize::PyTorchStreamReade
   std::map<std::string, at::Tensor> out;
   if (!reader.hasRecord(config)) return out;
   const auto parsed = parse(path, config, record(reader, path, config)).get<ex::PayloadConfig>();
+  // Tied weights (GPT-2's embedding and head) are one record under two names: one tensor.
+  std::map<std::string, at::Tensor> by_record;
   for (const auto& [name, meta] : parsed.get_config()) {
-    out.emplace(name, payload(reader, path, dir, name, meta));
+    auto it = by_record.find(meta.get_path_name());
+    if (it == by_record.end()) {
+      it = by_record.emplace(meta.get_path_name(), payload(reader, path, dir, name, meta)).first;
+    }
+    out.emplace(name, it->second);
   }
   return out;
 }
 
 at::ScalarType dtypeNamed(const std::string& path, const std::string& name) {
   static const std::map<std::string, at::ScalarType> kNames = {
-      {"float32", at::kFloat}, {"float64", at::kDouble}, {"float16", at::kHalf},
-      {"bfloat16", at::kBFloat16}, {"int64", at::kLong}, {"int32", at::kInt},
-      {"int16", at::kShort}, {"int8", at::kChar}, {"uint8", at::kByte}, {"bool", at::kBool}};
+      {"float32", at::kFloat},     {"float64", at::kDouble}, {"float16", at::kHalf},
+      {"bfloat16", at::kBFloat16}, {"int64", at::kLong},     {"int32", at::kInt},
+      {"int16", at::kShort},       {"int8", at::kChar},      {"uint8", at::kByte},
+      {"bool", at::kBool}};
   const auto it = kNames.find(name);
   if (it == kNames.end()) refuse(path, "a batch tensor of dtype " + name);
   return it->second;
@@ -105,10 +112,9 @@ void readExtra(GraphArchive& archive, const nlohmann::json& extra) {
   archive.buffer_names = extra.at("buffers").get<std::vector<std::string>>();
   archive.eager_loss = extra.at("eager_loss").get<double>();
   for (const auto& entry : extra.at("batch")) {
-    BatchTensorSpec spec{entry.at("name").get<std::string>(),
-                         entry.at("shape").get<std::vector<std::int64_t>>(),
-                         dtypeNamed(archive.path, entry.at("dtype").get<std::string>()),
-                         std::nullopt};
+    BatchTensorSpec spec{
+        entry.at("name").get<std::string>(), entry.at("shape").get<std::vector<std::int64_t>>(),
+        dtypeNamed(archive.path, entry.at("dtype").get<std::string>()), std::nullopt};
     if (entry.contains("range")) {
       const auto range = entry.at("range").get<std::vector<std::int64_t>>();
       if (range.size() != 2 || range[0] > range[1]) refuse(archive.path, "a malformed range");
@@ -122,17 +128,28 @@ void readExtra(GraphArchive& archive, const nlohmann::json& extra) {
 
 at::ScalarType scalarType(ex::ScalarType type) {
   switch (type) {
-    case ex::ScalarType::BYTE: return at::kByte;
-    case ex::ScalarType::CHAR: return at::kChar;
-    case ex::ScalarType::SHORT: return at::kShort;
-    case ex::ScalarType::INT: return at::kInt;
-    case ex::ScalarType::LONG: return at::kLong;
-    case ex::ScalarType::HALF: return at::kHalf;
-    case ex::ScalarType::FLOAT: return at::kFloat;
-    case ex::ScalarType::DOUBLE: return at::kDouble;
-    case ex::ScalarType::BOOL: return at::kBool;
-    case ex::ScalarType::BFLOAT16: return at::kBFloat16;
-    default: throw GraphArchiveError(fmt::format("dtype {}", ex::printEnum(type)));
+    case ex::ScalarType::BYTE:
+      return at::kByte;
+    case ex::ScalarType::CHAR:
+      return at::kChar;
+    case ex::ScalarType::SHORT:
+      return at::kShort;
+    case ex::ScalarType::INT:
+      return at::kInt;
+    case ex::ScalarType::LONG:
+      return at::kLong;
+    case ex::ScalarType::HALF:
+      return at::kHalf;
+    case ex::ScalarType::FLOAT:
+      return at::kFloat;
+    case ex::ScalarType::DOUBLE:
+      return at::kDouble;
+    case ex::ScalarType::BOOL:
+      return at::kBool;
+    case ex::ScalarType::BFLOAT16:
+      return at::kBFloat16;
+    default:
+      throw GraphArchiveError(fmt::format("dtype {}", ex::printEnum(type)));
   }
 }
 
@@ -144,8 +161,8 @@ GraphArchive readGraphArchive(const std::string& path) {
     caffe2::serialize::PyTorchStreamReader reader(path);
     const nlohmann::json extra = parse(path, kExtraRecord, record(reader, path, kExtraRecord));
     readExtra(archive, extra);
-    archive.program =
-        parse(path, kProgramRecord, record(reader, path, kProgramRecord)).get<ex::ExportedProgram>();
+    archive.program = parse(path, kProgramRecord, record(reader, path, kProgramRecord))
+                          .get<ex::ExportedProgram>();
     archive.weights = payloads(reader, path, kWeightsDir, kWeightsConfig);
     archive.constants = payloads(reader, path, kConstantsDir, kConstantsConfig);
   } catch (const c10::Error& error) {

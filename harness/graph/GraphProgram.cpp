@@ -1,5 +1,6 @@
 #include "graph/GraphProgram.hpp"
 
+#include <ATen/ScalarOps.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -65,8 +66,8 @@ class Planner {
   }
   int known(const std::string& name) {
     const auto it = slots_.find(name);
-    if (it == slots_.end()) throw GraphArchiveError(path_ + ": the graph uses " + name +
-                                                    " before computing it");
+    if (it == slots_.end())
+      throw GraphArchiveError(path_ + ": the graph uses " + name + " before computing it");
     return it->second;
   }
   void refuse(std::string what) { refusals_.insert(std::move(what)); }
@@ -90,7 +91,7 @@ class Planner {
     for (const c10::Argument& argument : schema.arguments()) {
       const auto it = given.find(argument.name());
       if (it != given.end()) {
-        step.operands.push_back(operand(target, *it->second));
+        step.operands.push_back(wrapNumber(argument, operand(target, *it->second)));
         given.erase(it);
       } else if (argument.default_value()) {
         step.operands.push_back({Operand::Kind::kConstant, *argument.default_value(), {}});
@@ -111,7 +112,8 @@ class Planner {
     const auto first = rest.find('.');
     const auto last = rest.rfind('.');
     if (first == std::string::npos || first == last) return std::nullopt;
-    const std::string name = rest.substr(0, first) + "::" + rest.substr(first + 1, last - first - 1);
+    const std::string name =
+        rest.substr(0, first) + "::" + rest.substr(first + 1, last - first - 1);
     std::string overload = rest.substr(last + 1);
     if (overload == "default") overload.clear();
     return c10::Dispatcher::singleton().findSchema({name, overload});
@@ -120,8 +122,10 @@ class Planner {
   Operand operand(const std::string& target, const ex::Argument& arg) {
     using Kind = Operand::Kind;
     switch (arg.tag()) {
-      case Tag::AS_NONE: return {Kind::kConstant, c10::IValue(), {}};
-      case Tag::AS_TENSOR: return {Kind::kTensor, {}, {known(arg.get_as_tensor().get_name())}};
+      case Tag::AS_NONE:
+        return {Kind::kConstant, c10::IValue(), {}};
+      case Tag::AS_TENSOR:
+        return {Kind::kTensor, {}, {known(arg.get_as_tensor().get_name())}};
       case Tag::AS_TENSORS: {
         Operand out{Kind::kTensors, {}, {}};
         for (const auto& t : arg.get_as_tensors()) out.slots.push_back(known(t.get_name()));
@@ -136,29 +140,36 @@ class Planner {
         }
         return out;
       }
-      case Tag::AS_INT: return {Kind::kConstant, arg.get_as_int(), {}};
-      case Tag::AS_INTS: return {Kind::kConstant, c10::List<std::int64_t>(arg.get_as_ints()), {}};
-      case Tag::AS_FLOAT: return {Kind::kConstant, arg.get_as_float().get(), {}};
+      case Tag::AS_INT:
+        return {Kind::kConstant, arg.get_as_int(), {}};
+      case Tag::AS_INTS:
+        return {Kind::kConstant, c10::List<std::int64_t>(arg.get_as_ints()), {}};
+      case Tag::AS_FLOAT:
+        return {Kind::kConstant, arg.get_as_float().get(), {}};
       case Tag::AS_FLOATS: {
         c10::List<double> values;
         for (const auto& f : arg.get_as_floats()) values.push_back(f.get());
         return {Kind::kConstant, values, {}};
       }
-      case Tag::AS_BOOL: return {Kind::kConstant, arg.get_as_bool(), {}};
+      case Tag::AS_BOOL:
+        return {Kind::kConstant, arg.get_as_bool(), {}};
       case Tag::AS_BOOLS: {
         c10::List<bool> values;
         for (const bool b : arg.get_as_bools()) values.push_back(b);
         return {Kind::kConstant, values, {}};
       }
-      case Tag::AS_STRING: return {Kind::kConstant, arg.get_as_string(), {}};
+      case Tag::AS_STRING:
+        return {Kind::kConstant, arg.get_as_string(), {}};
       case Tag::AS_SCALAR_TYPE:
         return {Kind::kConstant, scalarType(arg.get_as_scalar_type()), {}};
-      case Tag::AS_MEMORY_FORMAT: return {Kind::kConstant, memoryFormat(arg), {}};
+      case Tag::AS_MEMORY_FORMAT:
+        return {Kind::kConstant, memoryFormat(arg), {}};
       case Tag::AS_LAYOUT:
         if (arg.get_as_layout() == ex::Layout::Strided) return {Kind::kConstant, c10::kStrided, {}};
         break;
       // The device the graph was exported on is the exporter's; the run's is splitstep's.
-      case Tag::AS_DEVICE: return {Kind::kConstant, plan_.device, {}};
+      case Tag::AS_DEVICE:
+        return {Kind::kConstant, plan_.device, {}};
       case Tag::AS_SYM_INT:
         if (arg.get_as_sym_int().tag() == ex::SymIntArgument::Tag::AS_INT) {
           return {Kind::kConstant, arg.get_as_sym_int().get_as_int(), {}};
@@ -173,19 +184,42 @@ class Planner {
         if (values.size() == arg.get_as_sym_ints().size()) return {Kind::kConstant, values, {}};
         break;
       }
-      default: break;
+      default:
+        break;
     }
     refuse(fmt::format("{} with an argument of kind {}", target, static_cast<int>(arg.tag())));
     return {};
   }
 
+  // A number where the schema takes a tensor (add_.Tensor(num_batches_tracked, 1)) is what
+  // Python's binding makes of it: a wrapped-number tensor on the CPU, which type promotion
+  // treats as a Python scalar and any device accepts.
+  static Operand wrapNumber(const c10::Argument& argument, Operand operand) {
+    const c10::IValue& value = operand.constant;
+    if (operand.kind != Operand::Kind::kConstant ||
+        argument.type()->kind() != c10::TypeKind::TensorType ||
+        !(value.isInt() || value.isDouble() || value.isBool())) {
+      return operand;
+    }
+    at::Tensor wrapped = c10::scalar_to_tensor(value.toScalar());
+    wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
+    operand.constant = wrapped;
+    return operand;
+  }
+
   c10::MemoryFormat memoryFormat(const ex::Argument& arg) {
     switch (arg.get_as_memory_format()) {
-      case ex::MemoryFormat::ContiguousFormat: return c10::MemoryFormat::Contiguous;
-      case ex::MemoryFormat::ChannelsLast: return c10::MemoryFormat::ChannelsLast;
-      case ex::MemoryFormat::ChannelsLast3d: return c10::MemoryFormat::ChannelsLast3d;
-      case ex::MemoryFormat::PreserveFormat: return c10::MemoryFormat::Preserve;
-      default: refuse("an unknown memory format"); return c10::MemoryFormat::Contiguous;
+      case ex::MemoryFormat::ContiguousFormat:
+        return c10::MemoryFormat::Contiguous;
+      case ex::MemoryFormat::ChannelsLast:
+        return c10::MemoryFormat::ChannelsLast;
+      case ex::MemoryFormat::ChannelsLast3d:
+        return c10::MemoryFormat::ChannelsLast3d;
+      case ex::MemoryFormat::PreserveFormat:
+        return c10::MemoryFormat::Preserve;
+      default:
+        refuse("an unknown memory format");
+        return c10::MemoryFormat::Contiguous;
     }
   }
 
@@ -194,8 +228,8 @@ class Planner {
     const auto& returns = schema.returns();
     if (returns.empty()) return;  // _assert_tensor_metadata and the like: nothing to keep
     if (outputs.size() != returns.size()) {
-      refuse(fmt::format("{} with {} outputs for {} returns", target, outputs.size(),
-                         returns.size()));
+      refuse(
+          fmt::format("{} with {} outputs for {} returns", target, outputs.size(), returns.size()));
       return;
     }
     for (const ex::Argument& output : outputs) {
@@ -232,7 +266,8 @@ void planReleases(GraphProgram::Plan& plan) {
   for (const auto& [s, unused] : plan.fixed) last[static_cast<std::size_t>(s)] = -1;
   if (plan.output >= 0) last[static_cast<std::size_t>(plan.output)] = -1;
   for (std::size_t s = 0; s < last.size(); ++s) {
-    if (last[s] >= 0) plan.steps[static_cast<std::size_t>(last[s])].release.push_back(static_cast<int>(s));
+    if (last[s] >= 0)
+      plan.steps[static_cast<std::size_t>(last[s])].release.push_back(static_cast<int>(s));
   }
 }
 
@@ -246,12 +281,25 @@ GraphProgram::GraphProgram(const GraphArchive& archive, c10::Device device)
     : plan_(std::make_unique<Plan>(Plan{device, {}, {}, {}, -1, 0})), batch_(archive.batch) {
   const ex::GraphModule& module = archive.program.get_graph_module();
   Planner planner(*plan_, archive.path);
-  std::map<std::string, int> parameter_slots;
+  std::map<std::string, at::Tensor> parameters;
   std::size_t user_inputs = 0;
+  // Each archive tensor placed once, so that a tied weight stays one tensor (one leaf).
+  std::map<const c10::TensorImpl*, at::Tensor> placed;
+  // What the model trains (a tied weight under any of its names); what it froze is left out of
+  // the archive's list, and does not require grad.
+  std::set<const c10::TensorImpl*> trained;
+  for (const std::string& name : archive.parameter_names) {
+    trained.insert(archive.weights.at(name).unsafeGetTensorImpl());
+  }
   const auto weight = [&](const std::map<std::string, at::Tensor>& from, const std::string& name) {
     const auto it = from.find(name);
     if (it == from.end()) throw GraphArchiveError(archive.path + ": no weights for " + name);
-    return it->second.to(device);
+    auto [at, added] = placed.try_emplace(it->second.unsafeGetTensorImpl());
+    if (added) {
+      at->second = it->second.to(device);
+      if (trained.count(at->first) != 0) at->second = at->second.detach().requires_grad_(true);
+    }
+    return at->second;
   };
   for (const ex::InputSpec& spec : module.get_signature().get_input_specs()) {
     using In = ex::InputSpec::Tag;
@@ -259,13 +307,17 @@ GraphProgram::GraphProgram(const GraphArchive& archive, c10::Device device)
       case In::PARAMETER: {
         const auto& p = spec.get_parameter();
         const int s = planner.slot(p.get_arg().get_name());
-        parameter_slots.emplace(p.get_parameter_name(), s);
-        plan_->fixed.emplace_back(s, weight(archive.weights, p.get_parameter_name()));
+        parameters.emplace(p.get_parameter_name(), weight(archive.weights, p.get_parameter_name()));
+        plan_->fixed.emplace_back(s, parameters.at(p.get_parameter_name()));
         break;
       }
       case In::BUFFER: {
         const auto& b = spec.get_buffer();
-        const at::Tensor buffer = weight(archive.weights, b.get_buffer_name());
+        // torch.export.save keeps non-persistent buffers (Llama's rotary frequencies) among the
+        // constants.
+        const at::Tensor buffer = weight(
+            archive.weights.count(b.get_buffer_name()) != 0 ? archive.weights : archive.constants,
+            b.get_buffer_name());
         plan_->fixed.emplace_back(planner.slot(b.get_arg().get_name()), buffer);
         buffers_.emplace(userName(b.get_buffer_name()), buffer);
         break;
@@ -286,12 +338,15 @@ GraphProgram::GraphProgram(const GraphArchive& archive, c10::Device device)
         ++user_inputs;
         break;
       }
-      default: planner.refuse(fmt::format("a graph input of kind {}", static_cast<int>(spec.tag())));
+      default:
+        planner.refuse(fmt::format("a graph input of kind {}", static_cast<int>(spec.tag())));
     }
   }
   if (user_inputs != batch_.size()) {
-    throw GraphArchiveError(fmt::format("{}: the graph takes {} batch tensors, the archive "
-                                        "records {}", archive.path, user_inputs, batch_.size()));
+    throw GraphArchiveError(
+        fmt::format("{}: the graph takes {} batch tensors, the archive "
+                    "records {}",
+                    archive.path, user_inputs, batch_.size()));
   }
   for (const ex::Node& node : module.get_graph().get_nodes()) planner.addNode(node);
   for (const ex::OutputSpec& spec : module.get_signature().get_output_specs()) {
@@ -299,24 +354,19 @@ GraphProgram::GraphProgram(const GraphArchive& archive, c10::Device device)
         spec.get_user_output().get_arg().tag() == Tag::AS_TENSOR) {
       plan_->output = planner.slot(spec.get_user_output().get_arg().get_as_tensor().get_name());
     } else {
-      planner.refuse(fmt::format("a graph output of kind {} beside the loss",
-                                 static_cast<int>(spec.tag())));
+      planner.refuse(
+          fmt::format("a graph output of kind {} beside the loss", static_cast<int>(spec.tag())));
     }
   }
   if (plan_->output < 0) planner.refuse("a graph without its loss as output");
   planner.throwRefusals();
   planReleases(*plan_);
   for (const std::string& name : archive.parameter_names) {
-    const auto it = parameter_slots.find(name);
-    if (it == parameter_slots.end()) {
+    const auto it = parameters.find(name);
+    if (it == parameters.end()) {
       throw GraphArchiveError(archive.path + ": the graph does not use parameter " + name);
     }
-    for (auto& [s, tensor] : plan_->fixed) {
-      if (s == it->second) {
-        tensor = tensor.detach().requires_grad_(true);
-        parameters_.push_back(tensor);
-      }
-    }
+    parameters_.push_back(it->second);
     parameter_names_.push_back(userName(name));
   }
 }
@@ -327,8 +377,8 @@ GraphProgram& GraphProgram::operator=(GraphProgram&&) noexcept = default;
 
 at::Tensor GraphProgram::loss(const std::vector<at::Tensor>& batch) {
   if (batch.size() != batch_.size()) {
-    throw std::invalid_argument(fmt::format("a batch of {} tensors for a graph of {}",
-                                            batch.size(), batch_.size()));
+    throw std::invalid_argument(
+        fmt::format("a batch of {} tensors for a graph of {}", batch.size(), batch_.size()));
   }
   std::vector<at::Tensor> values(static_cast<std::size_t>(plan_->slot_count));
   for (const auto& [s, tensor] : plan_->fixed) values[static_cast<std::size_t>(s)] = tensor;
@@ -347,7 +397,9 @@ at::Tensor GraphProgram::loss(const std::vector<at::Tensor>& batch) {
     stack.clear();
     for (const Operand& operand : step.operands) {
       switch (operand.kind) {
-        case Operand::Kind::kConstant: stack.push_back(operand.constant); break;
+        case Operand::Kind::kConstant:
+          stack.push_back(operand.constant);
+          break;
         case Operand::Kind::kTensor:
           stack.emplace_back(values[static_cast<std::size_t>(operand.slots[0])]);
           break;
@@ -368,7 +420,13 @@ at::Tensor GraphProgram::loss(const std::vector<at::Tensor>& batch) {
         }
       }
     }
-    step.op.callBoxed(stack);
+    try {
+      step.op.callBoxed(stack);
+    } catch (const c10::Error& error) {
+      // ATen's message leads; its backtrace follows on lines of its own.
+      throw std::runtime_error(fmt::format("{} failed: {}", step.op.schema().name(),
+                                           error.msg().substr(0, error.msg().find('\n'))));
+    }
     for (std::size_t r = 0; r < step.results.size(); ++r) {
       const Result& result = step.results[r];
       if (result.list) {

@@ -88,15 +88,21 @@ int check(const std::string& archive_path, const std::string& reference_path) {
   const at::Tensor loss = program.loss(batch);
   loss.backward();
   if (!at::allclose(loss, ref_loss, kLossRtol, kAtol)) {
-    differences.push_back(fmt::format("loss {} against eager's {}", loss.item<double>(),
-                                      ref_loss.item<double>()));
+    differences.push_back(
+        fmt::format("loss {} against eager's {}", loss.item<double>(), ref_loss.item<double>()));
   }
   double worst = 0;
   for (std::size_t i = 0; i < names.size(); ++i) {
     const at::Tensor grad = program.parameters()[i].grad();
     const at::Tensor ref = grads.at("model." + names[i]);
     if (!grad.defined() || !at::allclose(grad, ref, kGradRtol, kAtol)) {
-      differences.push_back("gradient differs: " + names[i]);
+      differences.push_back(
+          grad.defined()
+              ? fmt::format(
+                    "gradient differs: {} (largest difference {:.3g}, largest value {:.3g})",
+                    names[i], (grad - ref).abs().max().item<double>(),
+                    ref.abs().max().item<double>())
+              : "no gradient: " + names[i]);
       continue;
     }
     worst = std::max(worst, (grad - ref).abs().max().item<double>());
@@ -109,10 +115,11 @@ int check(const std::string& archive_path, const std::string& reference_path) {
   }
   for (const auto& d : differences) std::cout << archive_path << ": " << d << "\n";
   if (!differences.empty()) return 1;
-  std::cout << fmt::format("{}: {} parameters, {} buffers; loss {:.8g} (eager {:.8g}); largest "
-                           "gradient difference {:.3g}\n",
-                           archive_path, names.size(), program.buffers().size(),
-                           loss.item<double>(), ref_loss.item<double>(), worst);
+  std::cout << fmt::format(
+      "{}: {} parameters, {} buffers; loss {:.8g} (eager {:.8g}); largest "
+      "gradient difference {:.3g}\n",
+      archive_path, names.size(), program.buffers().size(), loss.item<double>(),
+      ref_loss.item<double>(), worst);
   return 0;
 }
 
