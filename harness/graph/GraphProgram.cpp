@@ -82,6 +82,13 @@ class Planner {
     const std::optional<c10::OperatorHandle> op = lookUp(target);
     if (!op) {
       refuse(target);
+      // Its outputs still get slots, so that the nodes after it are judged too.
+      for (const ex::Argument& output : node.get_outputs()) {
+        if (output.tag() == Tag::AS_TENSOR) slot(output.get_as_tensor().get_name());
+        if (output.tag() == Tag::AS_TENSORS) {
+          for (const auto& t : output.get_as_tensors()) slot(t.get_name());
+        }
+      }
       return;
     }
     Step step{*op, {}, {}, {}};

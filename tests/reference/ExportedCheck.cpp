@@ -45,6 +45,8 @@ std::string strip(const std::string& name) {
 }
 
 int check(const std::string& archive_path, const std::string& reference_path) {
+  const GraphArchive archive = readGraphArchive(archive_path);
+  GraphProgram program(archive, c10::Device(c10::kCPU));
   std::ifstream file(reference_path, std::ios::binary);
   if (!file) throw std::invalid_argument("cannot read " + reference_path);
   const std::vector<char> bytes((std::istreambuf_iterator<char>(file)),
@@ -57,8 +59,6 @@ int check(const std::string& archive_path, const std::string& reference_path) {
   for (const auto& t : dict.at("batch").toList()) batch.push_back(t.get().toTensor());
   const at::Tensor ref_loss = dict.at("loss").toTensor();
 
-  const GraphArchive archive = readGraphArchive(archive_path);
-  GraphProgram program(archive, c10::Device(c10::kCPU));
   std::vector<std::string> differences;
   std::vector<std::string> ref_names;
   for (const auto& [name, grad] : grads) ref_names.push_back(strip(name));
