@@ -1,6 +1,7 @@
 #include "graph/GraphProgram.hpp"
 
-#include <ATen/ScalarOps.h>
+#include "graph/GraphOperations.hpp"
+
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -16,7 +17,6 @@ namespace {
 namespace ex = torch::_export;
 using Tag = ex::Argument::Tag;
 
-constexpr std::string_view kOpsPrefix = "torch.ops.";
 // export.py's wrapper holds the user's model under this attribute.
 constexpr std::string_view kModelPrefix = "model.";
 
@@ -79,7 +79,7 @@ class Planner {
 
   void addNode(const ex::Node& node) {
     const std::string& target = node.get_target();
-    const std::optional<c10::OperatorHandle> op = lookUp(target);
+    const std::optional<c10::OperatorHandle> op = findOperation(target);
     if (!op) {
       refuse(target);
       // Its outputs still get slots, so that the nodes after it are judged too.
@@ -98,7 +98,11 @@ class Planner {
     for (const c10::Argument& argument : schema.arguments()) {
       const auto it = given.find(argument.name());
       if (it != given.end()) {
-        step.operands.push_back(wrapNumber(argument, operand(target, *it->second)));
+        Operand given_operand = operand(target, *it->second);
+        if (given_operand.kind == Operand::Kind::kConstant) {
+          given_operand.constant = wrappedNumber(argument, std::move(given_operand.constant));
+        }
+        step.operands.push_back(std::move(given_operand));
         given.erase(it);
       } else if (argument.default_value()) {
         step.operands.push_back({Operand::Kind::kConstant, *argument.default_value(), {}});
@@ -112,20 +116,6 @@ class Planner {
   }
 
  private:
-  // "torch.ops.aten.linear.default" is aten::linear with the empty overload name.
-  std::optional<c10::OperatorHandle> lookUp(const std::string& target) {
-    if (target.rfind(kOpsPrefix, 0) != 0) return std::nullopt;
-    const std::string rest = target.substr(kOpsPrefix.size());
-    const auto first = rest.find('.');
-    const auto last = rest.rfind('.');
-    if (first == std::string::npos || first == last) return std::nullopt;
-    const std::string name =
-        rest.substr(0, first) + "::" + rest.substr(first + 1, last - first - 1);
-    std::string overload = rest.substr(last + 1);
-    if (overload == "default") overload.clear();
-    return c10::Dispatcher::singleton().findSchema({name, overload});
-  }
-
   Operand operand(const std::string& target, const ex::Argument& arg) {
     using Kind = Operand::Kind;
     switch (arg.tag()) {
@@ -196,22 +186,6 @@ class Planner {
     }
     refuse(fmt::format("{} with an argument of kind {}", target, static_cast<int>(arg.tag())));
     return {};
-  }
-
-  // A number where the schema takes a tensor (add_.Tensor(num_batches_tracked, 1)) is what
-  // Python's binding makes of it: a wrapped-number tensor on the CPU, which type promotion
-  // treats as a Python scalar and any device accepts.
-  static Operand wrapNumber(const c10::Argument& argument, Operand operand) {
-    const c10::IValue& value = operand.constant;
-    if (operand.kind != Operand::Kind::kConstant ||
-        argument.type()->kind() != c10::TypeKind::TensorType ||
-        !(value.isInt() || value.isDouble() || value.isBool())) {
-      return operand;
-    }
-    at::Tensor wrapped = c10::scalar_to_tensor(value.toScalar());
-    wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
-    operand.constant = wrapped;
-    return operand;
   }
 
   c10::MemoryFormat memoryFormat(const ex::Argument& arg) {
