@@ -29,6 +29,8 @@ COMMANDS = {
                          "per suite, every figure, the diagnosis, the comparison"),
     "time-to-answer": ("time_to_answer", "where a run's wall time went (launch/verify time-to-answer's "
                                          "table)"),
+    "export": ("export", "a PyTorch model and its loss as an archive for splitstep step "
+                         "--model-file"),
 }
 EXIT_STATUS = """\
 exit status:

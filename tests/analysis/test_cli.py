@@ -10,7 +10,7 @@ import unittest
 from splitstep_analysis import cli
 
 SUBCOMMANDS = ["plot", "compare", "trace", "nccl-tests", "scaling", "projection", "report",
-               "time-to-answer"]
+               "time-to-answer", "export"]
 
 
 def command(*args):

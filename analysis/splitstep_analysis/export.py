@@ -1,0 +1,183 @@
+"""Export a PyTorch model, with its loss and the shapes of its batch, for `splitstep step --model-file`.
+
+  splitstep-analysis export my_module:make_model --batch my_module:make_batch \\
+      [--loss cross-entropy|mse|MODULE:FN] -o model.pt2
+
+MODULE:FACTORY names a function of an importable module (the current directory is searched
+first). The model factory returns an nn.Module; the batch factory returns a tuple of tensors,
+the model's inputs and, last, the loss's target: the model is called on all but the last, the
+loss on (output, target). The standard losses are torch.nn.functional's cross_entropy (the
+output's last dimension the classes, every other dimension flattened into samples, as a
+language model's logits against token ids) and mse_loss; MODULE:FN is any function of
+(output, target) returning a scalar tensor.
+
+The model, in training mode, and its loss are exported as one graph by torch.export.export and
+saved by torch.export.save; the archive also holds extra/splitstep.json: the exporter's format
+version, the parameters and buffers in registration order (DDP fills its buckets in the reverse
+of that order), the batch's tensors with their shapes and dtypes, and for each integer tensor the
+range splitstep draws its values from (the example's smallest value to its largest, inclusive).
+The loss eager PyTorch computed on the example batch is recorded beside them.
+
+Exit status: 0 written, 2 bad input (a factory that cannot be imported or called, a model with no
+parameters, a batch that is not a tuple of tensors, a graph torch.export refuses); one line on
+stderr.
+"""
+import copy
+import importlib
+import json
+import pathlib
+import sys
+
+from .schema import BadInput
+
+# Raised when the content of extra/splitstep.json changes meaning; splitstep refuses archives
+# of any other version.
+FORMAT_VERSION = 1
+EXTRA_NAME = "splitstep.json"
+STANDARD_LOSSES = ("cross-entropy", "mse")
+
+
+def add_arguments(parser):
+    parser.add_argument("model", metavar="MODULE:FACTORY",
+                        help="function returning the nn.Module to train")
+    parser.add_argument("--batch", required=True, metavar="MODULE:FACTORY",
+                        help="function returning one example batch: (inputs..., target)")
+    parser.add_argument("--loss", default="cross-entropy", metavar="NAME|MODULE:FN",
+                        help="cross-entropy, mse or a function of (output, target) "
+                             "(default: cross-entropy)")
+    parser.add_argument("-o", "--output", required=True, type=pathlib.Path, metavar="FILE",
+                        help="archive to write (.pt2)")
+
+
+def resolve(spec, what):
+    """The function `spec` (MODULE:NAME) names."""
+    module_name, sep, name = spec.partition(":")
+    if not sep or not module_name or not name:
+        raise BadInput(f"{what} {spec!r} is not MODULE:NAME")
+    if "" not in sys.path:
+        sys.path.insert(0, "")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:  # the user's module: any failure is bad input
+        raise BadInput(f"{what} {spec}: cannot import {module_name}: {error}") from None
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise BadInput(f"{what} {spec}: {module_name} has no function {name}")
+    return function
+
+
+def call(function, spec, what):
+    try:
+        return function()
+    except Exception as error:
+        raise BadInput(f"{what} {spec} failed: {type(error).__name__}: {error}") from None
+
+
+def standard_loss(name):
+    import torch.nn.functional as F
+
+    if name == "mse":
+        return F.mse_loss
+
+    def cross_entropy(output, target):
+        return F.cross_entropy(output.reshape(-1, output.shape[-1]), target.reshape(-1))
+    return cross_entropy
+
+
+def loss_function(spec):
+    return standard_loss(spec) if spec in STANDARD_LOSSES else resolve(spec, "loss")
+
+
+def wrapper_class():
+    import torch
+
+    class ModelWithLoss(torch.nn.Module):
+        """The user's model under `model`, and the loss of its output: the graph splitstep runs."""
+
+        def __init__(self, model, loss):
+            super().__init__()
+            self.model = model
+            self.loss = loss
+
+        def forward(self, *batch):
+            return self.loss(self.model(*batch[:-1]), batch[-1])
+    return ModelWithLoss
+
+
+def batch_tensors(batch, spec):
+    import torch
+
+    if not isinstance(batch, (tuple, list)) or len(batch) < 2:
+        raise BadInput(f"batch {spec} returned {type(batch).__name__}, not a tuple of tensors "
+                       f"(inputs..., target)")
+    for i, item in enumerate(batch):
+        if not isinstance(item, torch.Tensor):
+            raise BadInput(f"batch {spec}: element {i} is {type(item).__name__}, not a tensor")
+    return tuple(batch)
+
+
+def tensor_entry(name, tensor):
+    import torch
+
+    entry = {"name": name, "shape": list(tensor.shape), "dtype": str(tensor.dtype).removeprefix(
+        "torch.")}
+    if not tensor.is_floating_point() and tensor.dtype != torch.bool and tensor.numel() > 0:
+        entry["range"] = [int(tensor.min()), int(tensor.max())]
+    return entry
+
+
+def export(model_spec, batch_spec, loss_spec):
+    """The ExportedProgram of the model and its loss, and the archive's extra/splitstep.json."""
+    import torch
+
+    model = call(resolve(model_spec, "model"), model_spec, "model")
+    if not isinstance(model, torch.nn.Module):
+        raise BadInput(f"model {model_spec} returned {type(model).__name__}, not an nn.Module")
+    if not any(p.requires_grad for p in model.parameters()):
+        raise BadInput(f"model {model_spec} has no parameters to train")
+    batch = batch_tensors(call(resolve(batch_spec, "batch"), batch_spec, "batch"), batch_spec)
+    wrapped = wrapper_class()(model, loss_function(loss_spec)).train()
+    initial_state = copy.deepcopy(wrapped.state_dict())
+    try:
+        eager_loss = wrapped(*batch)
+    except Exception as error:
+        raise BadInput(f"model and loss on the batch failed: {type(error).__name__}: "
+                       f"{error}") from None
+    if not isinstance(eager_loss, torch.Tensor) or eager_loss.numel() != 1:
+        raise BadInput(f"loss {loss_spec} returned {type(eager_loss).__name__}, "
+                       f"not a scalar tensor")
+    # The eager call above ran BatchNorm in training mode: its running statistics moved. The
+    # archive keeps the factory's, so that splitstep starts from the model the factory made.
+    wrapped.load_state_dict(initial_state)
+    try:
+        program = torch.export.export(wrapped, batch)
+    except Exception as error:
+        raise BadInput(f"torch.export.export refused the model: {type(error).__name__}: "
+                       f"{str(error).splitlines()[0] if str(error) else ''}") from None
+    inputs = [spec.arg.name for spec in program.graph_signature.input_specs
+              if spec.kind == torch.export.graph_signature.InputKind.USER_INPUT]
+    meta = {
+        "format_version": FORMAT_VERSION,
+        "torch_version": torch.__version__,
+        "model": model_spec,
+        "loss": loss_spec,
+        "parameters": [name for name, p in wrapped.named_parameters() if p.requires_grad],
+        "buffers": [name for name, _ in wrapped.named_buffers()],
+        "batch": [tensor_entry(name, tensor) for name, tensor in zip(inputs, batch)],
+        "eager_loss": float(eager_loss.detach()),
+    }
+    return program, meta
+
+
+def run(args):
+    import torch
+
+    program, meta = export(args.model, args.batch, args.loss)
+    try:
+        torch.export.save(program, args.output, extra_files={EXTRA_NAME: json.dumps(meta)})
+    except OSError as error:
+        raise BadInput(f"cannot write {args.output}: {error.strerror}") from None
+    print(f"{args.output}: {len(meta['parameters'])} parameters, "
+          f"{sum(program.state_dict[n].numel() for n in meta['parameters'])} values, "
+          f"{len(program.graph.nodes)} graph nodes")
+    return 0

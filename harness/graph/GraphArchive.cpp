@@ -1,0 +1,182 @@
+#include "graph/GraphArchive.hpp"
+
+#include <ATen/ops/empty.h>
+#include <c10/util/Exception.h>
+#include <caffe2/serialize/inline_container.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+namespace splitstep {
+namespace {
+
+namespace ex = torch::_export;
+
+constexpr const char* kProgramRecord = "models/model.json";
+constexpr const char* kExtraRecord = "extra/splitstep.json";
+constexpr const char* kWeightsDir = "data/weights/";
+constexpr const char* kWeightsConfig = "data/weights/model_weights_config.json";
+constexpr const char* kConstantsDir = "data/constants/";
+constexpr const char* kConstantsConfig = "data/constants/model_constants_config.json";
+
+[[noreturn]] void refuse(const std::string& path, const std::string& why) {
+  throw GraphArchiveError(fmt::format("{}: {}", path, why));
+}
+
+std::string record(caffe2::serialize::PyTorchStreamReader& reader, const std::string& path,
+                   const std::string& name) {
+  if (!reader.hasRecord(name)) refuse(path, "not an exported model: no " + name);
+  const auto [data, size] = reader.getRecord(name);
+  return {static_cast<const char*>(data.get()), size};
+}
+
+nlohmann::json parse(const std::string& path, const std::string& name, const std::string& text) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& error) {
+    refuse(path, fmt::format("{} is not JSON ({})", name, error.what()));
+  }
+}
+
+std::int64_t concrete(const ex::SymInt& value, const std::string& path) {
+  if (value.tag() != ex::SymInt::Tag::AS_INT) refuse(path, "a weight of symbolic shape");
+  return value.get_as_int();
+}
+
+// A tensor saved as raw bytes (torch.export.save's payload without pickle): its storage, read
+// back into ATen's and viewed with the recorded sizes, strides and offset.
+at::Tensor payload(caffe2::serialize::PyTorchStreamReader& reader, const std::string& path,
+                   const std::string& dir, const std::string& name, const ex::PayloadMeta& meta) {
+  if (meta.get_use_pickle() || !meta.get_tensor_meta()) {
+    refuse(path, name + " is pickled, which this reader does not load");
+  }
+  const ex::TensorMeta& tensor = *meta.get_tensor_meta();
+  const std::string bytes = record(reader, path, dir + meta.get_path_name());
+  const at::ScalarType dtype = scalarType(tensor.get_dtype());
+  const auto item = static_cast<std::int64_t>(c10::elementSize(dtype));
+  at::Tensor storage = at::empty({static_cast<std::int64_t>(bytes.size()) / item}, dtype);
+  std::memcpy(storage.data_ptr(), bytes.data(), bytes.size());
+  std::vector<std::int64_t> sizes, strides;
+  for (const auto& s : tensor.get_sizes()) sizes.push_back(concrete(s, path));
+  for (const auto& s : tensor.get_strides()) strides.push_back(concrete(s, path));
+  const std::int64_t offset = concrete(tensor.get_storage_offset(), path);
+  std::int64_t end = offset + 1;  // one past the last element the view reaches
+  for (std::size_t i = 0; i < sizes.size(); ++i) end += (sizes[i] - 1) * strides[i];
+  const bool empty = std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
+  if (!empty && storage.numel() < end) {
+    refuse(path, name + " is shorter than its recorded shape");
+  }
+  return storage.as_strided(sizes, strides, offset).clone();
+}
+
+std::map<std::string, at::Tensor> payloads(caffe2::serialize::PyTorchStreamReader& reader,
+                                           const std::string& path, const std::string& dir,
+                                           const std::string& config) {
+  std::map<std::string, at::Tensor> out;
+  if (!reader.hasRecord(config)) return out;
+  const auto parsed = parse(path, config, record(reader, path, config)).get<ex::PayloadConfig>();
+  // Tied weights (GPT-2's embedding and head) are one record under two names: one tensor.
+  std::map<std::string, at::Tensor> by_record;
+  for (const auto& [name, meta] : parsed.get_config()) {
+    auto it = by_record.find(meta.get_path_name());
+    if (it == by_record.end()) {
+      it = by_record.emplace(meta.get_path_name(), payload(reader, path, dir, name, meta)).first;
+    }
+    out.emplace(name, it->second);
+  }
+  return out;
+}
+
+at::ScalarType dtypeNamed(const std::string& path, const std::string& name) {
+  static const std::map<std::string, at::ScalarType> kNames = {
+      {"float32", at::kFloat},     {"float64", at::kDouble}, {"float16", at::kHalf},
+      {"bfloat16", at::kBFloat16}, {"int64", at::kLong},     {"int32", at::kInt},
+      {"int16", at::kShort},       {"int8", at::kChar},      {"uint8", at::kByte},
+      {"bool", at::kBool}};
+  const auto it = kNames.find(name);
+  if (it == kNames.end()) refuse(path, "a batch tensor of dtype " + name);
+  return it->second;
+}
+
+void readExtra(GraphArchive& archive, const nlohmann::json& extra) {
+  const auto version = extra.at("format_version").get<std::int64_t>();
+  if (version != kExportFormatVersion) {
+    refuse(archive.path, fmt::format("exported in format {}, this splitstep reads format {}: "
+                                     "export it again with this version's splitstep-analysis",
+                                     version, kExportFormatVersion));
+  }
+  archive.parameter_names = extra.at("parameters").get<std::vector<std::string>>();
+  archive.buffer_names = extra.at("buffers").get<std::vector<std::string>>();
+  archive.eager_loss = extra.at("eager_loss").get<double>();
+  for (const auto& entry : extra.at("batch")) {
+    BatchTensorSpec spec{
+        entry.at("name").get<std::string>(), entry.at("shape").get<std::vector<std::int64_t>>(),
+        dtypeNamed(archive.path, entry.at("dtype").get<std::string>()), std::nullopt};
+    if (entry.contains("range")) {
+      const auto range = entry.at("range").get<std::vector<std::int64_t>>();
+      if (range.size() != 2 || range[0] > range[1]) refuse(archive.path, "a malformed range");
+      spec.range = std::pair{range[0], range[1]};
+    }
+    archive.batch.push_back(std::move(spec));
+  }
+}
+
+}  // namespace
+
+at::ScalarType scalarType(ex::ScalarType type) {
+  switch (type) {
+    case ex::ScalarType::BYTE:
+      return at::kByte;
+    case ex::ScalarType::CHAR:
+      return at::kChar;
+    case ex::ScalarType::SHORT:
+      return at::kShort;
+    case ex::ScalarType::INT:
+      return at::kInt;
+    case ex::ScalarType::LONG:
+      return at::kLong;
+    case ex::ScalarType::HALF:
+      return at::kHalf;
+    case ex::ScalarType::FLOAT:
+      return at::kFloat;
+    case ex::ScalarType::DOUBLE:
+      return at::kDouble;
+    case ex::ScalarType::BOOL:
+      return at::kBool;
+    case ex::ScalarType::BFLOAT16:
+      return at::kBFloat16;
+    default:
+      throw GraphArchiveError(fmt::format("dtype {}", ex::printEnum(type)));
+  }
+}
+
+GraphArchive readGraphArchive(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) refuse(path, "no such file");
+  GraphArchive archive;
+  archive.path = path;
+  try {
+    caffe2::serialize::PyTorchStreamReader reader(path);
+    const nlohmann::json extra = parse(path, kExtraRecord, record(reader, path, kExtraRecord));
+    readExtra(archive, extra);
+    archive.program = parse(path, kProgramRecord, record(reader, path, kProgramRecord))
+                          .get<ex::ExportedProgram>();
+    archive.weights = payloads(reader, path, kWeightsDir, kWeightsConfig);
+    archive.constants = payloads(reader, path, kConstantsDir, kConstantsConfig);
+  } catch (const c10::Error& error) {
+    // PyTorchStreamReader's refusals of a file that is not a zip or is cut short.
+    refuse(path, "not a readable archive (" + error.msg().substr(0, error.msg().find('\n')) + ")");
+  } catch (const nlohmann::json::exception& error) {
+    refuse(path, fmt::format("a malformed record ({})", error.what()));
+  } catch (const std::runtime_error& error) {
+    refuse(path, fmt::format("a malformed record ({})", error.what()));
+  }
+  for (const auto& name : archive.parameter_names) {
+    if (archive.weights.count(name) == 0) refuse(path, "no weights for parameter " + name);
+  }
+  return archive;
+}
+
+}  // namespace splitstep

@@ -1,0 +1,427 @@
+#include "graph/GraphProgram.hpp"
+
+#include "graph/GraphOperations.hpp"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+
+namespace splitstep {
+namespace {
+
+namespace ex = torch::_export;
+using Tag = ex::Argument::Tag;
+
+// export.py's wrapper holds the user's model under this attribute.
+constexpr std::string_view kModelPrefix = "model.";
+
+// Where one argument of an operation comes from: a value fixed in the graph, or tensors the
+// graph computes (slots of the run's value table; -1: None in a Tensor?[]).
+struct Operand {
+  enum class Kind { kConstant, kTensor, kTensors, kOptionalTensors } kind = Kind::kConstant;
+  c10::IValue constant;
+  std::vector<int> slots;
+};
+
+// Where one return of an operation goes: nowhere, one slot, or a slot per list element.
+struct Result {
+  bool list = false;
+  std::vector<int> slots;  // empty: unused
+};
+
+struct Step {
+  c10::OperatorHandle op;
+  std::vector<Operand> operands;
+  std::vector<Result> results;
+  std::vector<int> release;  // slots whose last use is this step
+};
+
+}  // namespace
+
+struct GraphProgram::Plan {
+  c10::Device device;
+  std::vector<Step> steps;
+  std::vector<std::pair<int, at::Tensor>> fixed;  // parameters, buffers, constants
+  std::vector<int> inputs;                        // the batch's slots
+  int output = -1;
+  int slot_count = 0;
+};
+
+namespace {
+
+// Turns the graph into steps, collecting every refusal so that one line can name them all.
+class Planner {
+ public:
+  Planner(GraphProgram::Plan& plan, std::string path) : plan_(plan), path_(std::move(path)) {}
+
+  int slot(const std::string& name) {
+    const auto [it, added] = slots_.try_emplace(name, plan_.slot_count);
+    if (added) ++plan_.slot_count;
+    return it->second;
+  }
+  int known(const std::string& name) {
+    const auto it = slots_.find(name);
+    if (it == slots_.end())
+      throw GraphArchiveError(path_ + ": the graph uses " + name + " before computing it");
+    return it->second;
+  }
+  void refuse(std::string what) { refusals_.insert(std::move(what)); }
+  void throwRefusals() const {
+    if (refusals_.empty()) return;
+    throw GraphArchiveError(fmt::format("{}: the graph has what splitstep cannot run: {}", path_,
+                                        fmt::join(refusals_, ", ")));
+  }
+
+  void addNode(const ex::Node& node) {
+    const std::string& target = node.get_target();
+    const std::optional<c10::OperatorHandle> op = findOperation(target);
+    if (!op) {
+      refuse(target);
+      // Its outputs still get slots, so that the nodes after it are judged too.
+      for (const ex::Argument& output : node.get_outputs()) {
+        if (output.tag() == Tag::AS_TENSOR) slot(output.get_as_tensor().get_name());
+        if (output.tag() == Tag::AS_TENSORS) {
+          for (const auto& t : output.get_as_tensors()) slot(t.get_name());
+        }
+      }
+      return;
+    }
+    Step step{*op, {}, {}, {}};
+    const c10::FunctionSchema& schema = op->schema();
+    std::map<std::string, const ex::Argument*> given;
+    for (const auto& input : node.get_inputs()) given.emplace(input.get_name(), &input.get_arg());
+    for (const c10::Argument& argument : schema.arguments()) {
+      const auto it = given.find(argument.name());
+      if (it != given.end()) {
+        Operand given_operand = operand(target, *it->second);
+        if (given_operand.kind == Operand::Kind::kConstant) {
+          given_operand.constant = wrappedNumber(argument, std::move(given_operand.constant));
+        }
+        step.operands.push_back(std::move(given_operand));
+        given.erase(it);
+      } else if (argument.default_value()) {
+        step.operands.push_back({Operand::Kind::kConstant, *argument.default_value(), {}});
+      } else {
+        refuse(fmt::format("{} without its argument {}", target, argument.name()));
+      }
+    }
+    for (const auto& [name, unused] : given) refuse(fmt::format("{} argument {}", target, name));
+    addResults(step, target, schema, node.get_outputs());
+    plan_.steps.push_back(std::move(step));
+  }
+
+ private:
+  Operand operand(const std::string& target, const ex::Argument& arg) {
+    using Kind = Operand::Kind;
+    switch (arg.tag()) {
+      case Tag::AS_NONE:
+        return {Kind::kConstant, c10::IValue(), {}};
+      case Tag::AS_TENSOR:
+        return {Kind::kTensor, {}, {known(arg.get_as_tensor().get_name())}};
+      case Tag::AS_TENSORS: {
+        Operand out{Kind::kTensors, {}, {}};
+        for (const auto& t : arg.get_as_tensors()) out.slots.push_back(known(t.get_name()));
+        return out;
+      }
+      case Tag::AS_OPTIONAL_TENSORS: {
+        Operand out{Kind::kOptionalTensors, {}, {}};
+        for (const auto& t : arg.get_as_optional_tensors()) {
+          out.slots.push_back(t.tag() == ex::OptionalTensorArgument::Tag::AS_TENSOR
+                                  ? known(t.get_as_tensor().get_name())
+                                  : -1);
+        }
+        return out;
+      }
+      case Tag::AS_INT:
+        return {Kind::kConstant, arg.get_as_int(), {}};
+      case Tag::AS_INTS:
+        return {Kind::kConstant, c10::List<std::int64_t>(arg.get_as_ints()), {}};
+      case Tag::AS_FLOAT:
+        return {Kind::kConstant, arg.get_as_float().get(), {}};
+      case Tag::AS_FLOATS: {
+        c10::List<double> values;
+        for (const auto& f : arg.get_as_floats()) values.push_back(f.get());
+        return {Kind::kConstant, values, {}};
+      }
+      case Tag::AS_BOOL:
+        return {Kind::kConstant, arg.get_as_bool(), {}};
+      case Tag::AS_BOOLS: {
+        c10::List<bool> values;
+        for (const bool b : arg.get_as_bools()) values.push_back(b);
+        return {Kind::kConstant, values, {}};
+      }
+      case Tag::AS_STRING:
+        return {Kind::kConstant, arg.get_as_string(), {}};
+      case Tag::AS_SCALAR_TYPE:
+        return {Kind::kConstant, scalarType(arg.get_as_scalar_type()), {}};
+      case Tag::AS_MEMORY_FORMAT:
+        return {Kind::kConstant, memoryFormat(arg), {}};
+      case Tag::AS_LAYOUT:
+        if (arg.get_as_layout() == ex::Layout::Strided) return {Kind::kConstant, c10::kStrided, {}};
+        break;
+      // The device the graph was exported on is the exporter's; the run's is splitstep's.
+      case Tag::AS_DEVICE:
+        return {Kind::kConstant, plan_.device, {}};
+      case Tag::AS_SYM_INT:
+        if (arg.get_as_sym_int().tag() == ex::SymIntArgument::Tag::AS_INT) {
+          return {Kind::kConstant, arg.get_as_sym_int().get_as_int(), {}};
+        }
+        break;
+      case Tag::AS_SYM_INTS: {
+        c10::List<std::int64_t> values;
+        for (const auto& s : arg.get_as_sym_ints()) {
+          if (s.tag() != ex::SymIntArgument::Tag::AS_INT) break;
+          values.push_back(s.get_as_int());
+        }
+        if (values.size() == arg.get_as_sym_ints().size()) return {Kind::kConstant, values, {}};
+        break;
+      }
+      default:
+        break;
+    }
+    refuse(fmt::format("{} with an argument of kind {}", target, static_cast<int>(arg.tag())));
+    return {};
+  }
+
+  c10::MemoryFormat memoryFormat(const ex::Argument& arg) {
+    switch (arg.get_as_memory_format()) {
+      case ex::MemoryFormat::ContiguousFormat:
+        return c10::MemoryFormat::Contiguous;
+      case ex::MemoryFormat::ChannelsLast:
+        return c10::MemoryFormat::ChannelsLast;
+      case ex::MemoryFormat::ChannelsLast3d:
+        return c10::MemoryFormat::ChannelsLast3d;
+      case ex::MemoryFormat::PreserveFormat:
+        return c10::MemoryFormat::Preserve;
+      default:
+        refuse("an unknown memory format");
+        return c10::MemoryFormat::Contiguous;
+    }
+  }
+
+  void addResults(Step& step, const std::string& target, const c10::FunctionSchema& schema,
+                  const std::vector<ex::Argument>& outputs) {
+    const auto& returns = schema.returns();
+    if (returns.empty()) return;  // _assert_tensor_metadata and the like: nothing to keep
+    if (outputs.size() != returns.size()) {
+      refuse(
+          fmt::format("{} with {} outputs for {} returns", target, outputs.size(), returns.size()));
+      return;
+    }
+    for (const ex::Argument& output : outputs) {
+      Result result;
+      if (output.tag() == Tag::AS_TENSOR) {
+        result.slots.push_back(slot(output.get_as_tensor().get_name()));
+      } else if (output.tag() == Tag::AS_TENSORS) {
+        result.list = true;
+        for (const auto& t : output.get_as_tensors()) result.slots.push_back(slot(t.get_name()));
+      } else if (output.tag() != Tag::AS_NONE) {
+        refuse(fmt::format("{} with an output of kind {}", target, static_cast<int>(output.tag())));
+      }
+      step.results.push_back(std::move(result));
+    }
+  }
+
+  GraphProgram::Plan& plan_;
+  std::string path_;
+  std::map<std::string, int> slots_;
+  std::set<std::string> refusals_;
+};
+
+// Each computed slot is dropped after its last use, as eager drops a temporary: what autograd
+// needs it keeps itself.
+void planReleases(GraphProgram::Plan& plan) {
+  std::vector<int> last(static_cast<std::size_t>(plan.slot_count), -1);
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    for (const Operand& operand : plan.steps[i].operands) {
+      for (const int s : operand.slots) {
+        if (s >= 0) last[static_cast<std::size_t>(s)] = static_cast<int>(i);
+      }
+    }
+  }
+  for (const auto& [s, unused] : plan.fixed) last[static_cast<std::size_t>(s)] = -1;
+  if (plan.output >= 0) last[static_cast<std::size_t>(plan.output)] = -1;
+  for (std::size_t s = 0; s < last.size(); ++s) {
+    if (last[s] >= 0)
+      plan.steps[static_cast<std::size_t>(last[s])].release.push_back(static_cast<int>(s));
+  }
+}
+
+std::string userName(const std::string& name) {
+  return name.rfind(kModelPrefix, 0) == 0 ? name.substr(kModelPrefix.size()) : name;
+}
+
+}  // namespace
+
+GraphProgram::GraphProgram(const GraphArchive& archive, c10::Device device)
+    : plan_(std::make_unique<Plan>(Plan{device, {}, {}, {}, -1, 0})), batch_(archive.batch) {
+  const ex::GraphModule& module = archive.program.get_graph_module();
+  Planner planner(*plan_, archive.path);
+  std::map<std::string, at::Tensor> parameters;
+  std::size_t user_inputs = 0;
+  // Each archive tensor placed once, so that a tied weight stays one tensor (one leaf).
+  std::map<const c10::TensorImpl*, at::Tensor> placed;
+  // What the model trains (a tied weight under any of its names); what it froze is left out of
+  // the archive's list, and does not require grad.
+  std::set<const c10::TensorImpl*> trained;
+  for (const std::string& name : archive.parameter_names) {
+    trained.insert(archive.weights.at(name).unsafeGetTensorImpl());
+  }
+  const auto weight = [&](const std::map<std::string, at::Tensor>& from, const std::string& name) {
+    const auto it = from.find(name);
+    if (it == from.end()) throw GraphArchiveError(archive.path + ": no weights for " + name);
+    auto [at, added] = placed.try_emplace(it->second.unsafeGetTensorImpl());
+    if (added) {
+      at->second = it->second.to(device);
+      if (trained.count(at->first) != 0) at->second = at->second.detach().requires_grad_(true);
+    }
+    return at->second;
+  };
+  for (const ex::InputSpec& spec : module.get_signature().get_input_specs()) {
+    using In = ex::InputSpec::Tag;
+    switch (spec.tag()) {
+      case In::PARAMETER: {
+        const auto& p = spec.get_parameter();
+        const int s = planner.slot(p.get_arg().get_name());
+        parameters.emplace(p.get_parameter_name(), weight(archive.weights, p.get_parameter_name()));
+        plan_->fixed.emplace_back(s, parameters.at(p.get_parameter_name()));
+        break;
+      }
+      case In::BUFFER: {
+        const auto& b = spec.get_buffer();
+        // torch.export.save keeps non-persistent buffers (Llama's rotary frequencies) among the
+        // constants.
+        const at::Tensor buffer = weight(
+            archive.weights.count(b.get_buffer_name()) != 0 ? archive.weights : archive.constants,
+            b.get_buffer_name());
+        plan_->fixed.emplace_back(planner.slot(b.get_arg().get_name()), buffer);
+        buffers_.emplace(userName(b.get_buffer_name()), buffer);
+        break;
+      }
+      case In::TENSOR_CONSTANT: {
+        const auto& c = spec.get_tensor_constant();
+        plan_->fixed.emplace_back(planner.slot(c.get_arg().get_name()),
+                                  weight(archive.constants, c.get_tensor_constant_name()));
+        break;
+      }
+      case In::USER_INPUT: {
+        const ex::Argument& arg = spec.get_user_input().get_arg();
+        if (arg.tag() != Tag::AS_TENSOR) {
+          planner.refuse("a batch input that is not a tensor");
+          break;
+        }
+        plan_->inputs.push_back(planner.slot(arg.get_as_tensor().get_name()));
+        ++user_inputs;
+        break;
+      }
+      default:
+        planner.refuse(fmt::format("a graph input of kind {}", static_cast<int>(spec.tag())));
+    }
+  }
+  if (user_inputs != batch_.size()) {
+    throw GraphArchiveError(
+        fmt::format("{}: the graph takes {} batch tensors, the archive "
+                    "records {}",
+                    archive.path, user_inputs, batch_.size()));
+  }
+  for (const ex::Node& node : module.get_graph().get_nodes()) planner.addNode(node);
+  for (const ex::OutputSpec& spec : module.get_signature().get_output_specs()) {
+    if (spec.tag() == ex::OutputSpec::Tag::USER_OUTPUT && plan_->output < 0 &&
+        spec.get_user_output().get_arg().tag() == Tag::AS_TENSOR) {
+      plan_->output = planner.slot(spec.get_user_output().get_arg().get_as_tensor().get_name());
+    } else {
+      planner.refuse(
+          fmt::format("a graph output of kind {} beside the loss", static_cast<int>(spec.tag())));
+    }
+  }
+  if (plan_->output < 0) planner.refuse("a graph without its loss as output");
+  planner.throwRefusals();
+  planReleases(*plan_);
+  for (const std::string& name : archive.parameter_names) {
+    const auto it = parameters.find(name);
+    if (it == parameters.end()) {
+      throw GraphArchiveError(archive.path + ": the graph does not use parameter " + name);
+    }
+    parameters_.push_back(it->second);
+    parameter_names_.push_back(userName(name));
+  }
+}
+
+GraphProgram::~GraphProgram() = default;
+GraphProgram::GraphProgram(GraphProgram&&) noexcept = default;
+GraphProgram& GraphProgram::operator=(GraphProgram&&) noexcept = default;
+
+at::Tensor GraphProgram::loss(const std::vector<at::Tensor>& batch) {
+  if (batch.size() != batch_.size()) {
+    throw std::invalid_argument(
+        fmt::format("a batch of {} tensors for a graph of {}", batch.size(), batch_.size()));
+  }
+  std::vector<at::Tensor> values(static_cast<std::size_t>(plan_->slot_count));
+  for (const auto& [s, tensor] : plan_->fixed) values[static_cast<std::size_t>(s)] = tensor;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (batch[i].sizes() != c10::IntArrayRef(batch_[i].shape) ||
+        batch[i].scalar_type() != batch_[i].dtype) {
+      throw std::invalid_argument(fmt::format("batch tensor {} is {} {}, the graph takes {} {}",
+                                              batch_[i].name, c10::toString(batch[i].scalar_type()),
+                                              batch[i].sizes(), c10::toString(batch_[i].dtype),
+                                              batch_[i].shape));
+    }
+    values[static_cast<std::size_t>(plan_->inputs[i])] = batch[i];
+  }
+  std::vector<c10::IValue> stack;
+  for (const Step& step : plan_->steps) {
+    stack.clear();
+    for (const Operand& operand : step.operands) {
+      switch (operand.kind) {
+        case Operand::Kind::kConstant:
+          stack.push_back(operand.constant);
+          break;
+        case Operand::Kind::kTensor:
+          stack.emplace_back(values[static_cast<std::size_t>(operand.slots[0])]);
+          break;
+        case Operand::Kind::kTensors: {
+          c10::List<at::Tensor> list;
+          for (const int s : operand.slots) list.push_back(values[static_cast<std::size_t>(s)]);
+          stack.emplace_back(std::move(list));
+          break;
+        }
+        case Operand::Kind::kOptionalTensors: {
+          c10::List<std::optional<at::Tensor>> list;
+          for (const int s : operand.slots) {
+            list.push_back(s < 0 ? std::nullopt
+                                 : std::optional(values[static_cast<std::size_t>(s)]));
+          }
+          stack.emplace_back(std::move(list));
+          break;
+        }
+      }
+    }
+    try {
+      step.op.callBoxed(stack);
+    } catch (const c10::Error& error) {
+      // ATen's message leads; its backtrace follows on lines of its own.
+      throw std::runtime_error(fmt::format("{} failed: {}", step.op.schema().name(),
+                                           error.msg().substr(0, error.msg().find('\n'))));
+    }
+    for (std::size_t r = 0; r < step.results.size(); ++r) {
+      const Result& result = step.results[r];
+      if (result.list) {
+        const c10::List<at::Tensor> list = stack[r].toTensorList();
+        for (std::size_t k = 0; k < result.slots.size(); ++k) {
+          values[static_cast<std::size_t>(result.slots[k])] = list.get(k);
+        }
+      } else if (!result.slots.empty()) {
+        values[static_cast<std::size_t>(result.slots[0])] = stack[r].toTensor();
+      }
+    }
+    for (const int s : step.release) values[static_cast<std::size_t>(s)].reset();
+  }
+  return values[static_cast<std::size_t>(plan_->output)];
+}
+
+}  // namespace splitstep

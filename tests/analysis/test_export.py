@@ -1,0 +1,107 @@
+"""splitstep-analysis export: an archive torch.export.load reads back, with splitstep.json
+holding the format version, the parameters and buffers in registration order and the batch's
+shapes, dtypes and integer ranges; and each bad input one line with status 2. Needs torch."""
+import json
+import os
+import sys
+import textwrap
+import zipfile
+
+import torch
+
+from support import FilesTestCase, run_command
+
+FACTORIES = textwrap.dedent("""
+    import torch
+
+    def model():
+        torch.manual_seed(0)
+        return torch.nn.Sequential(torch.nn.Embedding(10, 4), torch.nn.Linear(4, 3),
+                                   torch.nn.BatchNorm1d(5))
+
+    def batch():
+        return torch.tensor([[1, 2, 3, 4, 5], [6, 7, 8, 9, 2]]), torch.tensor([[0, 1, 2, 0, 1]] * 2)
+
+    def no_parameters():
+        return torch.nn.GELU()
+
+    def not_a_module():
+        return 3
+
+    def one_tensor():
+        return torch.zeros(2, 4)
+
+    def a_list():
+        return torch.zeros(2, 4), [1]
+
+    def raises():
+        raise RuntimeError("no GPU here")
+
+    def loss(output, target):
+        return (output.sum(-1) - target).pow(2).mean()
+""")
+
+
+class ExportTest(FilesTestCase):
+    def setUp(self):
+        super().setUp()
+        self.write("user_model.py", FACTORIES)
+        sys.path.insert(0, self.dir.name)
+        self.out = os.path.join(self.dir.name, "model.pt2")
+
+    def tearDown(self):
+        sys.path.remove(self.dir.name)
+        sys.modules.pop("user_model", None)
+        super().tearDown()
+
+    def export(self, model="user_model:model", batch="user_model:batch", *more):
+        return run_command("export", model, "--batch", batch, "-o", self.out, *more)
+
+    def test_the_archive_holds_the_graph_and_what_splitstep_needs(self):
+        done = self.export()
+        self.assertEqual(done.returncode, 0, done.stderr)
+        program = torch.export.load(self.out)
+        self.assertEqual(list(program.graph_signature.parameters),
+                         ["model.0.weight", "model.1.weight", "model.1.bias", "model.2.weight",
+                          "model.2.bias"])
+        with zipfile.ZipFile(self.out) as archive:
+            name = next(n for n in archive.namelist() if n.endswith("extra/splitstep.json"))
+            meta = json.loads(archive.read(name))
+        self.assertEqual(meta["format_version"], 1)
+        self.assertEqual(meta["parameters"], list(program.graph_signature.parameters))
+        self.assertEqual(meta["buffers"], ["model.2.running_mean", "model.2.running_var",
+                                           "model.2.num_batches_tracked"])
+        self.assertEqual(meta["batch"][0], {"name": meta["batch"][0]["name"], "shape": [2, 5],
+                                            "dtype": "int64", "range": [1, 9]})
+        self.assertEqual(meta["batch"][1]["range"], [0, 2])
+        # The eager forward that checked the model ran BatchNorm in training mode; the archive
+        # keeps the running statistics the factory made.
+        self.assertTrue(torch.equal(program.state_dict["model.2.running_mean"], torch.zeros(5)))
+        self.assertEqual(int(program.state_dict["model.2.num_batches_tracked"]), 0)
+        self.assertIn("aten.cross_entropy_loss", str(program.graph))
+
+    def test_a_loss_function_of_the_user_is_in_the_graph(self):
+        done = self.export("user_model:model", "user_model:batch", "--loss", "user_model:loss")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        graph = str(torch.export.load(self.out).graph)
+        self.assertIn("aten.pow", graph)
+        self.assertNotIn("cross_entropy", graph)
+
+    def test_bad_input_is_one_line_and_status_2(self):
+        cases = {
+            ("user_model:no_parameters", "user_model:batch"): "has no parameters",
+            ("user_model:not_a_module", "user_model:batch"): "returned int, not an nn.Module",
+            ("user_model:model", "user_model:one_tensor"): "returned Tensor, not a tuple",
+            ("user_model:model", "user_model:a_list"): "element 1 is list, not a tensor",
+            ("user_model:raises", "user_model:batch"): "failed: RuntimeError: no GPU here",
+            ("no_such_module:model", "user_model:batch"): "cannot import no_such_module",
+            ("user_model:missing", "user_model:batch"): "has no function missing",
+            ("user_model", "user_model:batch"): "is not MODULE:NAME",
+        }
+        for (model, batch), message in cases.items():
+            with self.subTest(model=model, batch=batch):
+                done = self.export(model, batch)
+                self.assertEqual(done.returncode, 2)
+                self.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
+                self.assertIn(message, done.stderr)
+                self.assertFalse(os.path.exists(self.out))

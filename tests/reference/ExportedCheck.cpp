@@ -1,0 +1,140 @@
+// Holds the graph of an archive of `splitstep-analysis export`, run by splitstep's interpreter
+// (graph/GraphProgram.hpp), to eager PyTorch (tests/reference/exported/reference.py): the same
+// parameter names in the same order, the same starting weights, and for the same batch the same
+// loss, gradients and buffers after one forward and backward.
+//
+//   splitstep_exported_check ARCHIVE.pt2 REFERENCE.pt
+//
+// Exit status 0 when everything agrees, 1 when something does not (each difference on its own
+// line), 2 when a file cannot be read.
+#include <ATen/ops/allclose.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <torch/serialize.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graph/GraphProgram.hpp"
+
+namespace splitstep {
+namespace {
+
+// fp32 on the CPU through the same ATen operations in the same order; what remains is the
+// order of reductions inside kernels, which may differ between a boxed and an unboxed call's
+// thread split only.
+constexpr double kLossRtol = 1e-5;
+constexpr double kGradRtol = 1e-4;
+constexpr double kAtol = 1e-6;
+
+std::map<std::string, at::Tensor> tensors(const c10::IValue& value) {
+  std::map<std::string, at::Tensor> out;
+  for (const auto& entry : value.toGenericDict()) {
+    out.emplace(entry.key().toStringRef(), entry.value().toTensor());
+  }
+  return out;
+}
+
+std::string strip(const std::string& name) {
+  return name.rfind("model.", 0) == 0 ? name.substr(6) : name;
+}
+
+int check(const std::string& archive_path, const std::string& reference_path) {
+  const GraphArchive archive = readGraphArchive(archive_path);
+  GraphProgram program(archive, c10::Device(c10::kCPU));
+  std::ifstream file(reference_path, std::ios::binary);
+  if (!file) throw std::invalid_argument("cannot read " + reference_path);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(file)),
+                                std::istreambuf_iterator<char>());
+  const auto dict = torch::pickle_load(bytes).toGenericDict();
+  const auto state = tensors(dict.at("state"));
+  const auto grads = tensors(dict.at("grads"));
+  const auto buffers = tensors(dict.at("buffers"));
+  std::vector<at::Tensor> batch;
+  for (const auto& t : dict.at("batch").toList()) batch.push_back(t.get().toTensor());
+  const at::Tensor ref_loss = dict.at("loss").toTensor();
+
+  std::vector<std::string> differences;
+  std::vector<std::string> ref_names;
+  for (const auto& [name, grad] : grads) ref_names.push_back(strip(name));
+  std::vector<std::string> names = program.parameterNames();
+  std::vector<std::string> sorted = names;
+  std::sort(sorted.begin(), sorted.end());
+  std::sort(ref_names.begin(), ref_names.end());
+  if (sorted != ref_names) differences.push_back("the parameters are not eager's");
+  // Registration order, which DDP's buckets follow, is the archive's; eager's state_dict lists
+  // its keys in that order too.
+  std::vector<std::string> state_order;
+  for (const auto& entry : dict.at("state").toGenericDict()) {
+    const std::string name = strip(entry.key().toStringRef());
+    // A tied weight (GPT-2's embedding and head) is one parameter under two state keys.
+    const bool parameter = std::find(names.begin(), names.end(), name) != names.end();
+    if (parameter && std::find(state_order.begin(), state_order.end(), name) == state_order.end()) {
+      state_order.push_back(name);
+    }
+  }
+  if (state_order != names) differences.push_back("the parameters are in another order");
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string key = "model." + names[i];
+    if (!program.parameters()[i].equal(state.at(key))) {
+      differences.push_back("starting weights differ: " + names[i]);
+    }
+  }
+  const at::Tensor loss = program.loss(batch);
+  loss.backward();
+  if (!at::allclose(loss, ref_loss, kLossRtol, kAtol)) {
+    differences.push_back(
+        fmt::format("loss {} against eager's {}", loss.item<double>(), ref_loss.item<double>()));
+  }
+  double worst = 0;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const at::Tensor grad = program.parameters()[i].grad();
+    const at::Tensor ref = grads.at("model." + names[i]);
+    if (!grad.defined() || !at::allclose(grad, ref, kGradRtol, kAtol)) {
+      differences.push_back(
+          grad.defined()
+              ? fmt::format(
+                    "gradient differs: {} (largest difference {:.3g}, largest value {:.3g})",
+                    names[i], (grad - ref).abs().max().item<double>(),
+                    ref.abs().max().item<double>())
+              : "no gradient: " + names[i]);
+      continue;
+    }
+    worst = std::max(worst, (grad - ref).abs().max().item<double>());
+  }
+  for (const auto& [name, buffer] : program.buffers()) {
+    const at::Tensor ref = buffers.at("model." + name);
+    if (!at::allclose(buffer.to(ref.scalar_type()), ref, kGradRtol, kAtol)) {
+      differences.push_back("buffer differs after the step: " + name);
+    }
+  }
+  for (const auto& d : differences) std::cout << archive_path << ": " << d << "\n";
+  if (!differences.empty()) return 1;
+  std::cout << fmt::format(
+      "{}: {} parameters, {} buffers; loss {:.8g} (eager {:.8g}); largest "
+      "gradient difference {:.3g}\n",
+      archive_path, names.size(), program.buffers().size(), loss.item<double>(),
+      ref_loss.item<double>(), worst);
+  return 0;
+}
+
+}  // namespace
+}  // namespace splitstep
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: splitstep_exported_check ARCHIVE.pt2 REFERENCE.pt\n";
+    return 2;
+  }
+  try {
+    return splitstep::check(argv[1], argv[2]);
+  } catch (const std::exception& error) {
+    std::cerr << error.what() << "\n";
+    return 2;
+  }
+}

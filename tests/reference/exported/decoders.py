@@ -1,0 +1,43 @@
+"""Hugging Face decoders from tiny configs (nothing downloaded), returning their logits, with
+transformers' own causal-LM loss (the labels shifted inside it)."""
+import torch
+from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+from transformers.loss.loss_utils import ForCausalLMLoss
+
+VOCAB = 97
+
+
+class Logits(torch.nn.Module):
+    """The decoder's logits alone: the loss below is the one model(..., labels=) computes."""
+
+    def __init__(self, decoder):
+        super().__init__()
+        self.decoder = decoder
+
+    def forward(self, input_ids):
+        return self.decoder(input_ids=input_ids, use_cache=False).logits
+
+
+def gpt2():
+    torch.manual_seed(0)
+    return Logits(GPT2LMHeadModel(GPT2Config(
+        n_layer=2, n_embd=32, n_head=2, n_positions=16, vocab_size=VOCAB, resid_pdrop=0,
+        embd_pdrop=0, attn_pdrop=0, attn_implementation="sdpa")))
+
+
+def llama():
+    torch.manual_seed(0)
+    return Logits(LlamaForCausalLM(LlamaConfig(
+        num_hidden_layers=2, hidden_size=32, intermediate_size=64, num_attention_heads=4,
+        num_key_value_heads=2, vocab_size=VOCAB, max_position_embeddings=16,
+        attn_implementation="sdpa")))
+
+
+def batch():
+    gen = torch.Generator().manual_seed(1)
+    tokens = torch.randint(0, VOCAB, (2, 12), generator=gen)
+    return tokens, tokens
+
+
+def loss(logits, labels):
+    return ForCausalLMLoss(logits, labels, vocab_size=logits.size(-1))

@@ -1,0 +1,110 @@
+"""Archives splitstep's graph reader and interpreter refuse, each in one line with status 2,
+before anything runs: a missing file, a truncated one, a file that is not an archive, an archive
+of another exporter format version, one without splitstep's record, and a graph with operations
+and arguments the interpreter cannot run (every one named).
+
+  EXPORTED_CHECK=build/tests/splitstep_exported_check python test_bad_archives.py
+"""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+import zipfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+CHECK = os.environ["EXPORTED_CHECK"]
+
+
+def rewrite(source, target, edit):
+    """Copies the zip `source` to `target`, passing each record through edit(name, bytes)."""
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for info in old.infolist():
+            data = edit(info.filename, old.read(info.filename))
+            if data is not None:
+                new.writestr(info, data)
+
+
+class BadArchiveTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory()
+        cls.good = pathlib.Path(cls.dir.name) / "good.pt2"
+        subprocess.run([sys.executable, "-m", "splitstep_analysis", "export", "sequential:model",
+                        "--batch", "sequential:batch", "--loss", "mse", "-o", cls.good],
+                       cwd=HERE, check=True, capture_output=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def refused(self, path, message):
+        done = subprocess.run([CHECK, str(path), "/nonexistent/reference.pt"],
+                              capture_output=True, text=True)
+        self.assertEqual(done.returncode, 2, done.stdout + done.stderr)
+        self.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
+        self.assertIn(message, done.stderr)
+
+    def path(self, name):
+        return pathlib.Path(self.dir.name) / name
+
+    def test_the_good_archive_gets_past_the_reader(self):
+        # Its only complaint is the missing reference: the archive itself was read and planned.
+        self.refused(self.good, "cannot read /nonexistent/reference.pt")
+
+    def test_a_missing_file(self):
+        self.refused(self.path("missing.pt2"), "missing.pt2: no such file")
+
+    def test_a_truncated_file(self):
+        data = self.good.read_bytes()
+        self.path("cut.pt2").write_bytes(data[: len(data) // 2])
+        self.refused(self.path("cut.pt2"), "cut.pt2: not a readable archive")
+
+    def test_a_file_that_is_not_an_archive(self):
+        self.path("text.pt2").write_text("not a zip\n")
+        self.refused(self.path("text.pt2"), "text.pt2: not a readable archive")
+
+    def test_an_archive_of_another_format_version(self):
+        def edit(name, data):
+            if name.endswith("extra/splitstep.json"):
+                meta = json.loads(data)
+                meta["format_version"] = 99
+                return json.dumps(meta)
+            return data
+        rewrite(self.good, self.path("v99.pt2"), edit)
+        self.refused(self.path("v99.pt2"), "exported in format 99, this splitstep reads format 1")
+
+    def test_a_torch_export_archive_without_splitstep_record(self):
+        rewrite(self.good, self.path("plain.pt2"),
+                lambda name, data: None if name.endswith("extra/splitstep.json") else data)
+        self.refused(self.path("plain.pt2"), "not an exported model: no extra/splitstep.json")
+
+    def test_operations_it_cannot_run_are_all_named(self):
+        def edit(name, data):
+            if not name.endswith("models/model.json"):
+                return data
+            program = json.loads(data)
+            nodes = program["graph_module"]["graph"]["nodes"]
+            nodes[0]["target"] = "torch.ops.aten.no_such_op.default"
+            nodes[1]["target"] = "_operator.mul"
+            return json.dumps(program)
+        rewrite(self.good, self.path("ops.pt2"), edit)
+        self.refused(self.path("ops.pt2"), "the graph has what splitstep cannot run: "
+                                           "_operator.mul, torch.ops.aten.no_such_op.default")
+
+    def test_an_argument_the_operation_does_not_take(self):
+        def edit(name, data):
+            if not name.endswith("models/model.json"):
+                return data
+            program = json.loads(data)
+            program["graph_module"]["graph"]["nodes"][0]["inputs"].append(
+                {"name": "bogus", "arg": {"as_int": 1}, "kind": 2})
+            return json.dumps(program)
+        rewrite(self.good, self.path("arg.pt2"), edit)
+        self.refused(self.path("arg.pt2"), "torch.ops.aten.linear.default argument bogus")
+
+
+if __name__ == "__main__":
+    unittest.main()
