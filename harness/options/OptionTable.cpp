@@ -288,6 +288,16 @@ std::vector<OptionSpec> reportOptions() {
     flagOption("quiet", "no progress line on stderr (rank 0 prints one where stderr is a terminal)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.quiet = v.onOff(); },
       [](const RunPlan& p) { return trueFalse(p.output.quiet); }),
+    flagOption("verbose",
+      "the console adds each case's %timeit lines, per-rank figures, the projection and the "
+      "collectives' model (the files hold them either way)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.output.verbose = v.onOff(); },
+      [](const RunPlan& p) { return trueFalse(p.output.verbose); }),
+    option("format", "console",
+      "the console's layout: console (one line per case) or nccl-tests (nccl-tests' table of "
+      "the collectives)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.output.format = v.choice<ConsoleFormat>("format"); },
+      [](const RunPlan& p) { return std::string(toString(p.output.format)); }),
     option("telemetry", "on",
       "read GPU clocks, power, temperature, clock limits and NVLink/PCIe throughput on a thread "
       "of each rank during every case: off, on (every 20ms) or an interval from 5ms to 10s",

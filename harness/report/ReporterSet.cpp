@@ -14,7 +14,8 @@ namespace splitstep {
 void addReporters(ReporterMultiplex& reporters, const OutputPlan& output, std::ostream& console) {
   if (!output.json_path.empty()) reporters.add(std::make_unique<JsonReporter>(output.json_path));
   if (!output.csv_path.empty()) reporters.add(std::make_unique<CsvReporter>(output.csv_path));
-  reporters.add(std::make_unique<ConsoleReporter>(console));
+  reporters.add(std::make_unique<ConsoleReporter>(
+      console, ConsoleStyle{.verbose = output.verbose, .format = output.format}));
 }
 
 double writeTrace(const std::string& path, const std::vector<RankInfo>& ranks,
