@@ -199,7 +199,19 @@ std::vector<std::string> telemetryWarnings(const TelemetrySummary& telemetry) {
       powerClause(powerOf(telemetry), optionalRange(telemetry, TelemetryQuantity::PowerLimit)))};
 }
 
-std::vector<std::string> caseWarnings(const std::vector<RankResult>& ranks) {
+std::string_view describe(WarningKind kind) {
+  switch (kind) {
+    case WarningKind::LowClock:
+      return "SM clock below 85% of its maximum";
+    case WarningKind::WideSpread:
+      return "slowest sample over 4x the fastest (cached or disturbed?)";
+    case WarningKind::ClockHeld:
+      return "GPU clock held down by a limit (power cap, thermal, ...)";
+  }
+  return "";
+}
+
+std::vector<CaseWarning> caseWarnings(const std::vector<RankResult>& ranks) {
   std::vector<int> low_ranks;
   unsigned low_min = 0;
   unsigned low_max = 0;
@@ -219,20 +231,26 @@ std::vector<std::string> caseWarnings(const std::vector<RankResult>& ranks) {
       spread_ranks.push_back(r.rank);
     }
   }
-  std::vector<std::string> warnings;
+  std::vector<CaseWarning> warnings;
   if (!low_ranks.empty()) {
-    warnings.push_back(fmt::format(
-        "SM clock {} MHz on rank(s) {}, below 85% of the {} MHz maximum ({})",
-        low_min == low_max ? fmt::format("{}", low_min) : fmt::format("{}-{}", low_min, low_max),
-        fmt::join(low_ranks, ", "), example.max_mhz, clockCause(example)));
+    warnings.push_back(
+        {WarningKind::LowClock,
+         fmt::format("SM clock {} MHz on rank(s) {}, below 85% of the {} MHz maximum ({})",
+                     low_min == low_max ? fmt::format("{}", low_min)
+                                        : fmt::format("{}-{}", low_min, low_max),
+                     fmt::join(low_ranks, ", "), example.max_mhz, clockCause(example))});
   }
   if (!spread_ranks.empty()) {
-    warnings.push_back(fmt::format(
-        "the slowest sample took up to {:.1f}x the fastest on rank(s) {}: a result may be "
-        "cached or disturbed",
-        widest, fmt::join(spread_ranks, ", ")));
+    warnings.push_back(
+        {WarningKind::WideSpread,
+         fmt::format(
+             "the slowest sample took up to {:.1f}x the fastest on rank(s) {}: a result may be "
+             "cached or disturbed",
+             widest, fmt::join(spread_ranks, ", "))});
   }
-  if (std::string held = limitedRanks(ranks); !held.empty()) warnings.push_back(std::move(held));
+  if (std::string held = limitedRanks(ranks); !held.empty()) {
+    warnings.push_back({WarningKind::ClockHeld, std::move(held)});
+  }
   return warnings;
 }
 

@@ -29,6 +29,19 @@ struct RankResult {
   std::optional<TelemetrySummary> telemetry;  // Sample::telemetry
 };
 
+// What a case's warning is about, so that a report can name every case of one kind at once.
+enum class WarningKind { LowClock, WideSpread, ClockHeld };
+
+struct CaseWarning {
+  WarningKind kind;
+  std::string text;  // the case's own figures and ranks
+
+  bool operator==(const CaseWarning&) const = default;
+};
+
+// The warning of every case of `kind` in one phrase, without any case's figures.
+std::string_view describe(WarningKind kind);
+
 struct RateValue {
   std::string name;
   double value = 0;
@@ -52,7 +65,7 @@ struct CaseResult {
   std::uint64_t wrong = 0;
   std::optional<double> speedup;  // baseline median / this median (Sample::comparison)
   std::string speedup_baseline;
-  std::vector<std::string> warnings;  // the ranks' warnings, one line each for the whole case
+  std::vector<CaseWarning> warnings;  // the ranks' warnings, one each for the whole case
   // Ranks that met at a barrier before each sample (Measurement::arrival_waits): how much
   // later the last rank arrived than the first, as the spread of the ranks' median waits.
   std::optional<double> arrival_skew;
@@ -73,7 +86,7 @@ std::vector<std::string> measurementWarnings(const Measurement& m, const Summary
 std::vector<std::string> telemetryWarnings(const TelemetrySummary& telemetry);
 
 // The same warnings for every rank of a case together, naming the ranks.
-std::vector<std::string> caseWarnings(const std::vector<RankResult>& ranks);
+std::vector<CaseWarning> caseWarnings(const std::vector<RankResult>& ranks);
 
 // Summarises cases as they arrive, a batch at a time, each from every rank: a case is compared
 // with baselines and wholes of earlier batches as with those of its own.

@@ -24,6 +24,11 @@ struct DerivedFigure {
   bool detail = false;  // in results files only: the console prints the figures that sum it up
   // A 95% interval of `value` (a bootstrap over the samples), where the figure has one.
   std::optional<std::pair<double, double>> interval = std::nullopt;
+  // Its place in the result's short table, where it has one (a reporter's summary: figures of
+  // one row side by side, a column per series such as a sync mode): the row in words, the
+  // column. Empty `row`: the figure is not in that table.
+  std::string row = {};
+  std::string column = {};
 };
 
 struct DerivedResult {
@@ -35,6 +40,8 @@ struct DerivedResult {
   std::vector<std::string> notes;     // how the figures were obtained, what they leave out
   // What a model behind the figures takes for granted (a projection's premises), one each.
   std::vector<std::string> assumptions;
+  // What the columns of the short table (DerivedFigure::row, column) stand for, in one line.
+  std::string legend;
 
   // A figure with these, appended; the caller fills in the rest.
   DerivedFigure& addFigure(std::string tag, std::string name, std::string unit, double value) {

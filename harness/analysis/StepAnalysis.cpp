@@ -1,6 +1,7 @@
 #include "analysis/StepAnalysis.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -44,6 +45,11 @@ class StepFigures {
     result_.suite = key::kSuite;
     result_.subject = w_.model() + " " + std::string(toString(w_.precision()));
     result_.title = "where the step time goes";
+    std::vector<std::string> modes;
+    for (const ModeName& m : kModeNames) {
+      modes.push_back(fmt::format("{}: {}", m.mode, m.mode == kNone ? "compute only" : m.meaning));
+    }
+    result_.legend = fmt::format("{}", fmt::join(modes, "; "));
   }
 
   DerivedResult run() {
@@ -69,13 +75,21 @@ class StepFigures {
     return result_.addFigure(std::move(tag), std::move(name), std::move(unit), value);
   }
 
+  // The figure in the short table, in `row` of the column of its sync mode.
+  static DerivedFigure& tabulate(DerivedFigure& f, std::string row, std::string_view mode) {
+    f.row = std::move(row);
+    f.column = mode;
+    return f;
+  }
+
   void stepTimes() {
     for (const ModeName& m : kModeNames) {
       const CaseResult* c = w_.step(m.mode);
       if (!c) continue;
-      DerivedFigure& f =
+      DerivedFigure& f = tabulate(
           add(fmt::format("step/time/{}", m.mode),
-              fmt::format("{}, {} ({})", m.symbol, m.meaning, m.mode), "s", c->across.median);
+              fmt::format("{}, {} ({})", m.symbol, m.meaning, m.mode), "s", c->across.median),
+          "step time (T_c, T_seq, T_ddp, T_1)", m.mode);
       if (m.mode != kSingle) f.per_rank = perRank(rankMedians(*c));
     }
   }
@@ -83,8 +97,9 @@ class StepFigures {
   void communication(std::string_view mode) {
     const CaseResult* comm = w_.find(mode, key::kComm);
     if (!comm) return;
-    add(fmt::format("step/comm/{}", mode), fmt::format("T_comm, gradient collectives ({})", mode),
-        "s", comm->across.median)
+    tabulate(add(fmt::format("step/comm/{}", mode),
+                 fmt::format("T_comm, gradient collectives ({})", mode), "s", comm->across.median),
+             "gradient collectives (T_comm)", mode)
         .per_rank = perRank(rankMedians(*comm));
   }
 
@@ -92,9 +107,11 @@ class StepFigures {
     const auto exposed = w_.exposedTime(mode);
     if (!exposed) return;
     const CaseResult* synced = w_.step(mode);
-    DerivedFigure& f = add(
-        fmt::format("step/exposed/{}", mode),
-        fmt::format("exposed communication, {} - T_c ({})", symbolOf(mode), mode), "s", *exposed);
+    DerivedFigure& f =
+        tabulate(add(fmt::format("step/exposed/{}", mode),
+                     fmt::format("exposed communication, {} - T_c ({})", symbolOf(mode), mode), "s",
+                     *exposed),
+                 "exposed communication, step - T_c", mode);
     const auto compute = rankMedians(*w_.step(kNone));
     for (const auto& [rank, median] : rankMedians(*synced)) {
       if (const auto c = compute.find(rank); c != compute.end()) {
@@ -115,8 +132,9 @@ class StepFigures {
     if (!exposed || !comm || comm->across.median <= 0 || worldSize(*comm) < 2) return;
     const double overlap = 1 - *exposed / comm->across.median;
     DerivedFigure& f =
-        add(fmt::format("step/overlap/{}", mode),
-            fmt::format("overlap, 1 - exposed / T_comm ({})", mode), "%", overlap * 100);
+        tabulate(add(fmt::format("step/overlap/{}", mode),
+                     fmt::format("overlap, 1 - exposed / T_comm ({})", mode), "%", overlap * 100),
+                 "overlap, 1 - exposed / T_comm", mode);
     if (overlap < 0) {
       f.note =
           "below 0: the step grew by more than the collectives' own time (the sync slows "
@@ -235,6 +253,8 @@ class StepFigures {
               : fmt::format("{} ({})", part.name, mode);
       DerivedFigure& f =
           add(fmt::format("step/breakdown/{}/{}", mode, part.tag), name, "s", mean.value);
+      // The whole is the exposed communication's row already.
+      if (part.name[0] != '\0') tabulate(f, part.name, mode);
       f.interval = std::pair{mean.low, mean.high};
       for (const StepParts& r : b.ranks) f.per_rank.emplace_back(r.rank, (r.*part.field).value);
     }
@@ -300,9 +320,10 @@ class StepFigures {
     const CaseResult* one = w_.step(kSingle);
     const CaseResult* many = w_.step(mode);
     if (!one || !many || many->across.median <= 0) return;
-    add(fmt::format("step/efficiency/{}", mode),
-        fmt::format("weak-scaling efficiency, T_1 / {} ({})", symbolOf(mode), mode), "%",
-        one->across.median / many->across.median * 100)
+    tabulate(add(fmt::format("step/efficiency/{}", mode),
+                 fmt::format("weak-scaling efficiency, T_1 / {} ({})", symbolOf(mode), mode), "%",
+                 one->across.median / many->across.median * 100),
+             "weak-scaling efficiency, T_1 / step", mode)
         .note = worldSize(*many) > 1
                     ? fmt::format("{} ranks against one, the same batch per rank", worldSize(*many))
                     : "one rank: what bucketing and the sync calls cost without any peer";

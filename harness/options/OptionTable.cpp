@@ -327,6 +327,16 @@ std::vector<OptionSpec> outputOptions() {
     flagOption("quiet", "no progress line on stderr (rank 0 prints one where stderr is a terminal)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.quiet = v.onOff(); },
       [](const RunPlan& p) { return trueFalse(p.output.quiet); }),
+    flagOption("verbose",
+      "the console adds each case's %timeit lines, per-rank figures, the projection and the "
+      "collectives' model (the files hold them either way)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.output.verbose = v.onOff(); },
+      [](const RunPlan& p) { return trueFalse(p.output.verbose); }),
+    option("format", "console",
+      "the console's layout: console (one line per case) or nccl-tests (nccl-tests' table of "
+      "the collectives)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.output.format = v.choice<ConsoleFormat>("format"); },
+      [](const RunPlan& p) { return std::string(toString(p.output.format)); }),
     option("trace", std::nullopt,
       "write a timeline of every rank to this file (Chrome trace JSON: opens in ui.perfetto.dev)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.trace_path = v.path(); },

@@ -3,6 +3,7 @@
 // is what a layer below the options' users includes.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/EnumNames.hpp"
 #include "measure/MeasureSettings.hpp"
 #include "options/CollectivesPlan.hpp"
 #include "options/LaunchPlan.hpp"
@@ -20,6 +22,17 @@
 
 namespace splitstep {
 
+// The terminal report's layout: splitstep's compact tables, or nccl-tests' table of the
+// collectives (which nccl-tests' readers and parsers take as nccl-tests' own output).
+enum class ConsoleFormat { Console, NcclTests };
+
+template <>
+struct EnumNames<ConsoleFormat> {
+  static constexpr std::array values = {
+      std::pair{ConsoleFormat::Console, std::string_view("console")},
+      std::pair{ConsoleFormat::NcclTests, std::string_view("nccl-tests")}};
+};
+
 struct OutputPlan {
   std::string json_path;   // empty: no JSON file
   std::string csv_path;    // empty: no CSV file
@@ -28,6 +41,8 @@ struct OutputPlan {
   std::string metrics_path;
   bool quiet = false;      // no progress line on a terminal's stderr
   bool overwrite = false;  // the outputs may replace files splitstep did not write
+  bool verbose = false;    // the console adds %timeit lines, per-rank figures and the models
+  ConsoleFormat format = ConsoleFormat::Console;
 };
 
 // GPU telemetry read on a thread of each rank while cases run (telemetry/TelemetrySampler).

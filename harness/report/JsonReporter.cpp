@@ -21,6 +21,12 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MeasureSettings, warmup, warmup_time, loops, 
 
 namespace {
 
+std::vector<std::string> warningTexts(const std::vector<CaseWarning>& warnings) {
+  std::vector<std::string> texts;
+  for (const CaseWarning& w : warnings) texts.push_back(w.text);
+  return texts;
+}
+
 std::string_view typeName(FieldType type) {
   switch (type) {
     case FieldType::String:
@@ -177,7 +183,7 @@ void JsonReporter::reportCase(const CaseResult& result) {
       {"family", result.fields.family},
       {"fields", fieldsJson(result.fields)},
       {"notes", result.notes},
-      {"warnings", result.warnings},
+      {"warnings", warningTexts(result.warnings)},
       {"skipped", result.skipped()},
       {"rates", rates},
       {"check", {{"checked", result.checked}, {"wrong", result.wrong}}},

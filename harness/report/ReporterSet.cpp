@@ -18,7 +18,8 @@ void addReporters(ReporterMultiplex& reporters, const OutputPlan& output, std::o
   if (!output.metrics_path.empty()) {
     reporters.add(std::make_unique<MetricsReporter>(output.metrics_path));
   }
-  reporters.add(std::make_unique<ConsoleReporter>(console));
+  reporters.add(std::make_unique<ConsoleReporter>(
+      console, ConsoleStyle{.verbose = output.verbose, .format = output.format}));
 }
 
 double writeTrace(const std::string& path, const std::vector<RankInfo>& ranks,

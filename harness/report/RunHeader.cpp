@@ -10,6 +10,7 @@
 
 #include "analysis/NodeSpread.hpp"
 #include "common/Units.hpp"
+#include "report/ConsoleText.hpp"
 #include "stats/MedianInterval.hpp"
 
 namespace splitstep {
@@ -30,6 +31,12 @@ std::string environmentLine(const EnvironmentList& environment) {
   if (shown.empty() && ompi == 0) return "no NCCL_*, UCX_*, OMPI_* or CUDA_* variables";
   if (ompi > 0) shown.push_back(fmt::format("and {} OMPI_* (in the JSON)", ompi));
   return fmt::format("{}", fmt::join(shown, " "));
+}
+
+bool tunesTransport(const EnvironmentList& environment) {
+  return std::any_of(environment.begin(), environment.end(), [](const auto& variable) {
+    return variable.first.starts_with("NCCL_") || variable.first.starts_with("UCX_");
+  });
 }
 
 // One line per node: how its ranks' GPUs connect.
@@ -66,61 +73,93 @@ std::vector<std::string> gpuLinkLines(const std::vector<RankLink>& links,
   return lines;
 }
 
+// The ranks of each node with the same device name on one line: "ranks 0-7 on node01: NVIDIA H200".
+std::vector<std::string> rankGroupLines(const std::vector<RankInfo>& ranks) {
+  std::vector<std::pair<std::pair<std::string, std::string>, std::vector<int>>> groups;
+  for (const RankInfo& r : ranks) {
+    const std::pair key{r.host, r.device_name.empty() ? r.device : r.device_name};
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&key](const auto& group) { return group.first == key; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
+    it->second.push_back(r.rank);
+  }
+  std::vector<std::string> lines;
+  for (const auto& [key, members] : groups) {
+    lines.push_back(fmt::format("  rank{} {} on {}: {}", members.size() == 1 ? "" : "s",
+                                rankRanges(members), key.first, key.second));
+  }
+  return lines;
+}
+
+// How each case is measured, in words: the stopping rule and the loops.
+std::string measurementLine(const MeasureSettings& ms) {
+  const std::string samples =
+      ms.samples > 0
+          ? fmt::format("{} samples", ms.samples)
+          : fmt::format(
+                "samples until the median is known within ±{:g}% ({:g}% confidence), "
+                "std/mean <= {:g}% or the noise is stable ({} samples and {} at least, {} "
+                "at most)",
+                ms.ci_target * 100, kMedianConfidence * 100, ms.max_noise * 100, ms.min_samples,
+                formatSeconds(ms.min_time), formatSeconds(ms.max_time));
+  const std::string loops = ms.loops > 0
+                                ? fmt::format("{} loops each", ms.loops)
+                                : fmt::format("each of >= {}", formatSeconds(ms.min_sample_time));
+  return fmt::format(
+      "Each case: a timed cold start, {} warm-up run(s){}, then {}, {}.", ms.warmup,
+      ms.warmup_time > 0 ? fmt::format(" and {} of warm-up", formatSeconds(ms.warmup_time)) : "",
+      samples, loops);
+}
+
 }  // namespace
 
-void printRunHeader(std::ostream& out, const RunContext& context) {
+void printRunHeader(std::ostream& out, const RunContext& context, bool verbose) {
   const Versions& v = context.versions;
-  const MeasureSettings& ms = context.measure;
   out << fmt::format("splitstep {} ({}) | {} rank(s) on {} node(s) | {}\n", v.splitstep,
                      v.git_revision, context.ranks.size(), nodeCount(context.ranks),
                      context.started_utc)
       << fmt::format("  LibTorch {} | CUDA {} (driver {}) | NCCL {} | {} | collectives: {}\n",
                      v.libtorch, v.cuda_runtime, v.cuda_driver, v.nccl, v.mpi,
                      context.backend.empty() ? "none" : context.backend);
-  for (const RankInfo& r : context.ranks) {
-    out << fmt::format(
-        "  rank {}: {} {} {}{}\n", r.rank, r.host, r.device, r.device_name,
-        r.pci_bus_id.empty() ? std::string() : fmt::format(" (PCI {}, {})", r.pci_bus_id, r.uuid));
+  if (verbose) {
+    for (const RankInfo& r : context.ranks) {
+      out << fmt::format("  rank {}: {} {} {}{}\n", r.rank, r.host, r.device, r.device_name,
+                         r.pci_bus_id.empty() ? std::string()
+                                              : fmt::format(" (PCI {}, {})", r.pci_bus_id, r.uuid));
+    }
+  } else {
+    for (const std::string& line : rankGroupLines(context.ranks)) printWrapped(out, line);
   }
   if (!context.job.scheduler.empty()) {
-    out << fmt::format("  job: {} {} on {}\n", context.job.scheduler, context.job.id,
-                       context.job.node_list);
+    printWrapped(out, fmt::format("  job: {} {} on {}", context.job.scheduler, context.job.id,
+                                  context.job.node_list));
   }
   for (const std::string& line : gpuLinkLines(context.gpu_links, context.ranks)) {
-    out << "  GPU links on " << line << '\n';
+    printWrapped(out, "  GPU links on " + line);
   }
-  out << "  environment (rank 0): " << environmentLine(context.environment) << '\n';
+  // The compact header names the variables that tune NCCL and its transports; the JSON has all.
+  if (verbose || tunesTransport(context.environment)) {
+    printWrapped(out, "  environment (rank 0): " + environmentLine(context.environment));
+  }
   if (!context.environment_differs.empty()) {
-    out << fmt::format(
-        "  note: the NCCL_*, UCX_*, OMPI_* or CUDA_* variables of rank(s) {} differ from rank "
-        "0's\n",
-        fmt::join(context.environment_differs, ", "));
+    printWrapped(out, fmt::format("  note: the NCCL_*, UCX_*, OMPI_* or CUDA_* variables of "
+                                  "rank(s) {} differ from rank 0's",
+                                  fmt::join(context.environment_differs, ", ")));
   }
-  for (const std::string& note : context.notes) out << "  note: " << note << '\n';
-  const std::string samples =
-      ms.samples > 0
-          ? fmt::format("{} samples", ms.samples)
-          : fmt::format(
-                "samples until the median is known within ±{:g}% at {:g}% confidence, std/mean "
-                "<= {:g}% or the noise is stable (at least {} samples and {} of them; at most {} "
-                "per case)",
-                ms.ci_target * 100, kMedianConfidence * 100, ms.max_noise * 100, ms.min_samples,
-                formatSeconds(ms.min_time), formatSeconds(ms.max_time));
-  const std::string loops = ms.loops > 0 ? fmt::format("{} loops each", ms.loops)
-                                         : fmt::format("loops chosen so a sample lasts >= {}",
-                                                       formatSeconds(ms.min_sample_time));
+  for (const std::string& note : context.notes) printWrapped(out, "  note: " + note);
+  if (!verbose) {
+    printWrapped(out, measurementLine(context.measure), 2);
+    return;
+  }
+  out << measurementLine(context.measure) << '\n';
   out << fmt::format(
-      "Each case: a timed cold start, {} warm-up run(s){}, then {}, {}.\n"
       "min / median / max: across ranks, of each rank's median; rates at that median.\n"
       "noise: std/mean of a rank's samples, the workload's spread; ±ci: how far the {:g}% "
       "confidence interval of a rank's median reaches from it, the estimate's uncertainty (both "
       "the largest over ranks); stop: the rule that ended sampling.\n"
       "host: how long the host took to queue one loop; far below the device time, it shows the "
-      "host "
-      "returning long before the GPU finishes.\n",
-      ms.warmup,
-      ms.warmup_time > 0 ? fmt::format(" and {} of warm-up", formatSeconds(ms.warmup_time)) : "",
-      samples, loops, kMedianConfidence * 100);
+      "host returning long before the GPU finishes.\n",
+      kMedianConfidence * 100);
 }
 
 }  // namespace splitstep

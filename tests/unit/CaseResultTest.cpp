@@ -116,11 +116,13 @@ TEST(CaseResult, CaseWarningsNameTheRanksOnce) {
   hotter.measurement.values = {1, 5};
   const auto results = summarizeCases({{cool}, {hot}, {hotter}});
   EXPECT_EQ(results[0].warnings,
-            (std::vector<std::string>{
-                "SM clock 1410-1470 MHz on rank(s) 1, 2, below 85% of the 1980 MHz maximum "
-                "(held down by power cap)",
-                "the slowest sample took up to 5.0x the fastest on rank(s) 2: a result may be "
-                "cached or disturbed"}));
+            (std::vector<CaseWarning>{
+                {WarningKind::LowClock,
+                 "SM clock 1410-1470 MHz on rank(s) 1, 2, below 85% of the 1980 MHz maximum "
+                 "(held down by power cap)"},
+                {WarningKind::WideSpread,
+                 "the slowest sample took up to 5.0x the fastest on rank(s) 2: a result may be "
+                 "cached or disturbed"}}));
 }
 
 TEST(CaseResult, MeasurerNotesAreCollectedOnceAcrossRanks) {
@@ -244,10 +246,11 @@ TEST(CaseResult, CaseTelemetryWarningNamesTheRanksAndTheLargestShare) {
   capped_more.telemetry = heldDown(0.95, 0);
   const auto results = summarizeCases({{calm}, {capped}, {capped_more}});
   EXPECT_EQ(results[0].warnings,
-            (std::vector<std::string>{
-                "GPU clock held down on rank(s) 1, 2: power cap in up to 95% of the telemetry "
-                "readings; lowest mean SM clock 1520 MHz; power 689 W mean against a 700 W "
-                "limit"}));
+            (std::vector<CaseWarning>{
+                {WarningKind::ClockHeld,
+                 "GPU clock held down on rank(s) 1, 2: power cap in up to 95% of the telemetry "
+                 "readings; lowest mean SM clock 1520 MHz; power 689 W mean against a 700 W "
+                 "limit"}}));
   EXPECT_EQ(results[0].ranks[0].warnings.size(), 0u);
   ASSERT_EQ(results[0].ranks[2].warnings.size(), 1u);
   EXPECT_EQ(results[0].ranks[2].warnings[0].rfind("GPU clock held down: power cap in 95%", 0), 0u);

@@ -2,19 +2,30 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
 #include <regex>
 #include <sstream>
 
 #include "ReportFixtures.hpp"
+#include "cases/CollectiveCase.hpp"
+#include "comm/Collective.hpp"
+#include "report/ConsoleNcclTests.hpp"
+#include "report/ConsoleText.hpp"
 
 namespace splitstep {
 namespace {
+
+// Today's full report: the tests below pin what --verbose brings back.
+constexpr ConsoleStyle kVerbose{.verbose = true};
 
 std::string render(const std::vector<CaseResult>& cases,
                    const std::vector<DerivedResult>& derived = {},
                    const RunContext& context = testing::twoRankContext()) {
   std::ostringstream out;
-  ConsoleReporter reporter(out);
+  ConsoleReporter reporter(out, kVerbose);
   reporter.reportContext(context);
   for (const CaseResult& c : cases) reporter.reportCase(c);
   for (const DerivedResult& d : derived) reporter.reportDerived(d);
@@ -38,7 +49,8 @@ TEST(ConsoleReporter, HeaderNamesVersionsRanksAndTheTimingPlan) {
                       "GPU-11111111-1111-1111-1111-111111111111\\)$"))
       << text;
   // Known only once the run is over, so printed after the last table rather than in the header.
-  EXPECT_TRUE(hasLine(text, "^wall time: start-up 2\\.500 s, matmul 12\\.25 s, gather 125\\.0 ms$"))
+  EXPECT_TRUE(hasLine(
+      text, "^wall time: start-up 2\\.500 s, matmul 12\\.25 s, collecting results 125\\.0 ms$"))
       << text;
   EXPECT_GT(text.find("wall time:"), text.find("per-rank median")) << text;
   EXPECT_TRUE(
@@ -56,12 +68,12 @@ TEST(ConsoleReporter, HeaderStatesTheStoppingRule) {
   context.measure = MeasureSettings{};
   context.measure.ci_target = 0.01;
   std::ostringstream out;
-  ConsoleReporter reporter(out);
+  ConsoleReporter reporter(out, kVerbose);
   reporter.reportContext(context);
   EXPECT_TRUE(hasLine(out.str(),
-                      "then samples until the median is known within ±1% at 95% confidence, "
-                      "std/mean <= 0\\.5% or the noise is stable \\(at least 10 samples and "
-                      "500\\.0 ms of them; at most 15\\.00 s per case\\)"))
+                      "then samples until the median is known within ±1% \\(95% confidence\\), "
+                      "std/mean <= 0\\.5% or the noise is stable \\(10 samples and 500\\.0 ms "
+                      "at least, 15\\.00 s at most\\)"))
       << out.str();
 }
 
@@ -289,7 +301,7 @@ TEST(ConsoleReporter, DerivedSizesAreBytesAndAssumptionsComeBeforeTheDiagnosis) 
 
 TEST(ConsoleReporter, EachCaseIsPrintedAsSoonAsItIsReported) {
   std::ostringstream out;
-  ConsoleReporter reporter(out);
+  ConsoleReporter reporter(out, kVerbose);
   reporter.reportContext(testing::twoRankContext());
   const std::vector<CaseResult> cases = testing::matmulCases();
   reporter.reportCase(cases[0]);
@@ -305,7 +317,7 @@ TEST(ConsoleReporter, EachCaseIsPrintedAsSoonAsItIsReported) {
 
 TEST(ConsoleReporter, ARunThatEndsEarlyPrintsTheTableSoFarAndWhy) {
   std::ostringstream out;
-  ConsoleReporter reporter(out);
+  ConsoleReporter reporter(out, kVerbose);
   reporter.reportContext(testing::twoRankContext());
   reporter.reportCase(testing::matmulCases()[1]);
   reporter.endEarly("rank 1 (nodeA, pid 42, stopped) did not answer");
@@ -324,6 +336,234 @@ TEST(ConsoleReporter, NoHostTimeIsPrintedWhereNoneWasTaken) {
   EXPECT_TRUE(hasLine(text, "^ +median 1\\.000 ms \\(.* CI .*\\), IQR .*; cold start 100\\.0 ms$"))
       << text;
   EXPECT_FALSE(hasLine(text, "host 0")) << text;
+}
+
+}  // namespace
+}  // namespace splitstep
+
+namespace splitstep {
+namespace {
+
+std::string renderStyled(const ConsoleStyle& style, const std::vector<CaseResult>& cases,
+                         const std::vector<DerivedResult>& derived = {}) {
+  std::ostringstream out;
+  ConsoleReporter reporter(out, style);
+  reporter.reportContext(testing::twoRankContext());
+  for (const CaseResult& c : cases) reporter.reportCase(c);
+  for (const DerivedResult& d : derived) reporter.reportDerived(d);
+  reporter.finalize();
+  return out.str();
+}
+
+std::vector<std::string> linesOf(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Columns as a terminal counts them: UTF-8 continuation bytes take none.
+std::size_t columns(const std::string& line) {
+  return static_cast<std::size_t>(std::count_if(line.begin(), line.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+// An allreduce case of `bytes` on both ranks: 2 samples of `seconds`, every element checked.
+Sample allreduceSample(std::uint64_t bytes, Placement placement, double seconds) {
+  Sample s;
+  s.suite = "allreduce";
+  CollectiveCase fields;
+  fields.backend = "nccl";
+  fields.collective = "allreduce";
+  fields.placement = placement;
+  fields.size = bytes;
+  fields.bytes = bytes;
+  fields.count = bytes / 4;
+  s.case_name = fmt::format("nccl fp32 {}{}", bytes, fields.inPlace() ? " in place" : "");
+  s.series = "allreduce";
+  s.fields = fields.encode();
+  // Two ranks: busbw = algbw x 2(n-1)/n = algbw.
+  s.rates = {{"algbw GB/s", static_cast<double>(bytes), 1e9},
+             {"busbw GB/s", static_cast<double>(bytes), 1e9}};
+  s.checks = {{"pattern", bytes / 4, 0}};
+  s.measurement.clock = "device (CUDA events)";
+  s.measurement.method = "back-to-back";
+  s.measurement.loops = 1;
+  s.measurement.values = {seconds, seconds};
+  return s;
+}
+
+std::vector<CaseResult> allreduceCases() {
+  std::vector<Sample> rank;
+  for (const auto& [bytes, seconds] :
+       {std::pair{std::uint64_t{8}, 10.97e-6}, std::pair{std::uint64_t{33554432}, 141.2e-6}}) {
+    rank.push_back(allreduceSample(bytes, Placement::OutOfPlace, seconds));
+    rank.push_back(allreduceSample(bytes, Placement::InPlace, seconds * 2));
+  }
+  return summarizeCases({rank, rank});
+}
+
+TEST(CompactConsole, OneLinePerCaseWithTheColumnsInTheirOrderAndNoTimeitLines) {
+  const std::string text = renderStyled({}, testing::matmulCases());
+  EXPECT_TRUE(hasLine(text, "^  case +time \\(us\\) +TFLOP/s +vs fp32 +±ci +slowest +noise$"))
+      << text;
+  EXPECT_TRUE(
+      hasLine(text, "^  fp32 n=8192 +[0-9.]+ +[0-9.]+ +1\\.00x +[-0-9.%]+ +r[01] +[0-9.]+%$"))
+      << text;
+  EXPECT_FALSE(hasLine(text, "per loop")) << text;
+  EXPECT_FALSE(hasLine(text, "^  rank 1:")) << text;
+  EXPECT_TRUE(hasLine(text, "^  ranks 0-1 on nodeA: NVIDIA H200$")) << text;
+  EXPECT_TRUE(hasLine(text, "^  time: median of the ranks' medians; ±ci:")) << text;
+  EXPECT_TRUE(hasLine(text, "collecting results 125\\.0 ms$")) << text;
+  for (const std::string& line : linesOf(text)) EXPECT_LE(columns(line), kConsoleWidth) << line;
+}
+
+TEST(CompactConsole, CollectivesHaveNcclTestsColumns) {
+  const std::string text = renderStyled({}, allreduceCases());
+  EXPECT_TRUE(hasLine(text,
+                      "^  case +size \\(B\\) +count +type +time \\(us\\) +algbw GB/s +busbw GB/s "
+                      "+#wrong +±ci +slowest +noise$"))
+      << text;
+  EXPECT_TRUE(hasLine(text, "^  nccl in +33554432 +8388608 +fp32 +282\\.40 +118\\.8 +118\\.8 +0 "))
+      << text;
+}
+
+TEST(CompactConsole, WarningsOfAKindAreOneLineNamingTheirCases) {
+  Sample wide = testing::matmulSample("fp32", {1e-3, 5e-3});
+  Sample wider = testing::matmulSample("bf16", {1e-3, 6e-3});
+  const std::string text = renderStyled({}, summarizeCases({{wide, wider}, {wide, wider}}));
+  EXPECT_TRUE(hasLine(text,
+                      "^warning: slowest sample over 4x the fastest \\(cached or disturbed\\?\\): "
+                      "matmul fp32 n=8192, matmul bf16 n=8192$"))
+      << text;
+  const std::vector<std::string> lines = linesOf(text);
+  EXPECT_EQ(
+      std::count_if(lines.begin(), lines.end(),
+                    [](const std::string& l) { return l.find("warning") != std::string::npos; }),
+      1)
+      << text;
+}
+
+TEST(CompactConsole, DerivedFiguresWithARowFormTheShortTable) {
+  DerivedResult d = testing::stepDerived();
+  d.figures[0].row = "step time";
+  d.figures[0].column = "none";
+  d.figures[1].row = "overlap";
+  d.figures[1].column = "overlap";
+  d.legend = "none: compute only; overlap: sync during backward";
+  DerivedResult model;
+  model.suite = "allreduce";
+  model.subject = "nccl fp32";
+  model.title = "latency-bandwidth model";
+  model.addFigure("allreduce/alpha", "α, latency", "s", 1e-6);
+  model.assumptions = {"a ring"};
+  const std::string text = renderStyled({}, testing::stepCases(), {d, model});
+  EXPECT_TRUE(hasLine(text, "^  +none +overlap$")) << text;
+  EXPECT_TRUE(hasLine(text, "^  step time +10\\.10 ms$")) << text;
+  EXPECT_TRUE(hasLine(text, "^  overlap +60\\.0%$")) << text;
+  EXPECT_TRUE(hasLine(text, "^  none: compute only; overlap: sync during backward$")) << text;
+  // Figures without a row, and a model's projection, wait for --verbose.
+  EXPECT_FALSE(hasLine(text, "model TFLOP/s")) << text;
+  EXPECT_FALSE(hasLine(text, "α, latency")) << text;
+  EXPECT_TRUE(hasLine(text, "^--verbose adds .*nccl fp32: latency-bandwidth model$")) << text;
+  EXPECT_TRUE(hasLine(text, "^    no bottleneck rule fired")) << text;
+  const std::string verbose = renderStyled(kVerbose, testing::stepCases(), {d, model});
+  EXPECT_TRUE(hasLine(verbose, "model TFLOP/s")) << verbose;
+  EXPECT_TRUE(hasLine(verbose, "α, latency")) << verbose;
+}
+
+TEST(CompactConsole, AVerdictClosesTheReport) {
+  DerivedResult verdict;
+  verdict.suite = std::string(ConsoleReporter::kVerdictSuite);
+  verdict.subject = "node nodeA";
+  verdict.title = "against the expected figures";
+  verdict.findings = {"node nodeA: healthy — bf16 GEMM 672 TFLOP/s (91% of expected)"};
+  // Reported before the other results, printed after all of them.
+  for (const ConsoleStyle& style : {ConsoleStyle{}, kVerbose}) {
+    const std::vector<std::string> lines =
+        linesOf(renderStyled(style, testing::stepCases(), {verdict, testing::stepDerived()}));
+    ASSERT_FALSE(lines.empty());
+    EXPECT_EQ(lines.back(), verdict.findings[0]);
+  }
+}
+
+// all_reduce_perf of nccl-tests 2.19.6 on 2 x H200, committed with the run it was compared to.
+std::vector<std::string> ncclTestsOutput() {
+  std::ifstream in(std::string(SPLITSTEP_CONFIGS_DIR) +
+                   "/../results/2026-12-01-h200x2-cluster/all_reduce_perf.txt");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(NcclTestsFormat, TheTableIsNcclTestsOwnLayout) {
+  const std::vector<std::string> real = ncclTestsOutput();
+  const auto at = [&real](const std::string& start) {
+    const auto it = std::find_if(real.begin(), real.end(), [&start](const std::string& l) {
+      return l.find(start) != std::string::npos;
+    });
+    return it == real.end() ? std::string() : *it;
+  };
+  const std::string row = at("  2147483648     536870912");
+  ASSERT_FALSE(row.empty()) << "no nccl-tests output to compare with";
+  // That row's times, as splitstep would have measured them.
+  std::vector<Sample> rank = {allreduceSample(2147483648, Placement::OutOfPlace, 6374.65e-6),
+                              allreduceSample(2147483648, Placement::InPlace, 6339.31e-6)};
+  const std::vector<std::string> lines =
+      linesOf(renderStyled({.format = ConsoleFormat::NcclTests}, summarizeCases({rank, rank})));
+  for (const std::string& expected : {at("out-of-place"), at("#       size"), at("#        (B)"),
+                                      row, at("# Out of bounds values")}) {
+    EXPECT_NE(std::find(lines.begin(), lines.end(), expected), lines.end()) << expected;
+  }
+  // The mean busbw over both placements, as nccl-tests averages them.
+  const double bytes = 2147483648.0;
+  const std::string average = fmt::format("# Avg bus bandwidth    : {:g} ",
+                                          (bytes / 6374.65e-6 + bytes / 6339.31e-6) / 2 / 1e9);
+  EXPECT_NE(std::find(lines.begin(), lines.end(), average), lines.end()) << average;
+  // Everything else is an nccl-tests comment.
+  for (const std::string& line : lines) {
+    EXPECT_TRUE(line == row || line.starts_with("#")) << line;
+  }
+}
+
+TEST(NcclTestsFormat, APlacementNotRunIsNotAvailable) {
+  std::vector<Sample> rank = {allreduceSample(1024, Placement::OutOfPlace, 20e-6)};
+  const std::string text =
+      renderStyled({.format = ConsoleFormat::NcclTests}, summarizeCases({rank, rank}));
+  EXPECT_TRUE(hasLine(text,
+                      "^        1024           256     float     sum      -1    20\\.00    0\\.05  "
+                      "  0\\.05       0      N/A     N/A     N/A    N/A$"))
+      << text;
+}
+
+TEST(NcclTestsFormat, EveryCollectiveHasNcclTestsColumns) {
+  for (const CollectiveDescriptor* c : collectives()) {
+    const auto columns = ncclTestsColumns(c->name);
+    ASSERT_TRUE(columns.has_value()) << c->name;
+    // nccl-tests names the reduction of a collective that adds up, and no other.
+    EXPECT_EQ(columns->redop == "sum", c->reduction) << c->name;
+  }
+  // The rates the table reads are the collective family's.
+  std::vector<std::string_view> rates;
+  for (const RateSpec& r : CollectiveCase::family().rates) rates.push_back(r.name);
+  EXPECT_EQ(rates, (std::vector<std::string_view>{"algbw GB/s", "busbw GB/s"}));
+}
+
+TEST(ConsoleText, NumbersAsNcclTestsPrintsThem) {
+  EXPECT_EQ(ncclTestsNumber(10.97, 7), "  10.97");
+  EXPECT_EQ(ncclTestsNumber(141.2, 7), " 141.20");
+  EXPECT_EQ(ncclTestsNumber(65201.5, 7), "65201.5");
+  EXPECT_EQ(ncclTestsNumber(107476, 7), " 107476");
+  EXPECT_EQ(ncclTestsNumber(15e6, 7), "1.5e+07");
+  EXPECT_EQ(ncclTestsNumber(0.001, 6), "  0.00");
+}
+
+TEST(ConsoleText, WrappedAndNamedWithinTheWidth) {
+  EXPECT_EQ(wrapText("  one two three", 9, 4),
+            (std::vector<std::string>{"  one two", "    three"}));
+  EXPECT_EQ(namesWithin({"alpha", "beta", "gamma"}, 100), "alpha, beta, gamma");
+  EXPECT_EQ(namesWithin({"alpha", "beta", "gamma"}, 20), "alpha, and 2 more");
 }
 
 }  // namespace

@@ -9,7 +9,7 @@ trap 'rm -rf "$dir"' EXIT
 
 # shellcheck disable=SC2086
 output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" \
-  matmul membw allreduce reduce_scatter allgather broadcast --backend nccl,mpi \
+  matmul membw allreduce reduce_scatter allgather broadcast --backend nccl,mpi --verbose \
   --collective-dtypes fp32,bf16 --placement out,in --config "$config" --samples 3 --warmup 1 --json "$dir/results.json" 2>&1) \
   || fail "splitstep exited non-zero"
 grep -q "^  rank $((ranks - 1)): " <<<"$output" || fail "rank $((ranks - 1)) not listed"

@@ -9,7 +9,7 @@ trap 'rm -rf "$dir"' EXIT
 
 # shellcheck disable=SC2086
 output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" step \
-  --config "$config" --step-models mlp,transformer --host-work-ms 20 --samples 3 --warmup 1 \
+  --config "$config" --step-models mlp,transformer --host-work-ms 20 --samples 3 --warmup 1 --verbose \
   --json "$dir/results.json" 2>&1) || fail "splitstep exited non-zero"
 grep -q '^step \[host (steady clock)\]$' <<<"$output" || fail "no step table"
 grep -Eq '^  mlp fp32 overlap .* ok ' <<<"$output" || fail "overlap step not checked ok"

@@ -1,0 +1,305 @@
+#include "report/ConsoleSuiteTable.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "analysis/NodeSpread.hpp"
+#include "cases/CollectiveCase.hpp"
+#include "common/Units.hpp"
+#include "report/ConsoleText.hpp"
+#include "stats/MedianInterval.hpp"
+
+namespace splitstep {
+namespace {
+
+// The largest noise (std/mean) over ranks: the workload's spread.
+std::string noiseCell(const CaseResult& c) {
+  double noise = 0;
+  for (const RankResult& r : c.ranks) noise = std::max(noise, r.measurement.noise);
+  return fmt::format("{:.2f}%", noise * 100);
+}
+
+// The largest uncertainty of a rank's median over ranks: how far its 95% interval reaches from
+// it. "-" where a rank had too few samples for a 95% interval.
+std::string uncertaintyCell(const CaseResult& c) {
+  double reach = 0;
+  for (const RankResult& r : c.ranks) {
+    if (r.median_ci.coverage < kMedianConfidence) return "-";
+    reach = std::max(reach, relativeReach(r.median_ci, r.summary.median));
+  }
+  return fmt::format("{:.2f}%", reach * 100);
+}
+
+// The rules that ended sampling, each once: ranks stop together, each on its own rule.
+std::string stopCell(const CaseResult& c) {
+  std::vector<std::string_view> rules;
+  for (const RankResult& r : c.ranks) {
+    const std::string_view rule = toString(r.measurement.stop_rule);
+    if (std::find(rules.begin(), rules.end(), rule) == rules.end()) rules.push_back(rule);
+  }
+  return fmt::format("{}", fmt::join(rules, "/"));
+}
+
+std::string rateCell(const CaseResult& c, const std::string& name) {
+  const auto rate = std::find_if(c.rates.begin(), c.rates.end(),
+                                 [&name](const RateValue& r) { return r.name == name; });
+  return rate == c.rates.end() ? "-" : formatRate(rate->value);
+}
+
+std::string checkCell(const CaseResult& c) {
+  return c.checked == 0 ? "-" : (c.wrong == 0 ? "ok" : fmt::format("{} wrong", c.wrong));
+}
+
+// A part's name where it stands without its whole above it: "mlp bf16 overlap forward".
+std::string fullName(const CaseResult& c) {
+  return c.part_of.empty() ? c.case_name : c.case_name + " " + c.series;
+}
+
+bool isPartOf(const CaseResult& part, const CaseResult& whole) {
+  return &part != &whole && !part.part_of.empty() && part.case_name == whole.case_name &&
+         part.suite == whole.suite && part.part_of == whole.series;
+}
+
+struct TableEntry {
+  const CaseResult* result;
+  std::size_t depth;  // 0: a row of its own; 1: a part indented under its whole, ...
+};
+
+void appendWithParts(const std::vector<CaseResult>& cases, const CaseResult& c, std::size_t depth,
+                     std::vector<TableEntry>& order) {
+  order.push_back({&c, depth});
+  // Under a skipped whole (no row) the parts stand on their own.
+  const std::size_t part_depth = c.skipped() ? depth : depth + 1;
+  for (const CaseResult& part : cases) {
+    if (isPartOf(part, c)) appendWithParts(cases, part, part_depth, order);
+  }
+}
+
+// Each whole in the order reported, followed by its parts; a part whose whole is not in the
+// table keeps its place.
+std::vector<TableEntry> tableOrder(const std::vector<CaseResult>& cases) {
+  std::vector<TableEntry> order;
+  for (const CaseResult& c : cases) {
+    const bool has_whole = std::any_of(
+        cases.begin(), cases.end(), [&c](const CaseResult& whole) { return isPartOf(c, whole); });
+    if (!has_whole) appendWithParts(cases, c, 0, order);
+  }
+  return order;
+}
+
+std::string rowLabel(const TableEntry& entry) {
+  return entry.depth == 0 ? fullName(*entry.result)
+                          : std::string(2 * entry.depth, ' ') + entry.result->series;
+}
+
+// What the columns of a suite's cases are: the rates they have, a baseline, checks, ...
+struct Columns {
+  std::vector<std::string> rates;
+  std::string baseline;
+  bool checks = false;
+  bool skew = false;
+  bool parts = false;
+  bool collectives = false;
+  bool mixed_clocks = false;
+
+  explicit Columns(const std::vector<CaseResult>& cases) {
+    std::set<std::string> clocks;
+    for (const CaseResult& c : cases) {
+      skew = skew || c.arrival_skew.has_value();
+      parts = parts || (!c.part_of.empty() && !c.skipped());
+      collectives = collectives || CollectiveCase::decode(c.fields).has_value();
+      if (!c.skipped()) clocks.insert(c.clock);
+      for (const RateValue& rate : c.rates) {
+        if (std::find(rates.begin(), rates.end(), rate.name) == rates.end()) {
+          rates.push_back(rate.name);
+        }
+      }
+      if (c.speedup) baseline = c.speedup_baseline;
+      checks = checks || c.checked > 0;
+    }
+    mixed_clocks = clocks.size() > 1;
+  }
+};
+
+// Each whole case's per-rank medians by node, for a run on more than one node.
+void printByNode(std::ostream& out, const std::vector<CaseResult>& cases,
+                 const std::vector<RankInfo>& ranks) {
+  TableRows rows = {{"case", "node", "ranks", "min", "median", "max", ""}};
+  for (const CaseResult& c : cases) {
+    if (c.skipped() || !c.part_of.empty()) continue;
+    std::string label = c.case_name;
+    for (const NodeSpread& node : spreadByNode(c, ranks)) {
+      rows.push_back({std::exchange(label, ""), node.host, rankRanges(node.ranks),
+                      formatSeconds(node.across.min), formatSeconds(node.across.median),
+                      formatSeconds(node.across.max), node.slowest ? "slowest node" : ""});
+    }
+  }
+  out << "  by node: min / median / max of the medians of each node's ranks\n";
+  printTable(out, rows);
+}
+
+// Each distinct note once, with the cases it applies to (the parts of a case share its notes:
+// the case is named once).
+std::vector<std::pair<std::string, std::vector<std::string>>> mergedNotes(
+    const std::vector<CaseResult>& cases, bool skipped_only) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> notes;
+  for (const TableEntry& entry : tableOrder(cases)) {
+    const CaseResult& c = *entry.result;
+    if (skipped_only && !c.skipped()) continue;
+    for (const std::string& note : c.notes) {
+      auto it = std::find_if(notes.begin(), notes.end(),
+                             [&note](const auto& known) { return known.first == note; });
+      if (it == notes.end()) it = notes.insert(notes.end(), {note, {}});
+      if (std::find(it->second.begin(), it->second.end(), c.case_name) == it->second.end()) {
+        it->second.push_back(c.case_name);
+      }
+    }
+  }
+  return notes;
+}
+
+void printVerbose(std::ostream& out, const std::vector<CaseResult>& cases,
+                  const std::vector<RankInfo>& ranks) {
+  const Columns columns(cases);
+  const bool inline_ranks = ranks.size() <= kMaxRanksInline;
+  std::vector<std::string> header = {"case", "min", "median", "max"};
+  if (columns.parts) header.push_back("share");
+  header.push_back("slowest");
+  header.insert(header.end(), columns.rates.begin(), columns.rates.end());
+  if (!columns.baseline.empty()) header.push_back("vs " + columns.baseline);
+  if (columns.checks) header.push_back("check");
+  if (columns.skew) header.push_back("skew");
+  if (columns.mixed_clocks) header.push_back("clock");
+  header.insert(header.end(), {"noise", "±ci", "stop", inline_ranks ? "per-rank median" : ""});
+  TableRows rows = {header};
+  std::vector<std::string> warnings;
+  for (const TableEntry& entry : tableOrder(cases)) {
+    const CaseResult& c = *entry.result;
+    if (c.skipped()) continue;
+    const RankInfo& slow = ranks.at(static_cast<std::size_t>(c.slowest_rank));
+    std::vector<std::string> row = {rowLabel(entry), formatSeconds(c.across.min),
+                                    formatSeconds(c.across.median), formatSeconds(c.across.max)};
+    if (columns.parts) row.push_back(c.share ? fmt::format("{:.1f}%", *c.share * 100) : "-");
+    row.push_back(fmt::format("r{} {} {}", slow.rank, slow.host, slow.device));
+    for (const std::string& name : columns.rates) row.push_back(rateCell(c, name));
+    if (!columns.baseline.empty()) {
+      row.push_back(c.speedup ? fmt::format("{:.2f}x", *c.speedup) : "-");
+    }
+    if (columns.checks) row.push_back(checkCell(c));
+    if (columns.skew) row.push_back(c.arrival_skew ? formatSeconds(*c.arrival_skew) : "-");
+    if (columns.mixed_clocks) row.push_back(c.clock.substr(0, c.clock.find(' ')));
+    row.insert(row.end(), {noiseCell(c), uncertaintyCell(c), stopCell(c)});
+    std::vector<std::string> per_rank;
+    if (inline_ranks) {
+      for (const RankResult& r : c.ranks) {
+        per_rank.push_back(fmt::format("r{} {}", r.rank, formatSeconds(r.summary.median)));
+      }
+    }
+    row.push_back(fmt::format("{}", fmt::join(per_rank, "  ")));
+    rows.push_back(std::move(row));
+    for (const CaseWarning& w : c.warnings) warnings.push_back(fullName(c) + ": " + w.text);
+  }
+  if (rows.size() > 1) printTable(out, rows);
+  if (nodeCount(ranks) > 1) printByNode(out, cases, ranks);
+  for (const auto& [note, names] : mergedNotes(cases, false)) {
+    out << fmt::format("  note ({}): {}\n", fmt::join(names, ", "), note);
+  }
+  for (const std::string& warning : warnings) out << "  warning: " << warning << '\n';
+}
+
+// nccl-tests' first columns of a collective case: size (B), count (elements), type.
+std::vector<std::string> collectiveCells(const CaseResult& c) {
+  const auto fields = CollectiveCase::decode(c.fields);
+  if (!fields) return {"-", "-", "-"};
+  return {std::to_string(fields->bytes), std::to_string(fields->count),
+          std::string(toString(fields->dtype))};
+}
+
+// A collective case is named by what its columns leave out: backend, placement, group.
+std::string compactLabel(const CaseResult& c) {
+  const auto fields = CollectiveCase::decode(c.fields);
+  if (!fields) return c.case_name;
+  std::string label = fmt::format("{} {}", fields->backend, toString(fields->placement));
+  if (fields->group) label += fmt::format(" group {}", fields->group->index);
+  return label;
+}
+
+// `head` and the cases it names on one line where the head leaves room for a few names; after a
+// longer head, on as many lines as the head needs.
+void printNamed(std::ostream& out, const std::string& head, const std::vector<std::string>& names) {
+  constexpr std::size_t kRoom = 24;
+  if (head.size() + kRoom <= kConsoleWidth) {
+    out << head << namesWithin(names, kConsoleWidth - head.size()) << '\n';
+  } else {
+    printWrapped(out, head + namesWithin(names, kConsoleWidth - kRoom));
+  }
+}
+
+void printCompact(std::ostream& out, const std::vector<CaseResult>& cases,
+                  const std::vector<RankInfo>& ranks) {
+  const Columns columns(cases);
+  const bool name_hosts = nodeCount(ranks) > 1;
+  std::vector<std::string> header = {"case"};
+  if (columns.collectives) header.insert(header.end(), {"size (B)", "count", "type"});
+  header.push_back("time (us)");
+  header.insert(header.end(), columns.rates.begin(), columns.rates.end());
+  if (!columns.baseline.empty()) header.push_back("vs " + columns.baseline);
+  if (columns.checks) header.push_back("#wrong");
+  header.insert(header.end(), {"±ci", "slowest", "noise"});
+  TableRows rows = {header};
+  for (const CaseResult& c : cases) {
+    if (c.skipped() || !c.part_of.empty()) continue;
+    std::vector<std::string> row = {compactLabel(c)};
+    if (columns.collectives) {
+      for (std::string& cell : collectiveCells(c)) row.push_back(std::move(cell));
+    }
+    row.push_back(ncclTestsNumber(c.across.median * 1e6, 7));
+    for (const std::string& name : columns.rates) row.push_back(rateCell(c, name));
+    if (!columns.baseline.empty()) {
+      row.push_back(c.speedup ? fmt::format("{:.2f}x", *c.speedup) : "-");
+    }
+    if (columns.checks) row.push_back(c.checked == 0 ? "N/A" : std::to_string(c.wrong));
+    const RankInfo& slow = ranks.at(static_cast<std::size_t>(c.slowest_rank));
+    row.push_back(uncertaintyCell(c));
+    row.push_back(name_hosts ? fmt::format("r{} {}", slow.rank, slow.host)
+                             : fmt::format("r{}", slow.rank));
+    row.push_back(noiseCell(c));
+    rows.push_back(std::move(row));
+  }
+  if (rows.size() > 1) printTable(out, rows);
+  for (const auto& [note, named] : mergedNotes(cases, true)) {
+    printNamed(out, fmt::format("  {}: ", note), named);
+  }
+}
+
+}  // namespace
+
+void noteWarnings(const std::vector<CaseResult>& cases, CaseWarnings& warned) {
+  for (const CaseResult& c : cases) {
+    for (const CaseWarning& w : c.warnings) warned[w.kind].push_back(c.suite + " " + fullName(c));
+  }
+}
+
+void printWarnings(std::ostream& out, const CaseWarnings& warned) {
+  for (const auto& [kind, named] : warned) {
+    printNamed(out, fmt::format("warning: {}: ", describe(kind)), named);
+  }
+}
+
+void printSuiteTable(std::ostream& out, const std::vector<CaseResult>& cases,
+                     const std::vector<RankInfo>& ranks, bool verbose) {
+  if (verbose) {
+    printVerbose(out, cases, ranks);
+  } else {
+    printCompact(out, cases, ranks);
+  }
+}
+
+}  // namespace splitstep

@@ -1,0 +1,35 @@
+// The table that closes a suite in the terminal report, with its notes and warnings. Compact:
+// one line per case, nccl-tests' columns where a case is a collective's (size, count, type, time
+// in us, algbw, busbw, #wrong), then the figures only splitstep has (±ci, slowest rank, noise),
+// and the warnings of the run's every case a line per kind, naming the cases. Verbose: the spread
+// across ranks, every part under its whole, each rank's median, and each case's notes and warnings.
+#pragma once
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analysis/CaseResult.hpp"
+#include "meta/RunContext.hpp"
+
+namespace splitstep {
+
+// Per-rank medians are listed inline up to this many ranks; beyond, the JSON has them.
+inline constexpr std::size_t kMaxRanksInline = 8;
+
+// What the compact tables' columns hold, in one line.
+inline constexpr std::string_view kCompactLegend =
+    "  time: median of the ranks' medians; ±ci: reach of its 95% interval; slowest: longest "
+    "median; noise: std/mean";
+
+void printSuiteTable(std::ostream& out, const std::vector<CaseResult>& cases,
+                     const std::vector<RankInfo>& ranks, bool verbose);
+
+// The cases of each kind of warning, named "suite case".
+using CaseWarnings = std::map<WarningKind, std::vector<std::string>>;
+void noteWarnings(const std::vector<CaseResult>& cases, CaseWarnings& warned);
+// A line per kind.
+void printWarnings(std::ostream& out, const CaseWarnings& warned);
+
+}  // namespace splitstep
