@@ -13,6 +13,9 @@
 namespace splitstep {
 namespace {
 
+// Findings a compact console prints of one result's diagnosis.
+constexpr std::size_t kCompactFindings = 2;
+
 // Rows and columns in the order their first figure came.
 void printShortTable(std::ostream& out, const DerivedResult& derived) {
   std::vector<std::string> rows;
@@ -84,12 +87,15 @@ void printDerived(std::ostream& out, const DerivedResult& derived, bool verbose)
     for (const std::string& assumption : derived.assumptions) out << "    " << assumption << '\n';
   }
   if (!derived.findings.empty()) out << "  diagnosis:\n";
-  for (const std::string& finding : derived.findings) {
-    if (verbose) {
-      out << "    " << finding << '\n';
-    } else {
-      printWrapped(out, "    " + finding, 6);
-    }
+  if (verbose) {
+    for (const std::string& finding : derived.findings) out << "    " << finding << '\n';
+    return;
+  }
+  // The diagnosis comes most telling first; a screen keeps the first of it, the files all.
+  const std::size_t shown = std::min(derived.findings.size(), kCompactFindings);
+  for (std::size_t i = 0; i < shown; ++i) printWrapped(out, "    " + derived.findings[i], 6);
+  if (const std::size_t more = derived.findings.size() - shown; more > 0) {
+    out << fmt::format("    and {} more finding{} (--verbose)\n", more, more == 1 ? "" : "s");
   }
 }
 

@@ -1,6 +1,7 @@
 #include "report/ConsoleNcclTests.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -149,6 +150,12 @@ void printNcclTestsTable(std::ostream& out, const std::vector<CaseResult>& cases
         << fmt::format("# {:<20} : {:g} \n", "Avg bus bandwidth",
                        busbw_count > 0 ? busbw_sum / busbw_count : 0.0)
         << "#\n";
+  }
+  // nccl-tests has no row for a size it did not run: each case left out says why, as a comment.
+  for (const CaseResult& c : cases) {
+    if (c.skipped() && CollectiveCase::decode(c.fields)) {
+      out << fmt::format("# skipped {}: {}\n", c.case_name, fmt::join(c.notes, "; "));
+    }
   }
 }
 

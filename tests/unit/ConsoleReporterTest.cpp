@@ -566,5 +566,20 @@ TEST(ConsoleText, WrappedAndNamedWithinTheWidth) {
   EXPECT_EQ(namesWithin({"alpha", "beta", "gamma"}, 20), "alpha, and 2 more");
 }
 
+TEST(ConsoleReporter, ACompactDiagnosisShowsItsFirstTwoFindingsAndCountsTheRest) {
+  DerivedResult d;
+  d.suite = "step";
+  d.subject = "mlp fp32";
+  d.title = "where the step time goes";
+  d.findings = {"first finding", "second finding", "third finding", "fourth finding"};
+  const std::string compact = renderStyled(ConsoleStyle{}, {}, {d});
+  EXPECT_TRUE(hasLine(compact, "^    second finding$")) << compact;
+  EXPECT_FALSE(hasLine(compact, "^    third finding$")) << compact;
+  EXPECT_TRUE(hasLine(compact, "^    and 2 more findings \\(--verbose\\)$")) << compact;
+  const std::string verbose = renderStyled(ConsoleStyle{.verbose = true}, {}, {d});
+  EXPECT_TRUE(hasLine(verbose, "^    fourth finding$")) << verbose;
+  EXPECT_FALSE(hasLine(verbose, "more finding")) << verbose;
+}
+
 }  // namespace
 }  // namespace splitstep
