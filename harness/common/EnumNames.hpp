@@ -39,7 +39,7 @@ constexpr std::optional<Enum> enumFromString(std::string_view name) {
   return std::nullopt;
 }
 
-// "mlp, transformer, cnn": the accepted names, for help texts and error messages.
+// "loop, foreach, fused": the accepted names, for help texts and error messages.
 template <NamedEnum Enum>
 std::string enumChoices() {
   std::string text;

@@ -20,7 +20,7 @@
 namespace splitstep {
 
 // One option that shapes a model (--mlp-width): its name is the option's and the INI key's.
-// Models that share an option (transformer and gpt) point at the same ShapeOption.
+// Models that share an option point at the same ShapeOption.
 struct ShapeOption {
   std::string_view name;
   std::int64_t default_value;
@@ -37,7 +37,7 @@ inline constexpr std::int64_t kMaxWidth = 65536;  // also channels
 inline constexpr std::int64_t kMaxBatch = 1 << 20;
 }  // namespace shape_limits
 
-// The classes of the classifier heads (transformer, cnn) and of their synthetic labels.
+// The classes of the classifier heads (vit-b16, resnet50) and of their synthetic labels.
 inline constexpr std::int64_t kClassifierClasses = 1000;
 
 // The value of every shape option of every model: what the options set, each option's default
@@ -87,7 +87,7 @@ const StepModelDescriptor* findStepModel(std::string_view name);
 const StepModelDescriptor& stepModel(std::string_view name);
 // Every model's shape options, each once, in the order of the models that first name them.
 std::vector<const ShapeOption*> shapeOptions();
-// "mlp, transformer, cnn, gpt".
+// "mlp, resnet50, llama, vit-b16, gpt2".
 std::string stepModelNames();
 
 }  // namespace splitstep

@@ -2,22 +2,19 @@
 #include <array>
 #include <stdexcept>
 
-#include "models/Cnn.hpp"
 #include "models/Gpt2.hpp"
 #include "models/Llama.hpp"
 #include "models/Mlp.hpp"
 #include "models/ResNet50.hpp"
 #include "models/StepModel.hpp"
-#include "models/Transformer.hpp"
 #include "models/VitB16.hpp"
 
 namespace splitstep {
 namespace {
 
 // Each declared in models/<Name>.hpp.
-constexpr std::array kStepModels = {&kMlpModel,    &kTransformerModel, &kCnnModel,
-                                    &kGptModel,    &kResNet50Model,    &kLlamaModel,
-                                    &kVitB16Model, &kGpt2Model};
+constexpr std::array kStepModels = {&kMlpModel, &kResNet50Model, &kLlamaModel, &kVitB16Model,
+                                    &kGpt2Model};
 
 const ShapeOption& shapeOptionNamed(std::string_view name) {
   for (const ShapeOption* option : shapeOptions()) {

@@ -188,24 +188,25 @@ void expectCollectiveSamples(OneRank& rank) {
 // the one-process step (with one rank, the same batch).
 void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
   StepPlan plan;
-  plan.models = {&stepModel("mlp"), &stepModel("transformer"), &stepModel("cnn"),
-                 &stepModel("gpt")};
+  plan.models = {&stepModel("mlp"), &stepModel("vit-b16"), &stepModel("resnet50"),
+                 &stepModel("gpt2"), &stepModel("llama")};
   plan.precisions = std::move(precisions);
   plan.modes = {SyncMode::None, SyncMode::Sequential, SyncMode::Overlap, SyncMode::Single};
   plan.optimizer = StepOptimizer::AdamW;
   plan.shape.set("mlp-layers", 2);
   plan.shape.set("mlp-width", 256);
   plan.shape.set("mlp-batch", 64);
-  plan.shape.set("transformer-layers", 1);
-  plan.shape.set("transformer-width", 64);
-  plan.shape.set("transformer-heads", 4);
-  plan.shape.set("transformer-seq", 16);
-  plan.shape.set("transformer-batch", 8);
-  plan.shape.set("vocab", 128);
-  plan.shape.set("cnn-blocks", 1);
-  plan.shape.set("cnn-channels", 8);
-  plan.shape.set("cnn-image", 16);
-  plan.shape.set("cnn-batch", 4);
+  for (const auto& [name, value] :
+       {std::pair{"vit-layers", 1}, {"vit-width", 64},      {"vit-heads", 4},
+        {"vit-patch", 4},           {"vit-image", 16},      {"vit-batch", 8},
+        {"resnet50-width", 2},      {"resnet50-image", 32}, {"resnet50-batch", 4},
+        {"gpt2-layers", 1},         {"gpt2-width", 64},     {"gpt2-heads", 4},
+        {"gpt2-positions", 16},     {"gpt2-vocab", 128},    {"gpt2-seq", 16},
+        {"gpt2-batch", 8},          {"llama-layers", 1},    {"llama-hidden", 64},
+        {"llama-intermediate", 96}, {"llama-heads", 4},     {"llama-kv-heads", 2},
+        {"llama-vocab", 128},       {"llama-seq", 16},      {"llama-batch", 8}}) {
+    plan.shape.set(name, value);
+  }
   StepSuite suite(plan);
   RecordedProgress progress;
   SuiteContext context = rank.context();

@@ -28,18 +28,20 @@ namespace {
 
 StepPlan smallPlan() {
   StepPlan plan;
-  plan.models = {&stepModel("mlp"), &stepModel("transformer")};
+  plan.models = {&stepModel("mlp"), &stepModel("vit-b16")};
   plan.precisions = {StepPrecision::Fp32};
   plan.modes = {SyncMode::None, SyncMode::Sequential, SyncMode::Overlap, SyncMode::Single};
   plan.input = InputSource::Pageable;
   plan.shape.set("mlp-layers", 2);
   plan.shape.set("mlp-width", 64);
   plan.shape.set("mlp-batch", 16);
-  plan.shape.set("transformer-layers", 1);
-  plan.shape.set("transformer-width", 32);
-  plan.shape.set("transformer-heads", 2);
-  plan.shape.set("transformer-seq", 8);
-  plan.shape.set("transformer-batch", 4);
+  // vit-b16 on 8 x 8 images in 4 x 4 patches: 5 tokens with the class token.
+  plan.shape.set("vit-layers", 1);
+  plan.shape.set("vit-width", 32);
+  plan.shape.set("vit-heads", 2);
+  plan.shape.set("vit-patch", 4);
+  plan.shape.set("vit-image", 8);
+  plan.shape.set("vit-batch", 4);
   // gpt2 with GPT2Config's dropout (10%): the check must draw the same masks as the step.
   plan.shape.set("gpt2-layers", 1);
   plan.shape.set("gpt2-width", 16);
@@ -48,6 +50,21 @@ StepPlan smallPlan() {
   plan.shape.set("gpt2-vocab", 64);
   plan.shape.set("gpt2-seq", 8);
   plan.shape.set("gpt2-batch", 2);
+  for (const auto& [name, value] : {std::pair{"llama-layers", 2},
+                                    {"llama-hidden", 32},
+                                    {"llama-intermediate", 48},
+                                    {"llama-heads", 4},
+                                    {"llama-kv-heads", 2},
+                                    {"llama-vocab", 64},
+                                    {"llama-seq", 8},
+                                    {"llama-batch", 2}}) {
+    plan.shape.set(name, value);
+  }
+  // resnet50's depth is fixed; a width_per_group of 2 and 32 x 32 images keep it small (layer4
+  // at 1 x 1, two samples for its batch norm).
+  plan.shape.set("resnet50-width", 2);
+  plan.shape.set("resnet50-image", 32);
+  plan.shape.set("resnet50-batch", 2);
   // Small buckets, so that each model's gradients fill several of them.
   plan.first_bucket_bytes = 1024;
   plan.bucket_bytes = 8192;
@@ -217,19 +234,7 @@ TEST(StepCheck, AGradientSyncThatDoesNotSyncIsCaught) {
 // memory check and the reports read the count before any module exists).
 TEST(StepModels, EveryDescriptorCountsItsModulesParameters) {
   EXPECT_EQ(modelsWithoutWorkload(), std::vector<std::string>{});
-  StepPlan plan = smallPlan();
-  plan.shape.set("cnn-channels", 8);
-  plan.shape.set("cnn-blocks", 2);
-  plan.shape.set("vocab", 64);
-  for (const auto& [name, value] : {std::pair{"llama-layers", 2},
-                                    {"llama-hidden", 32},
-                                    {"llama-intermediate", 48},
-                                    {"llama-heads", 4},
-                                    {"llama-kv-heads", 2},
-                                    {"llama-vocab", 64},
-                                    {"llama-seq", 8}}) {
-    plan.shape.set(name, value);
-  }
+  const StepPlan plan = smallPlan();
   for (const StepModelDescriptor* model : stepModels()) {
     const auto workload = makeWorkload(*model, plan.shape, c10::Device(c10::kCPU), kModelSeed);
     double count = 0;
@@ -296,15 +301,8 @@ TEST(StepCheck, CorrectSyncPassesWithEveryModelOptimizerAndPrecision) {
   Ranks ranks;
   MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);
   TorchScope scope(*ranks.device);
-  StepPlan plan = smallPlan();
-  plan.shape.set("cnn-blocks", 1);
-  plan.shape.set("cnn-channels", 8);
-  plan.shape.set("cnn-image", 8);
-  plan.shape.set("cnn-batch", 4);
-  plan.shape.set("vocab", 64);
-  for (const StepModelDescriptor* model :
-       {&stepModel("mlp"), &stepModel("transformer"), &stepModel("gpt"), &stepModel("cnn"),
-        &stepModel("gpt2")}) {
+  const StepPlan plan = smallPlan();
+  for (const StepModelDescriptor* model : stepModels()) {
     for (StepPrecision precision : {StepPrecision::Fp32, StepPrecision::Bf16}) {
       for (StepOptimizer optimizer : {StepOptimizer::Sgd, StepOptimizer::AdamW}) {
         for (OptimizerImpl impl :

@@ -1,23 +1,24 @@
 #!/usr/bin/env python3
 """A training step in PyTorch eager, timed phase by phase as splitstep times its own: for a zoo
-model, the library's own model (the anchor); for splitstep's other models, a twin.
+model, the library's own model (the anchor); for splitstep's mlp, which reproduces no library, a
+twin.
 
 The anchor (`--like results.json`) builds the library model a zoo model reproduces (timm,
 torchvision, transformers; tests/reference/zoo/models/<name>.py) at exactly the shape, precision,
 optimizer, input, warm-up and sample count of a splitstep run, all read from its results file,
-and refuses a library model whose parameter count is not splitstep's. A twin has splitstep's
-architecture (harness/models/*Module.cpp), parameter names and registration order, synthetic
+and refuses a library model whose parameter count is not splitstep's. The twin has splitstep's
+architecture (harness/models/MlpModule.cpp), parameter names and registration order, synthetic
 data, loss and precision handling. docs/parity.md says how the phases map onto splitstep's and
 how tests/reference/parity.py compares them.
 
   python3 step_twin.py --like splitstep.json --precision bf16 --json anchor.json --profile DIR
-  python3 step_twin.py --model transformer --precision bf16 --json twin.json
+  python3 step_twin.py --model mlp --precision bf16 --json twin.json
   mpirun -np 2 python3 step_twin.py --ddp --config configs/h200-step.ini --model mlp
   mpirun -np 2 python3 step_twin.py --ddp --no-sync ...      # DDP under no_sync(): compute only
 
-A twin's options mirror splitstep's names and read the same INI presets (`--config`, the command
-line wins); a list-valued key (step-models = mlp,transformer) needs the one value for this run on
-the command line (--model).
+The twin's options mirror splitstep's names and read the same INI presets (`--config`, the
+command line wins); a list-valued key (step-models = mlp,vit-b16) needs the one value for this
+run on the command line (--model).
 """
 import argparse
 import contextlib
@@ -37,11 +38,10 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 
-CLASSES = 1000
 MODEL_SEED = 2026  # splitstep's kModelSeed: every rank starts from the same parameters
 PHASES = ("data", "forward", "loss", "backward", "optimizer")
 PROFILED_STEPS = 3
-MODELS = ("mlp", "transformer", "cnn", "gpt")
+MODELS = ("mlp",)  # the models with a twin
 # The zoo's library models, one module per zoo model of splitstep (zoo/models/README.md).
 ZOO_MODELS = pathlib.Path(__file__).resolve().parent / "zoo" / "models"
 # The packages a zoo model may come from, whose versions the anchor's JSON records.
@@ -82,103 +82,6 @@ class Mlp(nn.Module):
         return x
 
 
-class EncoderBlock(nn.Module):
-    """Pre-norm block: x + attention(LN(x)), then + MLP(LN(x)) with a 4x hidden width."""
-
-    def __init__(self, width, heads, causal=False):
-        super().__init__()
-        self.heads = heads
-        self.causal = causal
-        self.norm1 = nn.LayerNorm(width)
-        self.qkv = nn.Linear(width, 3 * width)
-        self.proj = nn.Linear(width, width)
-        self.norm2 = nn.LayerNorm(width)
-        self.fc1 = nn.Linear(width, 4 * width)
-        self.fc2 = nn.Linear(4 * width, width)
-
-    def forward(self, x):
-        b, s, d = x.shape
-        # (b, s, 3, heads, d/heads) -> 3 x (b, heads, s, d/heads), the layout fused attention takes.
-        qkv = self.qkv(self.norm1(x)).view(b, s, 3, self.heads, d // self.heads)
-        qkv = qkv.permute(2, 0, 3, 1, 4)
-        attended = F.scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], is_causal=self.causal)
-        h = x + self.proj(attended.transpose(1, 2).reshape(b, s, d))
-        return h + self.fc2(F.gelu(self.fc1(self.norm2(h))))
-
-
-class Transformer(nn.Module):
-    """ViT-style classifier on already-flattened patches: linear embedding, encoder blocks,
-    final norm, mean over tokens, linear head."""
-
-    def __init__(self, layers, width, heads):
-        super().__init__()
-        self.embed = nn.Linear(width, width)
-        self.blocks = add_numbered(self, "block", layers, lambda: EncoderBlock(width, heads))
-        self.norm = nn.LayerNorm(width)
-        self.head = nn.Linear(width, CLASSES)
-
-    def forward(self, x):
-        x = self.embed(x)
-        for block in self.blocks:
-            x = block(x)
-        return self.head(self.norm(x).mean(1))
-
-
-class Gpt(nn.Module):
-    """Decoder-only language model: token and position embeddings, causal pre-norm blocks,
-    final norm, a bias-free head onto the vocabulary."""
-
-    def __init__(self, layers, width, heads, seq, vocab):
-        super().__init__()
-        self.tok_embed = nn.Embedding(vocab, width)
-        self.pos_embed = nn.Embedding(seq, width)
-        self.blocks = add_numbered(self, "block", layers,
-                                   lambda: EncoderBlock(width, heads, causal=True))
-        self.norm = nn.LayerNorm(width)
-        self.head = nn.Linear(width, vocab, bias=False)
-
-    def forward(self, ids):
-        positions = torch.arange(ids.shape[1], device=ids.device)
-        x = self.tok_embed(ids) + self.pos_embed(positions)
-        for block in self.blocks:
-            x = block(x)
-        return self.head(self.norm(x))
-
-
-def conv3x3(inputs, outputs):
-    return nn.Conv2d(inputs, outputs, 3, padding=1, bias=False)
-
-
-class ResidualBlock(nn.Module):
-    """ResNet's basic block: relu(x + BN(conv(relu(BN(conv(x))))))."""
-
-    def __init__(self, channels):
-        super().__init__()
-        self.conv1 = conv3x3(channels, channels)
-        self.bn1 = nn.BatchNorm2d(channels)
-        self.conv2 = conv3x3(channels, channels)
-        self.bn2 = nn.BatchNorm2d(channels)
-
-    def forward(self, x):
-        y = F.relu(self.bn1(self.conv1(x)))
-        return F.relu(x + self.bn2(self.conv2(y)))
-
-
-class Cnn(nn.Module):
-    def __init__(self, blocks, channels):
-        super().__init__()
-        self.stem = conv3x3(3, channels)
-        self.bn = nn.BatchNorm2d(channels)
-        self.blocks = add_numbered(self, "block", blocks, lambda: ResidualBlock(channels))
-        self.head = nn.Linear(channels, CLASSES)
-
-    def forward(self, x):
-        x = F.relu(self.bn(self.stem(x)))
-        for block in self.blocks:
-            x = block(x)
-        return self.head(x.mean((2, 3)))
-
-
 def call_model(model, x):
     return model(x)
 
@@ -194,20 +97,6 @@ class ModelSpec(NamedTuple):
     forward: Callable = call_model  # (model, input) -> the output the loss takes
 
 
-def classifier_loss(output, target):
-    return F.cross_entropy(output.float(), target)
-
-
-def gpt_loss(logits, target):
-    return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), target.reshape(-1))
-
-
-def labels(rows, gen):
-    return torch.randint(0, CLASSES, (rows,), generator=gen, dtype=torch.long)
-
-
-TRANSFORMER_SHAPE = tuple(f"transformer-{k}" for k in ("layers", "width", "heads", "seq", "batch"))
-
 SPECS = {
     "mlp": ModelSpec(
         ("mlp-layers", "mlp-width", "mlp-batch"),
@@ -215,24 +104,6 @@ SPECS = {
         lambda s, g: (torch.randn(s["batch"], s["width"], generator=g),
                       torch.randn(s["batch"], s["width"], generator=g)),
         lambda output, target: F.mse_loss(output.float(), target)),
-    "transformer": ModelSpec(
-        TRANSFORMER_SHAPE,
-        lambda s: Transformer(s["layers"], s["width"], s["heads"]),
-        lambda s, g: (torch.randn(s["batch"], s["seq"], s["width"], generator=g),
-                      labels(s["batch"], g)),
-        classifier_loss),
-    "cnn": ModelSpec(
-        ("cnn-blocks", "cnn-channels", "cnn-image", "cnn-batch"),
-        lambda s: Cnn(s["blocks"], s["channels"]),
-        lambda s, g: (torch.randn(s["batch"], 3, s["image"], s["image"], generator=g),
-                      labels(s["batch"], g)),
-        classifier_loss),
-    "gpt": ModelSpec(
-        TRANSFORMER_SHAPE + ("vocab",),
-        lambda s: Gpt(s["layers"], s["width"], s["heads"], s["seq"], s["vocab"]),
-        lambda s, g: (torch.randint(0, s["vocab"], (s["batch"], s["seq"]), generator=g),
-                      torch.randint(0, s["vocab"], (s["batch"], s["seq"]), generator=g)),
-        gpt_loss),
 }
 
 
@@ -302,16 +173,6 @@ OPTIONS = (
     Option("mlp-layers", positive_int, 8, "mlp: Linear + GELU layers"),
     Option("mlp-width", positive_int, 8192, "mlp: width"),
     Option("mlp-batch", positive_int, 8192, "mlp: batch per rank"),
-    Option("transformer-layers", positive_int, 12, "transformer, gpt: blocks"),
-    Option("transformer-width", positive_int, 768, "transformer, gpt: width"),
-    Option("transformer-heads", positive_int, 12, "transformer, gpt: attention heads"),
-    Option("transformer-seq", positive_int, 197, "transformer, gpt: tokens per sample"),
-    Option("transformer-batch", positive_int, 128, "transformer, gpt: batch per rank"),
-    Option("vocab", positive_int, 50304, "gpt: vocabulary size"),
-    Option("cnn-blocks", positive_int, 8, "cnn: residual blocks"),
-    Option("cnn-channels", positive_int, 128, "cnn: channels"),
-    Option("cnn-image", number(int, 8), 64, "cnn: image side in pixels"),
-    Option("cnn-batch", positive_int, 128, "cnn: batch per rank"),
 )
 
 
@@ -387,9 +248,6 @@ def parse_options(argv):
             options[option.name] = option.parse(text)
         except ValueError as e:
             raise UsageError(f"{source}: {e}")
-    if options["transformer-width"] % options["transformer-heads"]:
-        raise UsageError(f"--transformer-heads: {options['transformer-heads']} does not divide "
-                         f"--transformer-width {options['transformer-width']}")
     if options["momentum"] and options["optimizer"] != "sgd":
         raise UsageError("--momentum: applies to sgd only")
     spec = SPECS[options["model"]]

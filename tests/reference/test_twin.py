@@ -1,5 +1,5 @@
-"""The PyTorch twins of splitstep's step models (step_twin.py) and the tools that compare
-splitstep with them (parity.py, kernel_table.py), on the CPU with tiny shapes."""
+"""The PyTorch twin of splitstep's mlp (step_twin.py) and the tools that compare splitstep with
+it (parity.py, kernel_table.py), on the CPU with tiny shapes."""
 import contextlib
 import csv
 import io
@@ -22,35 +22,16 @@ import step_twin  # noqa: E402
 
 TWIN = os.path.join(HERE, "step_twin.py")
 STEPS = 2
-TINY = {"mlp-layers": 3, "mlp-width": 16, "mlp-batch": 4,
-        "transformer-layers": 2, "transformer-width": 16, "transformer-heads": 2,
-        "transformer-seq": 5, "transformer-batch": 3, "vocab": 37,
-        "cnn-blocks": 2, "cnn-channels": 4, "cnn-image": 8, "cnn-batch": 2}
+TINY = {"mlp-layers": 3, "mlp-width": 16, "mlp-batch": 4}
 TINY_ARGS = ["--device", "cpu", "--warmup", "1", "--steps", str(STEPS)] + [
     arg for key, value in TINY.items() for arg in (f"--{key}", str(value))]
 
 
-# Parameter counts worked out by hand from splitstep's architectures (harness/models/); a
-# Linear(i, o) holds i*o + o, a LayerNorm or BatchNorm over w holds 2w.
-def block_parameters(w):
-    # norm1 2w, qkv 3w^2 + 3w, proj w^2 + w, norm2 2w, fc1 4w^2 + 4w, fc2 4w^2 + w
-    return 12 * w * w + 13 * w
-
-
+# Parameter counts worked out by hand from splitstep's mlp (harness/models/Mlp.hpp): a
+# Linear(i, o) holds i*o + o.
 def expected_parameters(model, s):
-    if model == "mlp":
-        return s["mlp-layers"] * (s["mlp-width"] ** 2 + s["mlp-width"])
-    w, layers = s["transformer-width"], s["transformer-layers"]
-    if model == "transformer":
-        # embed, blocks, final norm, 1000-class head
-        return (w * w + w) + layers * block_parameters(w) + 2 * w + (1000 * w + 1000)
-    if model == "gpt":
-        # token and position embeddings, blocks, final norm, bias-free head onto the vocabulary
-        v = s["vocab"]
-        return v * w + s["transformer-seq"] * w + layers * block_parameters(w) + 2 * w + w * v
-    c = s["cnn-channels"]
-    # 3x3 stem (no bias), its BatchNorm, blocks of two 3x3 convolutions and two BatchNorms, head
-    return 27 * c + 2 * c + s["cnn-blocks"] * (2 * 9 * c * c + 4 * c) + (1000 * c + 1000)
+    assert model == "mlp", model
+    return s["mlp-layers"] * (s["mlp-width"] ** 2 + s["mlp-width"])
 
 
 def run_twin(*args):
@@ -117,24 +98,21 @@ class TwinModelsTest(unittest.TestCase):
         self.check_phases(document)
 
     def test_shapes_follow_the_options(self):
-        self.assertEqual(self.run_json("--model", "gpt")["shape"],
-                         {"layers": 2, "width": 16, "heads": 2, "seq": 5, "batch": 3,
-                          "vocab": 37})
-        self.assertEqual(self.run_json("--model", "cnn")["shape"],
-                         {"blocks": 2, "channels": 4, "image": 8, "batch": 2})
+        self.assertEqual(self.run_json("--model", "mlp")["shape"],
+                         {"layers": 3, "width": 16, "batch": 4})
+        self.assertEqual(self.run_json("--model", "mlp", "--mlp-width", "8")["shape"],
+                         {"layers": 3, "width": 8, "batch": 4})
 
     def test_reference_presets_have_splitstep_parameter_counts(self):
         defaults = {o.name: o.default for o in step_twin.OPTIONS}
-        # docs/step.md: the reference MLP has 536,936,448 parameters; h200x2.md: the ViT-B
-        # preset 86,415,592, and 12 x 2048 with 2048 tokens 610,548,712 in 150 tensors.
+        # docs/step.md: the reference MLP has 536,936,448 parameters in 16 tensors.
         self.assertEqual(expected_parameters("mlp", defaults), 536_936_448)
-        self.assertEqual(expected_parameters("transformer", defaults), 86_415_592)
-        large = dict(defaults, **{"transformer-width": 2048, "transformer-seq": 2048})
-        self.assertEqual(expected_parameters("transformer", large), 610_548_712)
-        shape = {"layers": 12, "width": 768, "heads": 12}
-        model = step_twin.SPECS["transformer"].build(shape)
-        self.assertEqual(sum(p.numel() for p in model.parameters()), 86_415_592)
-        self.assertEqual(len(list(model.parameters())), 2 + 12 * 12 + 2 + 2)
+        # Built at a quarter of the width (the full one is 2 GiB): the count the formula gives.
+        shape = {"layers": 8, "width": 2048}
+        model = step_twin.SPECS["mlp"].build(shape)
+        self.assertEqual(sum(p.numel() for p in model.parameters()),
+                         expected_parameters("mlp", {"mlp-layers": 8, "mlp-width": 2048}))
+        self.assertEqual(len(list(model.parameters())), 2 * 8)
 
     def test_parameter_names_and_order_are_splitstep_s(self):
         def names(model):
@@ -144,37 +122,21 @@ class TwinModelsTest(unittest.TestCase):
 
         self.assertEqual(names("mlp"), ["linear0.weight", "linear0.bias", "linear1.weight",
                                         "linear1.bias", "linear2.weight", "linear2.bias"])
-        block = ["norm1.weight", "norm1.bias", "qkv.weight", "qkv.bias", "proj.weight",
-                 "proj.bias", "norm2.weight", "norm2.bias", "fc1.weight", "fc1.bias",
-                 "fc2.weight", "fc2.bias"]
-        blocks = [f"block{i}.{n}" for i in range(2) for n in block]
-        self.assertEqual(names("transformer"), ["embed.weight", "embed.bias"] + blocks +
-                         ["norm.weight", "norm.bias", "head.weight", "head.bias"])
-        self.assertEqual(names("gpt"), ["tok_embed.weight", "pos_embed.weight"] + blocks +
-                         ["norm.weight", "norm.bias", "head.weight"])
-        residual = ["conv1.weight", "bn1.weight", "bn1.bias", "conv2.weight", "bn2.weight",
-                    "bn2.bias"]
-        self.assertEqual(names("cnn"), ["stem.weight", "bn.weight", "bn.bias"] +
-                         [f"block{i}.{n}" for i in range(2) for n in residual] +
-                         ["head.weight", "head.bias"])
 
-    def test_batches_are_seeded_per_rank_and_in_range(self):
+    def test_batches_are_seeded_per_rank(self):
         import torch
-        shape = {"layers": 1, "width": 8, "heads": 2, "seq": 6, "batch": 5, "vocab": 11}
-        draw = step_twin.SPECS["gpt"].host_batch
+        shape = {"layers": 1, "width": 8, "batch": 5}
+        draw = step_twin.SPECS["mlp"].host_batch
 
         def batch(rank):
             return draw(shape, torch.Generator().manual_seed(step_twin.batch_seed(rank)))
 
-        ids, target = batch(0)
-        self.assertEqual((ids.shape, ids.dtype), ((5, 6), torch.long))
-        self.assertTrue(0 <= int(ids.min()) and int(ids.max()) < 11)
-        self.assertTrue(0 <= int(target.min()) and int(target.max()) < 11)
-        self.assertTrue(torch.equal(ids, batch(0)[0]))
-        self.assertFalse(torch.equal(ids, batch(1)[0]))
-        labels = step_twin.SPECS["cnn"].host_batch(
-            {"image": 8, "batch": 64}, torch.Generator().manual_seed(1000))[1]
-        self.assertTrue(0 <= int(labels.min()) and int(labels.max()) < 1000)
+        inputs, target = batch(0)
+        self.assertEqual((inputs.shape, inputs.dtype), ((5, 8), torch.float32))
+        self.assertEqual((target.shape, target.dtype), ((5, 8), torch.float32))
+        self.assertFalse(torch.equal(inputs, target))  # drawn one after the other
+        self.assertTrue(torch.equal(inputs, batch(0)[0]))
+        self.assertFalse(torch.equal(inputs, batch(1)[0]))
 
     def test_optimizers_and_inputs(self):
         for optimizer, impl in (("sgd", "loop"), ("sgd", "foreach"), ("adamw", "fused")):
@@ -191,8 +153,7 @@ class TwinModelsTest(unittest.TestCase):
                          ("loop", True))
 
     def test_optimizer_only_times_the_optimizer_step_alone(self):
-        document = self.run_json("--model", "transformer", "--optimizer", "adamw",
-                                 "--optimizer-only")
+        document = self.run_json("--model", "mlp", "--optimizer", "adamw", "--optimizer-only")
         self.assertTrue(document["optimizer_only"])
         phases = document["ranks"][0]["phases"]
         self.assertEqual(list(phases), ["optimizer"])
@@ -207,24 +168,25 @@ class TwinModelsTest(unittest.TestCase):
     def test_config_is_read_and_the_command_line_wins(self):
         path = os.path.join(self.dir.name, "step.ini")
         with open(path, "w") as f:
-            f.write("# a preset\nstep-models = cnn\nprecision = fp32  # inline comment\n"
-                    "optimizer = adamw\nsync-modes = none,overlap\ncnn-channels = 6\n"
-                    "samples = 7\nwarmup = 4\njson = ignored.json\n")
-        options = step_twin.parse_options(["--config", path, "--cnn-channels", "5"])
+            f.write("# a preset\nstep-models = mlp\nprecision = fp32  # inline comment\n"
+                    "optimizer = adamw\nsync-modes = none,overlap\nmlp-width = 6\n"
+                    "mlp-layers = 2\nsamples = 7\nwarmup = 4\njson = ignored.json\n")
+        options = step_twin.parse_options(["--config", path, "--mlp-width", "5"])
         self.assertEqual((options["model"], options["precision"], options["optimizer"]),
-                         ("cnn", "fp32", "adamw"))
-        self.assertEqual((options["cnn-channels"], options["steps"], options["warmup"]),
-                         (5, 7, 4))
+                         ("mlp", "fp32", "adamw"))
+        self.assertEqual((options["mlp-width"], options["mlp-layers"], options["steps"],
+                          options["warmup"]), (5, 2, 7, 4))
         self.assertIsNone(options["json"])  # the twin's own output is never read from a preset
-        self.assertEqual(step_twin.parse_options(["--config", path, "--model", "gpt",
+        self.assertEqual(step_twin.parse_options(["--config", path, "--model", "mlp",
                                                   "--samples", "3"])["steps"], 3)
 
     def test_bad_options_exit_2(self):
         path = os.path.join(self.dir.name, "two.ini")
         with open(path, "w") as f:
-            f.write("step-models = mlp,transformer\n")
+            f.write("step-models = mlp,vit-b16\n")
         self.assertEqual(run_twin("--config", path), 2)  # one model per run
-        self.assertEqual(run_twin("--model", "transformer", "--transformer-heads", "3"), 2)
+        # A zoo model has no twin: its anchor is the library's model, run --like splitstep.
+        self.assertEqual(run_twin("--model", "gpt2"), 2)
         self.assertEqual(run_twin("--momentum", "0.9", "--optimizer", "adamw"), 2)
         self.assertEqual(run_twin("--no-sync"), 2)
         self.assertEqual(run_twin("--precision", "tf32"), 2)
@@ -271,9 +233,9 @@ class TwinDdpTest(unittest.TestCase):
 
     def test_ddp_and_no_sync_on_two_ranks(self):
         self.check(self.run_ranks("--model", "mlp"), no_sync=False)
-        # BatchNorm buffers stay per rank; buckets other than DDP's default sizes.
-        self.check(self.run_ranks("--model", "cnn", "--no-sync", "--bucket-mb", "0.01",
-                                  "--first-bucket-mb", "0.001"), no_sync=True)
+        # Buckets other than DDP's default sizes.
+        self.check(self.run_ranks("--model", "mlp", "--no-sync", "--bucket-mb", "0.001",
+                                  "--first-bucket-mb", "0.0005"), no_sync=True)
 
 
 # --- parity.py -----------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ CollectiveCase groupedAllreduce() {
 
 StepCase overlapStep() {
   StepCase c;
-  c.model = "gpt";
+  c.model = "gpt2";
   c.precision = StepPrecision::Bf16;
   c.mode = SyncMode::Overlap;
   c.optimizer = StepOptimizer::AdamW;

@@ -49,10 +49,24 @@ TEST(ConfigPresets, CpuQuickKeepsCasesSmallAndOffTheGpu) {
   EXPECT_LE(s.shape.at("mlp-layers") * s.shape.at("mlp-width") * s.shape.at("mlp-width"),
             2 * 64 * 64);
   EXPECT_LE(s.shape.at("mlp-batch"), 32);
-  EXPECT_LE(s.shape.at("transformer-layers") * s.shape.at("transformer-width"), 32);
-  EXPECT_LE(s.shape.at("transformer-seq") * s.shape.at("transformer-batch"), 8 * 4);
-  EXPECT_LE(s.shape.at("cnn-blocks") * s.shape.at("cnn-channels"), 8);
-  EXPECT_LE(s.shape.at("cnn-image") * s.shape.at("cnn-image") * s.shape.at("cnn-batch"), 8 * 8 * 4);
+  // The zoo models at tiny shapes: width x depth, tokens (or pixels) x batch, vocabulary.
+  const auto tokens = [&s](std::string_view seq, std::string_view batch) {
+    return s.shape.at(seq) * s.shape.at(batch);
+  };
+  EXPECT_LE(s.shape.at("vit-layers") * s.shape.at("vit-width"), 32);
+  const std::int64_t grid = s.shape.at("vit-image") / s.shape.at("vit-patch");
+  EXPECT_LE((grid * grid + 1) * s.shape.at("vit-batch"), 5 * 4);
+  EXPECT_LE(s.shape.at("resnet50-width"), 2);
+  EXPECT_LE(
+      s.shape.at("resnet50-image") * s.shape.at("resnet50-image") * s.shape.at("resnet50-batch"),
+      32 * 32 * 2);
+  EXPECT_LE(s.shape.at("gpt2-layers") * s.shape.at("gpt2-width"), 32);
+  EXPECT_LE(tokens("gpt2-seq", "gpt2-batch"), 8 * 4);
+  EXPECT_LE(s.shape.at("gpt2-vocab"), 64);
+  EXPECT_LE(s.shape.at("llama-layers") * s.shape.at("llama-hidden"), 32);
+  EXPECT_LE(s.shape.at("llama-intermediate"), 64);
+  EXPECT_LE(tokens("llama-seq", "llama-batch"), 8 * 4);
+  EXPECT_LE(s.shape.at("llama-vocab"), 64);
 }
 
 TEST(ConfigPresets, QuickLooksAtEverySuiteWithinItsBudget) {
@@ -96,8 +110,8 @@ TEST(ConfigPresets, H200StepIsTheReferenceCaseOfTheStepComparison) {
           .plan;
   EXPECT_EQ(plan.launch.device, DeviceKind::Cuda);
   const StepPlan& s = plan.step;
-  EXPECT_EQ(s.models, (std::vector<const StepModelDescriptor*>{&stepModel("mlp"),
-                                                               &stepModel("transformer")}));
+  EXPECT_EQ(s.models,
+            (std::vector<const StepModelDescriptor*>{&stepModel("mlp"), &stepModel("vit-b16")}));
   EXPECT_EQ(s.precisions, (std::vector<StepPrecision>{StepPrecision::Bf16}));
   EXPECT_EQ(s.modes, (std::vector<SyncMode>{SyncMode::None, SyncMode::Sequential, SyncMode::Overlap,
                                             SyncMode::Single}));
@@ -109,11 +123,12 @@ TEST(ConfigPresets, H200StepIsTheReferenceCaseOfTheStepComparison) {
   EXPECT_EQ(s.shape.at("mlp-layers"), 8);
   EXPECT_EQ(s.shape.at("mlp-width"), 8192);
   EXPECT_EQ(s.shape.at("mlp-batch"), 8192);
-  EXPECT_EQ(s.shape.at("transformer-layers"), 12);
-  EXPECT_EQ(s.shape.at("transformer-width"), 768);
-  EXPECT_EQ(s.shape.at("transformer-heads"), 12);
-  EXPECT_EQ(s.shape.at("transformer-seq"), 197);
-  EXPECT_EQ(s.shape.at("transformer-batch"), 128);
+  EXPECT_EQ(s.shape.at("vit-layers"), 12);
+  EXPECT_EQ(s.shape.at("vit-width"), 768);
+  EXPECT_EQ(s.shape.at("vit-heads"), 12);
+  EXPECT_EQ(s.shape.at("vit-patch"), 16);
+  EXPECT_EQ(s.shape.at("vit-image"), 224);
+  EXPECT_EQ(s.shape.at("vit-batch"), 128);
 }
 
 }  // namespace

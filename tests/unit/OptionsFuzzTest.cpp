@@ -261,7 +261,7 @@ class Generator {
                                                      "cpu",
                                                      "cuda",
                                                      "mlp",
-                                                     "mlp,transformer,cnn",
+                                                     "mlp,gpt2,resnet50",
                                                      "none,sequential,overlap,single",
                                                      "sgd",
                                                      "adamw",
@@ -357,8 +357,7 @@ std::string brokenBound(const RunPlan& plan) {
   }
   const auto& s = plan.step;
   if (s.models.empty() || s.precisions.empty() || s.modes.empty()) return "an empty step list";
-  if (s.shape.at("transformer-heads") < 1 ||
-      s.shape.at("transformer-width") % s.shape.at("transformer-heads") != 0)
+  if (s.shape.at("gpt2-heads") < 1 || s.shape.at("gpt2-width") % s.shape.at("gpt2-heads") != 0)
     return "heads";
   if (s.momentum != 0 && s.optimizer != StepOptimizer::Sgd) return "momentum";
   if (!(s.learning_rate > 0) || s.bucket_bytes < 4 || s.first_bucket_bytes < 4) return "step";

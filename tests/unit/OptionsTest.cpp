@@ -206,21 +206,22 @@ TEST(Options, StepDefaultsAreTheGpuReferenceCase) {
   EXPECT_EQ(s.shape.at("mlp-layers"), 8);
   EXPECT_EQ(s.shape.at("mlp-width"), 8192);
   EXPECT_EQ(s.shape.at("mlp-batch"), 8192);
-  EXPECT_EQ(s.shape.at("transformer-layers"), 12);
-  EXPECT_EQ(s.shape.at("transformer-width"), 768);
-  EXPECT_EQ(s.shape.at("transformer-heads"), 12);
-  EXPECT_EQ(s.shape.at("transformer-seq"), 197);
-  EXPECT_EQ(s.shape.at("transformer-batch"), 128);
-  EXPECT_EQ(s.shape.at("cnn-blocks"), 8);
-  EXPECT_EQ(s.shape.at("cnn-channels"), 128);
-  EXPECT_EQ(s.shape.at("cnn-image"), 64);
-  EXPECT_EQ(s.shape.at("cnn-batch"), 128);
+  EXPECT_EQ(s.shape.at("vit-layers"), 12);
+  EXPECT_EQ(s.shape.at("vit-width"), 768);
+  EXPECT_EQ(s.shape.at("vit-heads"), 12);
+  EXPECT_EQ(s.shape.at("vit-patch"), 16);
+  EXPECT_EQ(s.shape.at("vit-image"), 224);
+  EXPECT_EQ(s.shape.at("vit-batch"), 128);
+  EXPECT_EQ(s.shape.at("resnet50-image"), 224);
+  EXPECT_EQ(s.shape.at("resnet50-batch"), 256);
+  EXPECT_EQ(s.shape.at("resnet50-width"), 64);
+  EXPECT_EQ(s.shape.at("resnet50-channels-last"), 0);
 }
 
 TEST(Options, StepOptionsAreParsed) {
   const StepPlan s = parse({"step",
                             "--step-models",
-                            "cnn, mlp,transformer",
+                            "resnet50, mlp,vit-b16",
                             "--precision",
                             "fp16,fp32",
                             "--sync-modes",
@@ -249,27 +250,29 @@ TEST(Options, StepOptionsAreParsed) {
                             "64",
                             "--mlp-batch",
                             "32",
-                            "--transformer-layers",
+                            "--vit-layers",
                             "3",
-                            "--transformer-width",
+                            "--vit-width",
                             "96",
-                            "--transformer-heads",
+                            "--vit-heads",
                             "6",
-                            "--transformer-seq",
-                            "16",
-                            "--transformer-batch",
-                            "5",
-                            "--cnn-blocks",
-                            "4",
-                            "--cnn-channels",
-                            "16",
-                            "--cnn-image",
+                            "--vit-patch",
                             "8",
-                            "--cnn-batch",
-                            "7"})
+                            "--vit-image",
+                            "32",
+                            "--vit-batch",
+                            "5",
+                            "--resnet50-image",
+                            "32",
+                            "--resnet50-batch",
+                            "7",
+                            "--resnet50-width",
+                            "16",
+                            "--resnet50-channels-last",
+                            "1"})
                          .step;
-  EXPECT_EQ(s.models, (std::vector<const StepModelDescriptor*>{&stepModel("cnn"), &stepModel("mlp"),
-                                                               &stepModel("transformer")}));
+  EXPECT_EQ(s.models, (std::vector<const StepModelDescriptor*>{
+                          &stepModel("resnet50"), &stepModel("mlp"), &stepModel("vit-b16")}));
   EXPECT_EQ(s.precisions, (std::vector<StepPrecision>{StepPrecision::Fp16, StepPrecision::Fp32}));
   EXPECT_EQ(s.modes, (std::vector<SyncMode>{SyncMode::Overlap, SyncMode::None}));
   EXPECT_EQ(s.optimizer, StepOptimizer::Sgd);
@@ -284,15 +287,16 @@ TEST(Options, StepOptionsAreParsed) {
   EXPECT_EQ(s.shape.at("mlp-layers"), 2);
   EXPECT_EQ(s.shape.at("mlp-width"), 64);
   EXPECT_EQ(s.shape.at("mlp-batch"), 32);
-  EXPECT_EQ(s.shape.at("transformer-layers"), 3);
-  EXPECT_EQ(s.shape.at("transformer-width"), 96);
-  EXPECT_EQ(s.shape.at("transformer-heads"), 6);
-  EXPECT_EQ(s.shape.at("transformer-seq"), 16);
-  EXPECT_EQ(s.shape.at("transformer-batch"), 5);
-  EXPECT_EQ(s.shape.at("cnn-blocks"), 4);
-  EXPECT_EQ(s.shape.at("cnn-channels"), 16);
-  EXPECT_EQ(s.shape.at("cnn-image"), 8);
-  EXPECT_EQ(s.shape.at("cnn-batch"), 7);
+  EXPECT_EQ(s.shape.at("vit-layers"), 3);
+  EXPECT_EQ(s.shape.at("vit-width"), 96);
+  EXPECT_EQ(s.shape.at("vit-heads"), 6);
+  EXPECT_EQ(s.shape.at("vit-patch"), 8);
+  EXPECT_EQ(s.shape.at("vit-image"), 32);
+  EXPECT_EQ(s.shape.at("vit-batch"), 5);
+  EXPECT_EQ(s.shape.at("resnet50-image"), 32);
+  EXPECT_EQ(s.shape.at("resnet50-batch"), 7);
+  EXPECT_EQ(s.shape.at("resnet50-width"), 16);
+  EXPECT_EQ(s.shape.at("resnet50-channels-last"), 1);
 }
 
 TEST(Options, CheckSetsBothCollectivesAndStep) {
@@ -323,7 +327,7 @@ TEST(Options, BadStepInputNamesTheOptionAndTheReason) {
   EXPECT_EQ(errorOf({"--step-models", "resnet"}),
             "--step-models: unknown value 'resnet' (did you mean 'resnet50'?) (" +
                 stepModelNames() + ")");
-  EXPECT_EQ(stepModelNames().rfind("mlp, transformer, cnn, gpt", 0), 0u);
+  EXPECT_EQ(stepModelNames().rfind("mlp, resnet50, llama, vit-b16, gpt2", 0), 0u);
   EXPECT_EQ(errorOf({"--step-models", "mlp,mlp"}), "--step-models: 'mlp' given twice");
   EXPECT_EQ(errorOf({"--step-models", ""}), "--step-models: the list is empty");
   EXPECT_EQ(errorOf({"--precision", "tf32"}),
@@ -363,45 +367,40 @@ TEST(Options, BadStepInputNamesTheOptionAndTheReason) {
   EXPECT_EQ(errorOf({"--mlp-layers", "0"}), "--mlp-layers: 0 is out of range [1, 1024]");
   EXPECT_EQ(errorOf({"--mlp-width", "65537"}), "--mlp-width: 65537 is out of range [1, 65536]");
   EXPECT_EQ(errorOf({"--mlp-batch", "0"}), "--mlp-batch: 0 is out of range [1, 1048576]");
-  EXPECT_EQ(errorOf({"--transformer-layers", "1025"}),
-            "--transformer-layers: 1025 is out of range [1, 1024]");
-  EXPECT_EQ(errorOf({"--transformer-width", "0"}),
-            "--transformer-width: 0 is out of range [1, 65536]");
-  EXPECT_EQ(errorOf({"--transformer-heads", "0"}),
-            "--transformer-heads: 0 is out of range [1, 1024]");
-  EXPECT_EQ(errorOf({"--transformer-seq", "1048577"}),
-            "--transformer-seq: 1048577 is out of range [1, 1048576]");
-  EXPECT_EQ(errorOf({"--transformer-batch", "-4"}),
-            "--transformer-batch: -4 is out of range [1, 1048576]");
-  EXPECT_EQ(errorOf({"--cnn-blocks", "0"}), "--cnn-blocks: 0 is out of range [1, 1024]");
-  EXPECT_EQ(errorOf({"--cnn-channels", "0"}), "--cnn-channels: 0 is out of range [1, 65536]");
-  EXPECT_EQ(errorOf({"--cnn-image", "7"}), "--cnn-image: 7 is out of range [8, 8192]");
-  EXPECT_EQ(errorOf({"--cnn-image", "8193"}), "--cnn-image: 8193 is out of range [8, 8192]");
-  EXPECT_EQ(errorOf({"--cnn-batch", "0"}), "--cnn-batch: 0 is out of range [1, 1048576]");
+  EXPECT_EQ(errorOf({"--vit-layers", "1025"}), "--vit-layers: 1025 is out of range [1, 1024]");
+  EXPECT_EQ(errorOf({"--vit-width", "0"}), "--vit-width: 0 is out of range [1, 65536]");
+  EXPECT_EQ(errorOf({"--vit-heads", "0"}), "--vit-heads: 0 is out of range [1, 1024]");
+  EXPECT_EQ(errorOf({"--gpt2-seq", "1048577"}), "--gpt2-seq: 1048577 is out of range [1, 1048576]");
+  EXPECT_EQ(errorOf({"--vit-batch", "-4"}), "--vit-batch: -4 is out of range [1, 1048576]");
+  EXPECT_EQ(errorOf({"--resnet50-width", "0"}), "--resnet50-width: 0 is out of range [1, 1024]");
+  EXPECT_EQ(errorOf({"--resnet50-channels-last", "2"}),
+            "--resnet50-channels-last: 2 is out of range [0, 1]");
+  EXPECT_EQ(errorOf({"--resnet50-image", "7"}), "--resnet50-image: 7 is out of range [8, 8192]");
+  EXPECT_EQ(errorOf({"--resnet50-image", "8193"}),
+            "--resnet50-image: 8193 is out of range [8, 8192]");
+  EXPECT_EQ(errorOf({"--resnet50-batch", "0"}), "--resnet50-batch: 0 is out of range [1, 1048576]");
   EXPECT_NE(errorOf({"--mlp-width", "wide"}).find("'--mlp-width' is invalid"), std::string::npos);
 }
 
-TEST(Options, TransformerWidthMustSplitEvenlyIntoHeads) {
-  EXPECT_EQ(errorOf({"--transformer-width", "100"}),
-            "--transformer-heads: 12 does not divide --transformer-width 100");
-  EXPECT_EQ(errorOf({"--transformer-heads", "5"}),
-            "--transformer-heads: 5 does not divide --transformer-width 768");
-  const StepShape t = parse({"--transformer-width", "100", "--transformer-heads", "4"}).step.shape;
-  EXPECT_EQ(t.at("transformer-width"), 100);
-  EXPECT_EQ(t.at("transformer-heads"), 4);
+TEST(Options, VitWidthMustSplitEvenlyIntoHeads) {
+  EXPECT_EQ(errorOf({"--vit-width", "100"}), "--vit-heads: 12 does not divide --vit-width 100");
+  EXPECT_EQ(errorOf({"--vit-heads", "5"}), "--vit-heads: 5 does not divide --vit-width 768");
+  const StepShape t = parse({"--vit-width", "100", "--vit-heads", "4"}).step.shape;
+  EXPECT_EQ(t.at("vit-width"), 100);
+  EXPECT_EQ(t.at("vit-heads"), 4);
 }
 
 TEST(Options, StepOptionsAreConfigKeys) {
   const ConfigFile config(
-      "step-models = transformer,cnn\nprecision = fp32\nsync-modes = single\n"
+      "step-models = vit-b16,resnet50\nprecision = fp32\nsync-modes = single\n"
       "optimizer = adamw\nlr = 3e-4\ninput = device\nnon-blocking = off\nhost-work-ms = 1\n"
       "bucket-mb = 4\nfirst-bucket-mb = 0.25\ncheck = off\nmlp-layers = 3\nmlp-width = 128\n"
-      "mlp-batch = 16\ntransformer-layers = 2\ntransformer-width = 64\n"
-      "transformer-heads = 4\ntransformer-seq = 10\ntransformer-batch = 3\ncnn-blocks = 2\n"
-      "cnn-channels = 12\ncnn-image = 16\ncnn-batch = 6\n");
+      "mlp-batch = 16\nvit-layers = 2\nvit-width = 64\nvit-heads = 4\nvit-patch = 4\n"
+      "vit-image = 12\nvit-batch = 3\nresnet50-image = 40\nresnet50-batch = 6\n"
+      "resnet50-width = 12\nresnet50-channels-last = 1\n");
   const StepPlan s = parse({"step", "--config", config.path(), "--mlp-batch", "24"}).step;
-  EXPECT_EQ(s.models, (std::vector<const StepModelDescriptor*>{&stepModel("transformer"),
-                                                               &stepModel("cnn")}));
+  EXPECT_EQ(s.models, (std::vector<const StepModelDescriptor*>{&stepModel("vit-b16"),
+                                                               &stepModel("resnet50")}));
   EXPECT_EQ(s.precisions, (std::vector<StepPrecision>{StepPrecision::Fp32}));
   EXPECT_EQ(s.modes, (std::vector<SyncMode>{SyncMode::Single}));
   EXPECT_EQ(s.optimizer, StepOptimizer::AdamW);
@@ -415,15 +414,16 @@ TEST(Options, StepOptionsAreConfigKeys) {
   EXPECT_EQ(s.shape.at("mlp-layers"), 3);
   EXPECT_EQ(s.shape.at("mlp-width"), 128);
   EXPECT_EQ(s.shape.at("mlp-batch"), 24);  // the command line wins
-  EXPECT_EQ(s.shape.at("transformer-layers"), 2);
-  EXPECT_EQ(s.shape.at("transformer-width"), 64);
-  EXPECT_EQ(s.shape.at("transformer-heads"), 4);
-  EXPECT_EQ(s.shape.at("transformer-seq"), 10);
-  EXPECT_EQ(s.shape.at("transformer-batch"), 3);
-  EXPECT_EQ(s.shape.at("cnn-blocks"), 2);
-  EXPECT_EQ(s.shape.at("cnn-channels"), 12);
-  EXPECT_EQ(s.shape.at("cnn-image"), 16);
-  EXPECT_EQ(s.shape.at("cnn-batch"), 6);
+  EXPECT_EQ(s.shape.at("vit-layers"), 2);
+  EXPECT_EQ(s.shape.at("vit-width"), 64);
+  EXPECT_EQ(s.shape.at("vit-heads"), 4);
+  EXPECT_EQ(s.shape.at("vit-patch"), 4);
+  EXPECT_EQ(s.shape.at("vit-image"), 12);
+  EXPECT_EQ(s.shape.at("vit-batch"), 3);
+  EXPECT_EQ(s.shape.at("resnet50-image"), 40);
+  EXPECT_EQ(s.shape.at("resnet50-batch"), 6);
+  EXPECT_EQ(s.shape.at("resnet50-width"), 12);
+  EXPECT_EQ(s.shape.at("resnet50-channels-last"), 1);
 }
 
 TEST(Options, ProjectionDefaultsAreNodesOfEightGpusOnA50GBsNetwork) {
@@ -605,7 +605,7 @@ TEST(Options, ErrorsAreOneLine) {
                                                                 {"--bytes", "99999999999G"},
                                                                 {"--mlp-width", "1e99"},
                                                                 {"--bucket-mb", "1e308"},
-                                                                {"--transformer-width", "7"}}) {
+                                                                {"--vit-width", "7"}}) {
     EXPECT_EQ(errorOf(args).find('\n'), std::string::npos) << errorOf(args);
   }
 }

@@ -13,7 +13,7 @@ RunPlan samplePlan() {
   plan.collectives.dtypes = {CollectiveDtype::Fp32, CollectiveDtype::Bf16};
   plan.collectives.placements = {Placement::InPlace};
   plan.collectives.backends = {Backend::Nccl, Backend::Mpi};
-  plan.step.models = {&stepModel("mlp"), &stepModel("transformer"), &stepModel("cnn")};
+  plan.step.models = {&stepModel("mlp"), &stepModel("vit-b16"), &stepModel("resnet50")};
   plan.step.precisions = {StepPrecision::Fp32, StepPrecision::Bf16, StepPrecision::Fp16};
   plan.step.modes = {SyncMode::None, SyncMode::Sequential, SyncMode::Overlap, SyncMode::Single};
   return plan;
@@ -48,7 +48,7 @@ TEST(RunPlan, EntriesNameEveryOptionWithCanonicalValues) {
 TEST(RunPlan, StepEntriesUseTheOptionNamesAndTheirUnits) {
   RunPlan plan = samplePlan();
   auto value = [&plan](const std::string& key) { return entry(plan, key); };
-  EXPECT_EQ(value("step-models"), "mlp,transformer,cnn");
+  EXPECT_EQ(value("step-models"), "mlp,vit-b16,resnet50");
   EXPECT_EQ(value("precision"), "fp32,bf16,fp16");
   EXPECT_EQ(value("sync-modes"), "none,sequential,overlap,single");
   EXPECT_EQ(value("optimizer"), "sgd");
@@ -62,15 +62,16 @@ TEST(RunPlan, StepEntriesUseTheOptionNamesAndTheirUnits) {
   EXPECT_EQ(value("mlp-layers"), "8");
   EXPECT_EQ(value("mlp-width"), "8192");
   EXPECT_EQ(value("mlp-batch"), "8192");
-  EXPECT_EQ(value("transformer-layers"), "12");
-  EXPECT_EQ(value("transformer-width"), "768");
-  EXPECT_EQ(value("transformer-heads"), "12");
-  EXPECT_EQ(value("transformer-seq"), "197");
-  EXPECT_EQ(value("transformer-batch"), "128");
-  EXPECT_EQ(value("cnn-blocks"), "8");
-  EXPECT_EQ(value("cnn-channels"), "128");
-  EXPECT_EQ(value("cnn-image"), "64");
-  EXPECT_EQ(value("cnn-batch"), "128");
+  EXPECT_EQ(value("vit-layers"), "12");
+  EXPECT_EQ(value("vit-width"), "768");
+  EXPECT_EQ(value("vit-heads"), "12");
+  EXPECT_EQ(value("vit-patch"), "16");
+  EXPECT_EQ(value("vit-image"), "224");
+  EXPECT_EQ(value("vit-batch"), "128");
+  EXPECT_EQ(value("resnet50-image"), "224");
+  EXPECT_EQ(value("resnet50-batch"), "256");
+  EXPECT_EQ(value("resnet50-width"), "64");
+  EXPECT_EQ(value("resnet50-channels-last"), "0");
 
   plan.step.optimizer = StepOptimizer::AdamW;
   plan.step.learning_rate = 3e-4;
@@ -121,7 +122,7 @@ TEST(RunPlan, HashChangesWithAnySettingOrTheBuild) {
   RunPlan buckets = samplePlan();
   buckets.step.first_bucket_bytes += 4;
   RunPlan shape = samplePlan();
-  shape.step.shape.set("cnn-image", 32);
+  shape.step.shape.set("resnet50-image", 32);
   RunPlan modes = samplePlan();
   modes.step.modes = {SyncMode::Overlap};
   RunPlan check = samplePlan();

@@ -264,15 +264,15 @@ TEST(StepAnalysis, WorkloadsAreGroupedByModelAndPrecisionAndSkippedCasesIgnored)
   Job other = baseJob();
   other.without("none").without("sequential").without("single");
   other.matmul.clear();
-  const auto cnn = other.samples("cnn", "fp32");
+  const auto resnet = other.samples("resnet50", "fp32");
   for (std::size_t r = 0; r < by_rank.size(); ++r) {
-    by_rank[r].insert(by_rank[r].end(), cnn[r].begin(), cnn[r].end());
-    by_rank[r].push_back(testing::stepSample("transformer", "fp16", "overlap", "step", {}));
+    by_rank[r].insert(by_rank[r].end(), resnet[r].begin(), resnet[r].end());
+    by_rank[r].push_back(testing::stepSample("vit-b16", "fp16", "overlap", "step", {}));
   }
   const auto results = deriveStepFigures(summarizeCases(by_rank));
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].subject, "mlp bf16");
-  EXPECT_EQ(results[1].subject, "cnn fp32");
+  EXPECT_EQ(results[1].subject, "resnet50 fp32");
   EXPECT_NEAR(figure(results[1], "step/time/overlap").value, 12.1e-3, kEps);
   EXPECT_FALSE(hasFigure(results[1], "step/time/none"));
 }

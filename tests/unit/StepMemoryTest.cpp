@@ -13,27 +13,24 @@ TEST(StepMemory, ParameterCountsAreTheModelsOwn) {
   StepPlan plan;
   // The figures of the reference table (PyTorch's own counts of the same architectures).
   EXPECT_DOUBLE_EQ(stepModel("mlp").parameters(plan.shape), 536'936'448);
-  EXPECT_DOUBLE_EQ(stepModel("transformer").parameters(plan.shape), 86'415'592);
-  setShape(plan, {{"transformer-layers", 12},
-                  {"transformer-width", 2048},
-                  {"transformer-heads", 16},
-                  {"transformer-seq", 2048},
-                  {"transformer-batch", 8}});
-  EXPECT_DOUBLE_EQ(stepModel("transformer").parameters(plan.shape), 610'548'712);
-  // GPT-2 small's layout with a 50304-token vocabulary and an untied head, 1024 positions.
-  setShape(plan, {{"transformer-layers", 12},
-                  {"transformer-width", 768},
-                  {"transformer-heads", 12},
-                  {"transformer-seq", 1024},
-                  {"transformer-batch", 16},
-                  {"vocab", 50304}});
-  EXPECT_DOUBLE_EQ(stepModel("gpt").parameters(plan.shape),
-                   50304.0 * 768 * 2 + 1024.0 * 768 + 12 * (12.0 * 768 * 768 + 13 * 768) + 2 * 768);
+  // GPT-2 small: transformers' GPT2LMHeadModel counts 124,439,808 (tied head).
+  EXPECT_DOUBLE_EQ(stepModel("gpt2").parameters(plan.shape), 124'439'808);
+  // Its layout at a drawn shape: wte and wpe, 12d^2 + 13d a block, ln_f; the head is wte.
+  setShape(plan, {{"gpt2-layers", 3},
+                  {"gpt2-width", 96},
+                  {"gpt2-heads", 6},
+                  {"gpt2-positions", 40},
+                  {"gpt2-seq", 40},
+                  {"gpt2-vocab", 1000}});
+  EXPECT_DOUBLE_EQ(stepModel("gpt2").parameters(plan.shape),
+                   (1000.0 + 40) * 96 + 3 * (12.0 * 96 * 96 + 13 * 96) + 2 * 96);
   // Llama-3.2-1B: transformers' LlamaForCausalLM counts 1,235,814,400 (tied head).
   EXPECT_DOUBLE_EQ(stepModel("llama").parameters(plan.shape), 1'235'814'400);
-  setShape(plan, {{"cnn-blocks", 1}, {"cnn-channels", 8}, {"cnn-image", 16}, {"cnn-batch", 4}});
-  EXPECT_DOUBLE_EQ(stepModel("cnn").parameters(plan.shape),
-                   27 * 8 + 16 + 18 * 64 + 32 + 8 * 1000 + 1000);
+  // torchvision's resnet50 counts 25,557,032 and wide_resnet50_2 (width_per_group 128)
+  // 68,883,240.
+  EXPECT_DOUBLE_EQ(stepModel("resnet50").parameters(plan.shape), 25'557'032);
+  setShape(plan, {{"resnet50-width", 128}});
+  EXPECT_DOUBLE_EQ(stepModel("resnet50").parameters(plan.shape), 68'883'240);
   // ViT-B/16: timm's vit_base_patch16_224 counts 86,567,656.
   EXPECT_DOUBLE_EQ(stepModel("vit-b16").parameters(plan.shape), 86'567'656);
 }
@@ -71,7 +68,7 @@ TEST(StepMemory, StateGrowsWithTheOptimizerAndPrecision) {
 
 TEST(StepMemory, AnOversizedShapeIsRefusedNamingWhatSizesIt) {
   StepPlan plan;
-  plan.models = {&stepModel("transformer"), &stepModel("mlp")};
+  plan.models = {&stepModel("gpt2"), &stepModel("mlp")};
   plan.precisions = {StepPrecision::Bf16};
   plan.modes = {SyncMode::Overlap};
   setShape(plan, {{"mlp-width", 65536}, {"mlp-layers", 64}});
@@ -86,14 +83,13 @@ TEST(StepMemory, AnOversizedShapeIsRefusedNamingWhatSizesIt) {
 
 TEST(StepMemory, LongSequencesCountTheAttentionMatrixOnTheCpuOnly) {
   StepPlan plan;
-  plan.shape.set("transformer-seq", 4096);
+  setShape(plan, {{"gpt2-positions", 4096}, {"gpt2-seq", 4096}});
   const double gpu =
-      estimateStepMemory(stepModel("transformer"), StepPrecision::Fp32, plan, true, false)
-          .activations;
+      estimateStepMemory(stepModel("gpt2"), StepPrecision::Fp32, plan, true, false).activations;
   const double cpu =
-      estimateStepMemory(stepModel("transformer"), StepPrecision::Fp32, plan, false, false)
-          .activations;
-  EXPECT_GT(cpu, gpu + 12.0 * 128 * 12 * 4096 * 4096 * 4);
+      estimateStepMemory(stepModel("gpt2"), StepPrecision::Fp32, plan, false, false).activations;
+  // 12 blocks x 16 samples x 12 heads of 4096 x 4096 scores in fp32.
+  EXPECT_GT(cpu, gpu + 12.0 * 16 * 12 * 4096 * 4096 * 4);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ using testing::FakeCommunicator;
 
 StepPlan plan() {
   StepPlan p;
-  p.models = {&stepModel("mlp"), &stepModel("gpt")};
+  p.models = {&stepModel("mlp"), &stepModel("gpt2")};
   p.precisions = {StepPrecision::Fp32, StepPrecision::Bf16};
   p.modes = {SyncMode::Single, SyncMode::None, SyncMode::Sequential, SyncMode::Overlap};
   return p;
@@ -28,12 +28,12 @@ TEST(StepSpace, CasesRunByModelPrecisionAndMode) {
   ASSERT_EQ(space.size(), 16u);
   EXPECT_EQ(StepSpace::name(space.cases()[0]), "mlp fp32 single");
   EXPECT_EQ(StepSpace::name(space.cases()[7]), "mlp bf16 overlap");
-  EXPECT_EQ(StepSpace::name(space.cases()[8]), "gpt fp32 single");
+  EXPECT_EQ(StepSpace::name(space.cases()[8]), "gpt2 fp32 single");
   // One workload per model and precision serves its four modes.
   const auto workloads = space.workloads();
   ASSERT_EQ(workloads.size(), 4u);
   for (const auto& modes : workloads) EXPECT_EQ(modes.size(), 4u);
-  EXPECT_EQ(workloads[3].front().model, &stepModel("gpt"));
+  EXPECT_EQ(workloads[3].front().model, &stepModel("gpt2"));
   EXPECT_EQ(workloads[3].front().precision, StepPrecision::Bf16);
 }
 

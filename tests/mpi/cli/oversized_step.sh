@@ -8,11 +8,12 @@ mpiexec=$1 ranks=$2 binary=$3
 shapes=(
   "--mlp-width 65536 --mlp-layers 64"
   "--mlp-batch 1048576 --mlp-width 65536"
-  "--step-models transformer --transformer-seq 1048576"
-  "--step-models transformer --transformer-width 65536 --transformer-heads 64 --transformer-layers 1024"
-  "--step-models gpt --vocab 1048576 --transformer-seq 65536"
-  "--step-models cnn --cnn-image 8192 --cnn-channels 4096"
-  "--step-models cnn --cnn-batch 1048576"
+  "--step-models gpt2 --gpt2-seq 1048576 --gpt2-positions 1048576"
+  "--step-models gpt2 --gpt2-width 65536 --gpt2-heads 64 --gpt2-layers 1024"
+  "--step-models llama --llama-vocab 1048576 --llama-seq 65536"
+  "--step-models vit-b16 --vit-image 8192"
+  "--step-models resnet50 --resnet50-image 8192 --resnet50-width 1024"
+  "--step-models resnet50 --resnet50-batch 1048576"
 )
 for shape in "${shapes[@]}"; do
   start=$SECONDS

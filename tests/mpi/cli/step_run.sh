@@ -9,12 +9,12 @@ trap 'rm -rf "$dir"' EXIT
 
 # shellcheck disable=SC2086
 output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" step \
-  --config "$config" --step-models mlp,transformer --host-work-ms 20 --samples 3 --warmup 1 --verbose \
+  --config "$config" --step-models mlp,vit-b16 --host-work-ms 20 --samples 3 --warmup 1 --verbose \
   --json "$dir/results.json" 2>&1) || fail "splitstep exited non-zero"
 grep -q '^step \[host (steady clock)\]$' <<<"$output" || fail "no step table"
 grep -Eq '^  mlp fp32 overlap .* ok ' <<<"$output" || fail "overlap step not checked ok"
 grep -Eq '^    backward +[0-9.]+ (ms|us) ' <<<"$output" || fail "no backward phase row"
-for model in mlp transformer; do
+for model in mlp vit-b16; do
   grep -q "^step $model fp32: where the step time goes$" <<<"$output" || fail "no $model summary"
 done
 grep -q '^  weak-scaling efficiency, T_1 / T_ddp (overlap) ' <<<"$output" || fail "no efficiency"
