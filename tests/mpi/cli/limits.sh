@@ -37,7 +37,7 @@ fi
 output=$(timeout 60 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" allreduce \
   --device cpu --bytes 8,1K,8G --samples 3 --warmup 1 --json "$dir/sweep.json" 2>&1) \
   || fail "the sweep exited non-zero"
-grep -q '^  mpi fp32 8 GiB: skipped: 2147483648 elements per call, more than mpi counts in one call (2147483647)$' <<<"$output" \
+grep -q '^  skipped: 2147483648 elements per call, more than mpi counts in one call (2147483647): mpi fp32 8 GiB$' <<<"$output" \
   || fail "no skip line for 8 GiB"
 python3 - "$dir/sweep.json" <<'PY' || fail "sweep JSON"
 import json, sys
