@@ -1,6 +1,9 @@
 // The step suite's options, and one option per shape option of its models (models/StepModel.hpp).
 #include <fmt/format.h>
 
+#include <stdexcept>
+
+#include "models/Exported.hpp"
 #include "options/OptionBuilders.hpp"
 
 namespace splitstep {
@@ -49,6 +52,18 @@ std::vector<OptionSpec> stepOptions() {
         for (const StepModelDescriptor* model : p.step.models) models.push_back(model->name);
         return joined(models);
       }),
+    option("model-file", std::nullopt,
+      "step: train the model of this archive of `splitstep-analysis export` in place of "
+      "--step-models (named \"exported\" in results)",
+      [](const OptionValue& v, PlanDraft& d) {
+        try {
+          loadExportedModel(v.text());
+        } catch (const std::invalid_argument& error) {
+          v.fail(error.what());
+        }
+        d.plan.step.model_file = v.text();
+      },
+      [](const RunPlan& p) { return p.step.model_file; }),
     option("precision", "bf16",
       "step: fp32 (TF32 off); bf16 = autocast to bf16 with fp32 weights; fp16 = autocast with "
       "dynamic loss scaling",
