@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `splitstep step --model-file` on N CPU ranks: models exported with `splitstep-analysis export`
 # (the tiny Sequential, and torchvision's ResNet-50 at a CPU's size) trained through every sync
-# mode with the check passing; bad archives refused at start, exit 2 on every rank.
+# mode with the check passing, and failing on a faulty sync; bad archives refused at start, exit 2
+# on every rank.
 #   model_file.sh MPIEXEC RANKS BINARY CONFIG PYTHON
 set -u
 source "$(dirname "$0")/common.sh"
@@ -42,6 +43,14 @@ for c in steps:
 PY
   echo "ok: $model through every sync mode, checked"
 done
+
+# The check holds the exported model's sync to account: gradients summed, not averaged, are wrong.
+# shellcheck disable=SC2086
+output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" step \
+  --config "$config" --model-file "$dir/seq.pt2" --sync-modes overlap --test-sync-fault sum \
+  --samples 3 --warmup 1 2>&1)
+grep -Eq '^  exported fp32 overlap .* [0-9]+ wrong ' <<<"$output" || fail "summed gradients not caught"
+echo "ok: summed gradients caught"
 
 # Bad archives: each refused before any case, with one line.
 "$python" - "$dir" <<'PY' || fail "could not write the bad archives"
