@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/Units.hpp"
+#include "models/Exported.hpp"
 #include "options/OptionTable.hpp"
 
 namespace splitstep {
@@ -105,6 +106,14 @@ void refuseContradictoryMeasurement(const MeasureSettings& m, const Sources& sou
 void applyPlanRules(PlanDraft& draft, const Sources& sources) {
   resolveSizeSweep(draft, sources);
   refuseContradictoryMeasurement(draft.plan.measure, sources);
+  if (!draft.plan.step.model_file.empty()) {
+    if (sourceOf(sources, "step-models") == OptionSource::CommandLine) {
+      throw UsageError(
+          "--model-file: trains the exported model in place of --step-models; "
+          "give one of them");
+    }
+    draft.plan.step.models = {&kExportedModel};
+  }
   const StepPlan& s = draft.plan.step;
   if (s.momentum != 0 && s.optimizer != StepOptimizer::Sgd) {
     throw UsageError("--momentum: applies to sgd only");

@@ -1,6 +1,10 @@
 // The step suite's options, and one option per shape option of its models (models/StepModel.hpp).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/Exported.hpp"
 #include "options/OptionBuilders.hpp"
 
 namespace splitstep {
@@ -49,6 +53,27 @@ std::vector<OptionSpec> stepOptions() {
         for (const StepModelDescriptor* model : p.step.models) models.push_back(model->name);
         return joined(models);
       }),
+    option("model-file", std::nullopt,
+      "step: train the model of this archive of `splitstep-analysis export` in place of "
+      "--step-models (named \"exported\" in results)",
+      [](const OptionValue& v, PlanDraft& d) {
+        // A byte such as NUL would cut the path short in the reader's message, and no export
+        // writes such a name.
+        const auto control = [](unsigned char c) { return c < 0x20 || c == 0x7f; };
+        if (std::ranges::any_of(v.text(), control)) {
+          v.fail(printable(v.text()) + ": a file name with a control character");
+        }
+        try {
+          loadExportedModel(v.text());
+        } catch (const std::invalid_argument& error) {
+          // The reader names the file first: shown printable and bounded, as option values are.
+          std::string why = error.what();
+          if (why.starts_with(v.text())) why = printable(v.text()) + why.substr(v.text().size());
+          v.fail(why);
+        }
+        d.plan.step.model_file = v.text();
+      },
+      [](const RunPlan& p) { return p.step.model_file; }),
     option("precision", "bf16",
       "step: fp32 (TF32 off); bf16 = autocast to bf16 with fp32 weights; fp16 = autocast with "
       "dynamic loss scaling",

@@ -103,6 +103,8 @@ struct EnumNames<InputSource> {
 
 struct StepPlan {
   std::vector<const StepModelDescriptor*> models;  // models/StepModels.cpp's, in run order
+  // --model-file: the archive whose model (models/Exported.hpp) replaces `models`; empty: none.
+  std::string model_file;
   std::vector<StepPrecision> precisions;
   std::vector<SyncMode> modes;
   StepOptimizer optimizer = StepOptimizer::Sgd;

@@ -240,6 +240,9 @@ void StepSuite::run(const SuiteContext& context) {
       std::int64_t parameter_count = 0;
       for (const at::Tensor& p : workload->parameters()) parameter_count += p.numel();
       const double flop = model->flop_per_step(plan_.shape, batch);
+      if (flop <= 0) {
+        notes.push_back(fmt::format("{}: its FLOPs are not counted: no TFLOP/s", model->name));
+      }
       for (const StepSpace::Case& c : modes) {
         const SyncMode mode = c.mode;
         const std::string case_name = StepSpace::name(c);
@@ -309,7 +312,9 @@ void StepSuite::run(const SuiteContext& context) {
         step_sample.telemetry = std::move(whole.telemetry);
         // Notes about the whole suite go with its first timed case only.
         step_sample.notes = std::exchange(notes, {});
-        step_sample.rates = {{"samples/s", static_cast<double>(batch), 1}, {"TFLOP/s", flop, 1e12}};
+        step_sample.rates = {{"samples/s", static_cast<double>(batch), 1}};
+        // A model whose FLOPs are not counted (an exported graph's: 0) gets no TFLOP/s.
+        if (flop > 0) step_sample.rates.push_back({"TFLOP/s", flop, 1e12});
         step_samples.emplace_back(mode, runner.size() - 1);
       }
       // The timed buckets go: each check brings its own, with the fault to inject.

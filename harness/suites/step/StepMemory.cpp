@@ -13,6 +13,8 @@ double activationBytes(StepPrecision precision) { return precision == StepPrecis
 
 // "--mlp-width, --mlp-layers or --mlp-batch".
 std::string sizingOptions(const StepModelDescriptor& model) {
+  // An exported model has no shape options: its sizes are the export's.
+  if (model.sizing.empty()) return "the model or its batch and export it again";
   std::string text;
   for (std::size_t i = 0; i < model.sizing.size(); ++i) {
     if (i > 0) text += i + 1 == model.sizing.size() ? " or " : ", ";

@@ -1,0 +1,61 @@
+#include "models/Exported.hpp"
+
+#include <optional>
+#include <stdexcept>
+
+namespace splitstep {
+namespace {
+
+ExportedModelReader& reader() {
+  static ExportedModelReader registered = nullptr;
+  return registered;
+}
+
+// One archive per run: --model-file names one.
+std::optional<ExportedModelFacts>& facts() {
+  static std::optional<ExportedModelFacts> loaded;
+  return loaded;
+}
+
+double parameters(const StepShape&) { return exportedModelFacts().parameters; }
+std::int64_t batch(const StepShape&) { return exportedModelFacts().batch; }
+double flopPerStep(const StepShape&, std::int64_t) { return 0; }
+double activations(const StepShape&, double activation_bytes, bool) {
+  const ExportedModelFacts& f = exportedModelFacts();
+  return f.floating_elements * activation_bytes + f.fixed_bytes;
+}
+double batchBytes(const StepShape&) { return exportedModelFacts().batch_bytes; }
+
+}  // namespace
+
+ExportedModelReaderRegistration::ExportedModelReaderRegistration(ExportedModelReader r) {
+  if (reader() != nullptr) throw std::logic_error("exported model reader registered twice");
+  reader() = r;
+}
+
+void loadExportedModel(const std::string& path) {
+  if (reader() == nullptr) {
+    throw std::invalid_argument(path + ": this program cannot read exported models");
+  }
+  facts() = reader()(path);
+}
+
+const ExportedModelFacts& exportedModelFacts() {
+  if (!facts()) throw std::logic_error("no exported model loaded (--model-file)");
+  return *facts();
+}
+
+const StepModelDescriptor kExportedModel = {
+    .name = "exported",
+    .reproduces = "",
+    .shape = {},
+    .sizing = {},
+    .parameters = parameters,
+    .batch = batch,
+    .flop_per_step = flopPerStep,
+    .activations = activations,
+    .batch_bytes = batchBytes,
+    .shape_refusal = nullptr,
+};
+
+}  // namespace splitstep

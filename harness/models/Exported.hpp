@@ -1,0 +1,45 @@
+// exported: the model of an archive of `splitstep-analysis export` (graph/GraphArchive.hpp),
+// trained with --model-file. Its descriptor is filled from the archive when the options are
+// read, by the reader models/ExportedModule.cpp registers (reading the archive needs LibTorch;
+// this half does not), so that the options and the memory check see it as a built-in model's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "models/StepModel.hpp"
+
+namespace splitstep {
+
+// What the step needs to know of an archive before it builds anything.
+struct ExportedModelFacts {
+  std::string path;
+  double parameters = 0;   // exact: the sum of the parameters' recorded shapes
+  std::int64_t batch = 0;  // samples per step: the recorded batch's leading dimension
+  double batch_bytes = 0;  // every batch tensor, as recorded
+  // Every tensor the graph computes, in elements: floating ones scale with the precision,
+  // the others (indices, masks) are counted in `fixed_bytes`. A bound on what forward keeps.
+  double floating_elements = 0;
+  double fixed_bytes = 0;
+};
+
+// Reads the facts of the archive at a path; throws std::invalid_argument, one line naming the
+// file and why, for one the step cannot train (missing, truncated, foreign, another format
+// version, operations the graph executor cannot run).
+using ExportedModelReader = ExportedModelFacts (*)(const std::string& path);
+
+// Registers the reader, once, from models/ExportedModule.cpp.
+struct ExportedModelReaderRegistration {
+  explicit ExportedModelReaderRegistration(ExportedModelReader reader);
+};
+
+// Reads the archive at `path` into the exported descriptor; throws std::invalid_argument as
+// the reader does, or where this program has no reader.
+void loadExportedModel(const std::string& path);
+// The facts loadExportedModel read; throws std::logic_error before it has.
+const ExportedModelFacts& exportedModelFacts();
+
+// Its FLOPs are unknown: flop_per_step is 0, which the analysis reports as unknown.
+extern const StepModelDescriptor kExportedModel;
+
+}  // namespace splitstep

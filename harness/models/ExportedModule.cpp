@@ -1,0 +1,133 @@
+// exported's reader and module (models/Exported.hpp declares the model): the archive's graph run
+// by graph/GraphProgram.
+#include <ATen/ops/empty.h>
+#include <ATen/ops/randint.h>
+#include <ATen/ops/randn.h>
+#include <c10/core/ScalarType.h>
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "graph/GraphProgram.hpp"
+#include "models/Exported.hpp"
+#include "models/ModuleParts.hpp"
+#include "models/Workload.hpp"
+
+namespace splitstep {
+namespace {
+
+// The batch's tensors share one byte buffer, each at an offset aligned for any dtype, so that
+// the step copies it as the one input a built-in model has; the graph reads typed views of it.
+constexpr std::int64_t kAlignment = 8;
+
+std::int64_t numel(const std::vector<std::int64_t>& shape) {
+  std::int64_t n = 1;
+  for (const std::int64_t d : shape) n *= d;
+  return n;
+}
+
+std::int64_t bytesOf(const BatchTensorSpec& spec) {
+  return numel(spec.shape) * static_cast<std::int64_t>(c10::elementSize(spec.dtype));
+}
+
+ExportedModelFacts readFacts(const std::string& path) {
+  const GraphArchive archive = readGraphArchive(path);
+  // Refuses, naming them, the operations the executor cannot run.
+  const GraphProgram program(archive, c10::Device(c10::kCPU));
+  ExportedModelFacts facts;
+  facts.path = path;
+  for (const at::Tensor& p : program.parameters()) {
+    facts.parameters += static_cast<double>(p.numel());
+  }
+  if (archive.batch.empty() || archive.batch.front().shape.empty()) {
+    throw GraphArchiveError(path + ": the recorded batch has no leading (sample) dimension");
+  }
+  facts.batch = archive.batch.front().shape.front();
+  for (const BatchTensorSpec& spec : archive.batch) {
+    facts.batch_bytes += static_cast<double>(bytesOf(spec));
+  }
+  for (const auto& [name, meta] :
+       archive.program.get_graph_module().get_graph().get_tensor_values()) {
+    double elements = 1;
+    for (const auto& size : meta.get_sizes()) {
+      if (size.tag() != torch::_export::SymInt::Tag::AS_INT) {
+        throw GraphArchiveError(path + ": " + name + " has a symbolic shape");
+      }
+      elements *= static_cast<double>(size.get_as_int());
+    }
+    const at::ScalarType dtype = scalarType(meta.get_dtype());
+    if (c10::isFloatingType(dtype)) {
+      facts.floating_elements += elements;
+    } else {
+      facts.fixed_bytes += elements * static_cast<double>(c10::elementSize(dtype));
+    }
+  }
+  return facts;
+}
+
+class ExportedWorkload final : public Workload {
+ public:
+  ExportedWorkload(const GraphArchive& archive, c10::Device device) : program_(archive, device) {
+    std::int64_t offset = 0;
+    for (const BatchTensorSpec& spec : program_.batch()) {
+      offsets_.push_back(offset);
+      offset += (bytesOf(spec) + kAlignment - 1) / kAlignment * kAlignment;
+    }
+    packed_bytes_ = offset;
+  }
+  std::vector<at::Tensor> parameters() const override { return program_.parameters(); }
+  std::vector<std::string> parameterNames() const override { return program_.parameterNames(); }
+  // The graph computes the loss itself: forward runs all of it, and loss() hands it on.
+  at::Tensor forward(const at::Tensor& input) override { return program_.loss(unpacked(input)); }
+  at::Tensor loss(const at::Tensor& output, const at::Tensor&) const override { return output; }
+  // The recorded shapes filled as the exporter's example was: floating tensors from a normal
+  // distribution, integer ones uniformly over the example's range. The target is empty.
+  Batch hostBatch(std::int64_t rows, std::uint64_t seed) const override {
+    if (rows != batchSize()) {
+      throw std::invalid_argument(
+          fmt::format("the exported graph takes batches of {} samples, not {}", batchSize(), rows));
+    }
+    at::Generator gen = generator(seed);
+    at::Tensor packed = at::empty({packed_bytes_}, at::kByte);
+    const std::vector<at::Tensor> views = unpacked(packed);
+    for (std::size_t i = 0; i < views.size(); ++i) {
+      const BatchTensorSpec& spec = program_.batch()[i];
+      if (c10::isFloatingType(spec.dtype)) {
+        views[i].copy_(at::randn(spec.shape, gen));
+      } else if (spec.range) {
+        views[i].copy_(at::randint(spec.range->first, spec.range->second + 1, spec.shape, gen));
+      } else {
+        throw std::invalid_argument("exported batch tensor " + spec.name +
+                                    " has no recorded range");
+      }
+    }
+    return {packed, at::empty({0})};
+  }
+  std::int64_t batchSize() const override { return program_.batch().front().shape.front(); }
+
+ private:
+  std::vector<at::Tensor> unpacked(const at::Tensor& packed) const {
+    std::vector<at::Tensor> views;
+    for (std::size_t i = 0; i < offsets_.size(); ++i) {
+      const BatchTensorSpec& spec = program_.batch()[i];
+      views.push_back(
+          packed.narrow(0, offsets_[i], bytesOf(spec)).view(spec.dtype).view(spec.shape));
+    }
+    return views;
+  }
+
+  mutable GraphProgram program_;
+  std::vector<std::int64_t> offsets_;
+  std::int64_t packed_bytes_ = 0;
+};
+
+const ExportedModelReaderRegistration kExportedReader(readFacts);
+
+const WorkloadRegistration kExportedWorkload(kExportedModel, [](const StepShape&,
+                                                                c10::Device device) {
+  const GraphArchive archive = readGraphArchive(exportedModelFacts().path);
+  return std::unique_ptr<Workload>(std::make_unique<ExportedWorkload>(archive, device));
+});
+
+}  // namespace
+}  // namespace splitstep
