@@ -105,6 +105,7 @@ void Run::startReports() {
   });
   if (cluster_.rank() != 0) return;
   describeRun(plan_, invocation_.command_line, context_);
+  context_.notes.insert(context_.notes.begin(), invocation_.notes.begin(), invocation_.notes.end());
   addReporters(reporters_, plan_.output, std::cout);
   const std::lock_guard lock(ending_.reportMutex());
   reporters_.reportContext(context_);

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fault/RunEnding.hpp"
 #include "fault/SignalWatch.hpp"
@@ -18,6 +19,9 @@ struct Invocation {
   ParsedCommand command;
   std::optional<std::string> usage_error;
   std::string command_line;
+  // Said of the run before it started (the defaults it took), for its header: a run refused at
+  // start prints nothing but its error.
+  std::vector<std::string> notes;
 };
 
 // Runs on every rank after MPI_Init. Returns the exit status of a run that completed; throws

@@ -66,11 +66,9 @@ void chooseDefaults(splitstep::Invocation& invocation, const std::vector<std::st
     invocation.usage_error = e.what();
     return;
   }
-  if (cluster.rank() == 0) {
-    std::cout << "note: no GPU on any rank: the CPU preset's defaults (configs/cpu-quick.ini) "
-                 "apply under the options given; --device cpu or cuda chooses\n"
-              << std::flush;
-  }
+  invocation.notes.push_back(
+      "no GPU on any rank: the CPU preset's defaults (configs/cpu-quick.ini) under the options "
+      "given; --device chooses");
 }
 
 }  // namespace
