@@ -21,7 +21,7 @@ export_model resnet resnet cross-entropy
 for model in seq resnet; do
   # shellcheck disable=SC2086
   output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" step \
-    --config "$config" --model-file "$dir/$model.pt2" --samples 3 --warmup 1 \
+    --config "$config" --model-file "$dir/$model.pt2" --samples 3 --warmup 1 --verbose \
     --json "$dir/$model.json" 2>&1) || fail "$model: splitstep exited non-zero"
   for mode in sequential overlap; do
     grep -Eq "^  exported fp32 $mode .* ok " <<<"$output" || fail "$model: $mode not checked ok"
@@ -48,7 +48,7 @@ done
 # shellcheck disable=SC2086
 output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" step \
   --config "$config" --model-file "$dir/seq.pt2" --sync-modes overlap --test-sync-fault sum \
-  --samples 3 --warmup 1 2>&1)
+  --samples 3 --warmup 1 --verbose 2>&1)
 grep -Eq '^  exported fp32 overlap .* [0-9]+ wrong ' <<<"$output" || fail "summed gradients not caught"
 echo "ok: summed gradients caught"
 
