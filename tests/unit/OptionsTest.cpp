@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "OptionErrors.hpp"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -21,15 +23,7 @@ RunPlan parse(const std::vector<std::string>& args) {
   return parsed.plan;
 }
 
-// The UsageError message for `args`, or "<no error>".
-std::string errorOf(const std::vector<std::string>& args) {
-  try {
-    parseCommandLine(args, suiteCatalog());
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using testing::errorOf;
 
 class ConfigFile {
  public:

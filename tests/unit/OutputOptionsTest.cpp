@@ -1,6 +1,8 @@
 // The output options: paths that must be given whole, and --overwrite.
 #include <gtest/gtest.h>
 
+#include "OptionErrors.hpp"
+
 #include <filesystem>
 #include <fstream>
 
@@ -11,15 +13,7 @@
 namespace splitstep {
 namespace {
 
-// The UsageError message for `args`, or "<no error>".
-std::string errorOf(const std::vector<std::string>& args) {
-  try {
-    parseCommandLine(args, suiteCatalog());
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using testing::errorOf;
 
 TEST(OutputOptions, AnEmptyPathIsRefusedNotTakenForNoFile) {
   for (const char* option : {"--json", "--csv", "--trace", "--metrics", "--torch-profile"}) {
