@@ -87,7 +87,8 @@ int main(int argc, char** argv) {
   // Before MPI_Init, so that every thread MPI starts leaves SIGINT and SIGTERM to the watch.
   splitstep::SignalWatch signals(
       kSignalGrace, [&ending](int signal) { ending.endAtSignal(signal); },
-      [&ending](int signal) { ending.endOnSignal(signal); }, launchedByLauncher());
+      [&ending](int signal) { ending.endOnSignal(signal); }, [&ending] { ending.beforeExit(); },
+      launchedByLauncher());
   MPI_Init(&argc, &argv);
   int status = 0;
   {

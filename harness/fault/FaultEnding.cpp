@@ -73,16 +73,25 @@ std::string describeInterrupt(const SignalWatch& signals, const Watchdog& watchd
 // period is over, or as soon as one of them exits, whichever comes first: a rank that exits at
 // once after its SIGTERM gets rank 0 of its host killed before its results are written. Such a
 // rank waits, up to the grace, for rank 0 to end first. Ranks of other hosts have other daemons.
-void outliveRankZero(const FaultScene& scene) {
-  const Cluster& cluster = scene.cluster;
+// Rank 0's process where this rank must outlive it, 0 where not (rank 0 itself, another host).
+long rankZeroToOutlive(const Cluster& cluster) {
   const RankPlace zero = placeOf(cluster, 0);
-  if (cluster.rank() == 0 || zero.host != cluster.host()) return;
+  return cluster.rank() != 0 && zero.host == cluster.host() ? zero.pid : 0;
+}
+
+// `tick` runs between looks, every millisecond or so.
+template <typename Tick>
+void outlive(long pid, double grace, Tick tick) {
   const auto start = std::chrono::steady_clock::now();
-  while (processState(zero.pid) == ProcessState::Alive &&
-         std::chrono::steady_clock::now() - start < std::chrono::duration<double>(scene.grace)) {
-    scene.faults.flush(0.001);
+  while (pid != 0 && processState(pid) == ProcessState::Alive &&
+         std::chrono::steady_clock::now() - start < std::chrono::duration<double>(grace)) {
+    tick();
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+}
+
+void outliveRankZero(const FaultScene& scene) {
+  outlive(rankZeroToOutlive(scene.cluster), scene.grace, [&scene] { scene.faults.flush(0.001); });
 }
 
 // Ends the run after `error`: names the culprit (a timeout asks every rank what it is doing;
@@ -196,6 +205,10 @@ FaultHandling::FaultHandling(const Cluster& cluster, Watchdog& watchdog, RunEndi
         return describeInterrupt(signals, watchdog, peers_, {}, scene_.timeout);
       },
       cluster.rank() == 0);
+  // A second signal ends this process from the watch's thread, where the fault channel is not
+  // to be touched: it only waits. Srun at a time limit signals every rank twice in a row.
+  ending.setBeforeExit(
+      [zero = rankZeroToOutlive(cluster), grace = scene_.grace] { outlive(zero, grace, [] {}); });
   watchdog.setFailureHandler([this](const std::exception& error) { end(error); });
 }
 
@@ -204,6 +217,9 @@ int FaultHandling::endAtEarlyWarning() const {
   return 128 + SIGUSR1;
 }
 
-FaultHandling::~FaultHandling() { ending_.setInterruptReason(nullptr, false); }
+FaultHandling::~FaultHandling() {
+  ending_.setBeforeExit(nullptr);
+  ending_.setInterruptReason(nullptr, false);
+}
 
 }  // namespace splitstep

@@ -27,6 +27,21 @@ void RunEnding::setInterruptReason(std::function<std::string(int)> describe, boo
   at_signal_ = at_signal;
 }
 
+void RunEnding::setBeforeExit(std::function<void()> wait) {
+  const std::lock_guard lock(mutex_);
+  before_exit_ = std::move(wait);
+}
+
+void RunEnding::beforeExit() {
+  std::function<void()> wait;
+  {
+    // A copy, run unlocked: rank 0's report may hold the lock while this waits.
+    const std::lock_guard lock(mutex_);
+    wait = before_exit_;
+  }
+  if (wait) wait();
+}
+
 void RunEnding::endAtSignal(int signal) {
   const std::lock_guard lock(mutex_);
   if (signal == SIGUSR1) warned_ = true;

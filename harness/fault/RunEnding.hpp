@@ -46,6 +46,12 @@ class RunEnding {
   void endAtSignal(int signal);
   // SIGUSR1 reached endAtSignal: the run is to leave once the case in flight is kept.
   bool warned() const { return warned_.load(); }
+  // What this process waits for before a second signal ends it at once: rank 0 of its host,
+  // still writing the results, which the launcher kills as soon as another rank of the host
+  // exits. Bounded by whoever sets it; cleared (nullptr) before what it reads goes away.
+  void setBeforeExit(std::function<void()> wait);
+  // The signal watch's last word before a second signal ends the process: runs that wait.
+  void beforeExit();
   // The signal watch's fallback, when the run did not end by itself after a signal: ends it
   // with the interrupt's reason and exits the process with status 128 + signal.
   [[noreturn]] void endOnSignal(int signal);
@@ -57,6 +63,7 @@ class RunEnding {
   std::string label_ = "rank ?";
   std::function<void(const std::string&)> early_report_;
   std::function<std::string(int)> interrupt_reason_;
+  std::function<void()> before_exit_;
   std::string signal_reason_;  // described when the signal arrived
   bool at_signal_ = false;
   std::atomic<bool> warned_{false};

@@ -46,10 +46,12 @@ Interrupted::Interrupted(int signal)
     : std::runtime_error(fmt::format("interrupted ({})", signalName(signal))), signal_(signal) {}
 
 SignalWatch::SignalWatch(double grace, std::function<void(int)> first,
-                         std::function<void(int)> fallback, bool watch_launcher)
+                         std::function<void(int)> fallback, std::function<void()> last,
+                         bool watch_launcher)
     : grace_(grace),
       first_(std::move(first)),
       fallback_(std::move(fallback)),
+      last_(std::move(last)),
       launcher_(watch_launcher ? getppid() : 0),
       launcher_name_(launcher_ > 0 ? "launcher " + describeProcess(launcher_) : "") {
   sigemptyset(&signals_);
@@ -151,6 +153,7 @@ void SignalWatch::watch() {
       while (pending_->load() > 0 && Clock::now() - asked < std::chrono::seconds(5)) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
+      last_();
       static const char kLine[] = "splitstep: interrupted again: ending at once\n";
       [[maybe_unused]] const ssize_t written = write(STDERR_FILENO, kLine, sizeof(kLine) - 1);
       _exit(128 + signal);

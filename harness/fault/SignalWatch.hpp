@@ -34,14 +34,15 @@ class SignalWatch {
   // mpirun kills a rank about a second after its SIGTERM, and a rank inside a long computation
   // reaches no wait in time: if the process still runs `grace` seconds after the first signal,
   // `fallback` is called with it, on a thread of its own. A second signal ends the process at
-  // once, with status 128 + signal, but only once `first` has returned (at most 5 s): a launcher
-  // that signals twice in a row (srun at a time limit) must not cost the reason.
+  // once, with status 128 + signal, but only once `first` has returned (at most 5 s) and then
+  // `last` (a rank that must outlive another, bounded by the caller): a launcher that signals
+  // twice in a row (srun at a time limit) must not cost the reason.
   // `watch_launcher`: this process was started by a launcher (mpirun, srun), its parent; should
   // the parent end without a signal to this process (mpirun at a second Ctrl-C leaves its
   // ranks behind), that counts as a first SIGHUP. SIGPIPE is ignored meanwhile: a launcher that
   // left must not end the process by the next line it prints.
   SignalWatch(double grace, std::function<void(int)> first, std::function<void(int)> fallback,
-              bool watch_launcher);
+              std::function<void()> last, bool watch_launcher);
   ~SignalWatch();
   SignalWatch(const SignalWatch&) = delete;
   SignalWatch& operator=(const SignalWatch&) = delete;
@@ -74,6 +75,7 @@ class SignalWatch {
   double grace_;
   std::function<void(int)> first_;
   std::function<void(int)> fallback_;
+  std::function<void()> last_;
   pid_t launcher_;             // 0: none watched
   std::string launcher_name_;  // "launcher mpirun, pid 4321"
   std::string cause_;          // written by the watch before received_ is set, read after

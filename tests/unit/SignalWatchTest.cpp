@@ -28,7 +28,7 @@ TEST(SignalWatch, TheFirstSignalIsReportedAndTheFallbackFollowsAfterTheGrace) {
   std::atomic<int> fell_back{0};
   SignalWatch watch(
       0.2, [&first](int signal) { first = signal; },
-      [&fell_back](int signal) { fell_back = signal; }, false);
+      [&fell_back](int signal) { fell_back = signal; }, [] {}, false);
   EXPECT_EQ(watch.received(), 0);
   EXPECT_NO_THROW(watch.check());
   const auto sent = std::chrono::steady_clock::now();
@@ -56,7 +56,7 @@ TEST(SignalWatch, TheFirstSignalIsReportedAndTheFallbackFollowsAfterTheGrace) {
 TEST(SignalWatch, AnEarlyWarningIsHandedOnButInterruptsNothing) {
   std::atomic<int> first{0};
   SignalWatch watch(
-      0.1, [&first](int signal) { first = signal; }, [](int) {}, false);
+      0.1, [&first](int signal) { first = signal; }, [](int) {}, [] {}, false);
   kill(getpid(), SIGUSR1);
   EXPECT_TRUE(within([&] { return first.load() == SIGUSR1; }));
   EXPECT_EQ(watch.warned(), SIGUSR1);
@@ -78,7 +78,7 @@ TEST(SignalWatch, ASecondSignalEndsTheProcessAtOnce) {
             [](int) {
               for (;;) pause();
             },
-            false);
+            [] {}, false);
         kill(getpid(), SIGTERM);
         while (watch.received() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         kill(getpid(), SIGTERM);
@@ -87,9 +87,10 @@ TEST(SignalWatch, ASecondSignalEndsTheProcessAtOnce) {
       ::testing::ExitedWithCode(128 + SIGTERM), "interrupted again: ending at once");
 }
 
-TEST(SignalWatch, ASecondSignalWaitsForTheFirstToBeHandled) {
+TEST(SignalWatch, ASecondSignalWaitsForTheFirstToBeHandledThenForTheLastWord) {
   // Two signals 1 ms apart (srun at a time limit): the reason the first writes, here a line
-  // printed after 0.3 s, comes out before the second ends the process.
+  // printed after 0.3 s, comes out before the second ends the process, and then what the
+  // process waits for before it ends (a rank 0 still writing the results).
   EXPECT_EXIT(
       {
         SignalWatch watch(
@@ -99,14 +100,20 @@ TEST(SignalWatch, ASecondSignalWaitsForTheFirstToBeHandled) {
               static const char kLine[] = "the reason is on disk\n";
               [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, kLine, sizeof(kLine) - 1);
             },
-            [](int) {}, false);
+            [](int) {},
+            [] {
+              std::this_thread::sleep_for(std::chrono::milliseconds(100));
+              static const char kLine[] = "rank 0 has ended\n";
+              [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, kLine, sizeof(kLine) - 1);
+            },
+            false);
         kill(getpid(), SIGTERM);
         while (watch.received() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         kill(getpid(), SIGTERM);
         for (;;) pause();
       },
       ::testing::ExitedWithCode(128 + SIGTERM),
-      "the reason is on disk\nsplitstep: interrupted again: ending at once");
+      "the reason is on disk\nrank 0 has ended\nsplitstep: interrupted again: ending at once");
 }
 
 TEST(SignalWatch, ALauncherThatEndsWithoutAWordCountsAsAHangup) {
@@ -118,7 +125,7 @@ TEST(SignalWatch, ALauncherThatEndsWithoutAWordCountsAsAHangup) {
   if (launcher == 0) {
     if (fork() == 0) {
       SignalWatch watch(
-          10, [](int) {}, [](int) {}, true);
+          10, [](int) {}, [](int) {}, [] {}, true);
       [[maybe_unused]] const ssize_t n = write(ready[1], "r", 1);
       for (int i = 0; i < 600 && watch.received() == 0; ++i) usleep(5'000);
       const bool named =
@@ -143,7 +150,7 @@ TEST(SignalWatch, ALauncherThatEndsWithoutAWordCountsAsAHangup) {
 
 TEST(SignalWatch, AStopAndContinueIsMeasured) {
   SignalWatch watch(
-      10, [](int) {}, [](int) {}, false);
+      10, [](int) {}, [](int) {}, [] {}, false);
   EXPECT_EQ(watch.recentStop(60), 0);
   const pid_t parent = getpid();
   const pid_t child = fork();
