@@ -8,7 +8,8 @@ first). The model factory returns an nn.Module; the batch factory returns a tupl
 the model's inputs and, last, the loss's target: the model is called on all but the last, the
 loss on (output, target). The standard losses are torch.nn.functional's cross_entropy (the
 output's last dimension the classes, every other dimension flattened into samples, as a
-language model's logits against token ids) and mse_loss; MODULE:FN is any function of
+language model's logits against token ids) and mse_loss, each the mean of its per-sample
+losses; MODULE:FN is any function of
 (output, target) returning a scalar tensor.
 
 The model, in training mode, and its loss are exported as one graph by torch.export.export and
@@ -74,13 +75,18 @@ def call(function, spec, what):
 
 
 def standard_loss(name):
+    """The mean of the per-sample losses (reduction "none"), the same value as reduction "mean":
+    in the graph, the per-sample losses are the mean's operand, which splitstep can show."""
     import torch.nn.functional as F
 
     if name == "mse":
-        return F.mse_loss
+        def mse(output, target):
+            return F.mse_loss(output, target, reduction="none").mean()
+        return mse
 
     def cross_entropy(output, target):
-        return F.cross_entropy(output.reshape(-1, output.shape[-1]), target.reshape(-1))
+        return F.cross_entropy(output.reshape(-1, output.shape[-1]), target.reshape(-1),
+                               reduction="none").mean()
     return cross_entropy
 
 

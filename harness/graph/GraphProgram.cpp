@@ -49,6 +49,7 @@ struct GraphProgram::Plan {
   std::vector<std::pair<int, at::Tensor>> fixed;  // parameters, buffers, constants
   std::vector<int> inputs;                        // the batch's slots
   int output = -1;
+  int samples = -1;  // what the loss averaged, where it is a mean of per-sample losses
   int slot_count = 0;
 };
 
@@ -246,10 +247,26 @@ void planReleases(GraphProgram::Plan& plan) {
   }
   for (const auto& [s, unused] : plan.fixed) last[static_cast<std::size_t>(s)] = -1;
   if (plan.output >= 0) last[static_cast<std::size_t>(plan.output)] = -1;
+  if (plan.samples >= 0) last[static_cast<std::size_t>(plan.samples)] = -1;
   for (std::size_t s = 0; s < last.size(); ++s) {
     if (last[s] >= 0)
       plan.steps[static_cast<std::size_t>(last[s])].release.push_back(static_cast<int>(s));
   }
+}
+
+// The per-sample losses of a loss that is their mean (export.py's standard losses): the tensor
+// operand of the aten::mean that computes the output.
+int sampleLossSlot(const GraphProgram::Plan& plan) {
+  for (const Step& step : plan.steps) {
+    const bool computes_output =
+        step.results.size() == 1 && step.results[0].slots == std::vector<int>{plan.output};
+    if (!computes_output) continue;
+    const c10::OperatorName& name = step.op.schema().operator_name();
+    if (name.name != "aten::mean" || !name.overload_name.empty()) return -1;
+    const Operand& input = step.operands.front();
+    return input.kind == Operand::Kind::kTensor ? input.slots.front() : -1;
+  }
+  return -1;
 }
 
 std::string userName(const std::string& name) {
@@ -341,6 +358,7 @@ GraphProgram::GraphProgram(const GraphArchive& archive, c10::Device device)
   }
   if (plan_->output < 0) planner.refuse("a graph without its loss as output");
   planner.throwRefusals();
+  plan_->samples = sampleLossSlot(*plan_);
   planReleases(*plan_);
   for (const std::string& name : archive.parameter_names) {
     const auto it = parameters.find(name);
@@ -421,6 +439,9 @@ at::Tensor GraphProgram::loss(const std::vector<at::Tensor>& batch) {
     }
     for (const int s : step.release) values[static_cast<std::size_t>(s)].reset();
   }
+  // Detached: kept past backward, it must not keep this step's autograd graph.
+  sample_losses_ = plan_->samples >= 0 ? values[static_cast<std::size_t>(plan_->samples)].detach()
+                                       : at::Tensor();
   return values[static_cast<std::size_t>(plan_->output)];
 }
 

@@ -37,6 +37,9 @@ class GraphProgram {
   // The loss of `batch`, its tensors in the order of batch(), on the program's device. Throws
   // std::invalid_argument for a batch of other shapes or dtypes.
   at::Tensor loss(const std::vector<at::Tensor>& batch);
+  // The per-sample losses the last loss() averaged, where the graph's loss is their mean (the
+  // standard losses of `splitstep-analysis export`); undefined for another loss.
+  const at::Tensor& sampleLosses() const { return sample_losses_; }
 
   struct Plan;  // the steps the graph's nodes became (GraphProgram.cpp)
 
@@ -46,6 +49,7 @@ class GraphProgram {
   std::vector<std::string> parameter_names_;
   std::map<std::string, at::Tensor> buffers_;
   std::vector<BatchTensorSpec> batch_;
+  at::Tensor sample_losses_;
 };
 
 }  // namespace splitstep

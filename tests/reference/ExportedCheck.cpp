@@ -1,7 +1,8 @@
 // Holds the graph of an archive of `splitstep-analysis export`, run by splitstep's interpreter
 // (graph/GraphProgram.hpp), to eager PyTorch (tests/reference/exported/reference.py): the same
 // parameter names in the same order, the same starting weights, and for the same batch the same
-// loss, gradients and buffers after one forward and backward.
+// loss, per-sample losses (for a standard loss), gradients and buffers after one forward and
+// backward.
 //
 //   splitstep_exported_check ARCHIVE.pt2 REFERENCE.pt
 //
@@ -58,6 +59,7 @@ int check(const std::string& archive_path, const std::string& reference_path) {
   std::vector<at::Tensor> batch;
   for (const auto& t : dict.at("batch").toList()) batch.push_back(t.get().toTensor());
   const at::Tensor ref_loss = dict.at("loss").toTensor();
+  const c10::IValue ref_samples = dict.at("samples");
 
   std::vector<std::string> differences;
   std::vector<std::string> ref_names;
@@ -91,6 +93,20 @@ int check(const std::string& archive_path, const std::string& reference_path) {
     differences.push_back(
         fmt::format("loss {} against eager's {}", loss.item<double>(), ref_loss.item<double>()));
   }
+  std::string samples = "no per-sample losses (not a standard loss)";
+  if (ref_samples.isTensor()) {
+    const at::Tensor ref = ref_samples.toTensor();
+    const at::Tensor& mine = program.sampleLosses();
+    if (!mine.defined()) {
+      differences.push_back("the graph's loss is not a mean of per-sample losses");
+    } else if (mine.sizes() != ref.sizes() || !at::allclose(mine, ref, kLossRtol, kAtol)) {
+      differences.push_back(
+          fmt::format("per-sample losses {} differ from eager's {}", mine.sizes(), ref.sizes()));
+    } else {
+      samples = fmt::format("{} per-sample losses equal eager's (largest difference {:.3g})",
+                            ref.numel(), (mine - ref).abs().max().item<double>());
+    }
+  }
   double worst = 0;
   for (std::size_t i = 0; i < names.size(); ++i) {
     const at::Tensor grad = program.parameters()[i].grad();
@@ -116,10 +132,10 @@ int check(const std::string& archive_path, const std::string& reference_path) {
   for (const auto& d : differences) std::cout << archive_path << ": " << d << "\n";
   if (!differences.empty()) return 1;
   std::cout << fmt::format(
-      "{}: {} parameters, {} buffers; loss {:.8g} (eager {:.8g}); largest "
+      "{}: {} parameters, {} buffers; loss {:.8g} (eager {:.8g}); {}; largest "
       "gradient difference {:.3g}\n",
       archive_path, names.size(), program.buffers().size(), loss.item<double>(),
-      ref_loss.item<double>(), worst);
+      ref_loss.item<double>(), samples, worst);
   return 0;
 }
 

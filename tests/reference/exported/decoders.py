@@ -1,5 +1,11 @@
-"""Hugging Face decoders from tiny configs (nothing downloaded), returning their logits, with
-transformers' own causal-LM loss (the labels shifted inside it)."""
+"""Hugging Face decoders from tiny configs (nothing downloaded), returning their logits.
+
+Two ways to their causal-LM loss: `batch` gives the tokens and the next tokens, for the standard
+cross-entropy (per-token losses in the graph); `hf_batch` gives the tokens twice, for `loss`,
+transformers' own causal-LM loss, which shifts the labels inside it, on one token more. With no
+padding the two are the same loss (the decoder is causal: the last token changes no earlier
+logit), which test_decoders.py holds.
+"""
 import torch
 from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
 from transformers.loss.loss_utils import ForCausalLMLoss
@@ -33,10 +39,19 @@ def llama():
         attn_implementation="sdpa")))
 
 
-def batch():
+def tokens():
     gen = torch.Generator().manual_seed(1)
-    tokens = torch.randint(0, VOCAB, (2, 12), generator=gen)
-    return tokens, tokens
+    return torch.randint(0, VOCAB, (2, 13), generator=gen)
+
+
+def batch():
+    ids = tokens()
+    return ids[:, :-1].contiguous(), ids[:, 1:].contiguous()
+
+
+def hf_batch():
+    ids = tokens()
+    return ids, ids
 
 
 def loss(logits, labels):

@@ -4,16 +4,29 @@
 
 DIR/model.pt2 is the command's archive; DIR/reference.pt holds, for the factories' weights and
 batch, eager PyTorch's loss and gradients after one forward and backward, the weights it started
-from and the batch, for splitstep_exported_check to hold the archive's graph to.
+from and the batch, for splitstep_exported_check to hold the archive's graph to. For a standard
+loss it also holds the per-sample losses, from torch.nn.functional's reduction "none" on eager's
+output, and the loss is held to that function's own mean.
 """
 import argparse
 import pathlib
 import sys
 
 import torch
+import torch.nn.functional as F
 
 from splitstep_analysis import cli
 from splitstep_analysis.export import loss_function, resolve, wrapper_class
+
+
+def per_sample(loss, output, target):
+    """torch's own per-sample losses and their mean, or (None, None) for another loss."""
+    if loss == "mse":
+        return (F.mse_loss(output, target, reduction="none"), F.mse_loss(output, target))
+    if loss == "cross-entropy":
+        logits, labels = output.reshape(-1, output.shape[-1]), target.reshape(-1)
+        return (F.cross_entropy(logits, labels, reduction="none"), F.cross_entropy(logits, labels))
+    return None, None
 
 
 def main(argv=None):
@@ -31,12 +44,18 @@ def main(argv=None):
     wrapped = wrapper_class()(resolve(args.model, "model")(), loss_function(args.loss)).train()
     state = {k: v.detach().clone() for k, v in wrapped.state_dict().items()}
     batch = tuple(resolve(args.batch, "batch")())
-    loss = wrapped(*batch)
+    output = wrapped.model(*batch[:-1])
+    loss = wrapped.loss(output, batch[-1])
+    samples, mean = per_sample(args.loss, output.detach(), batch[-1])
+    if mean is not None and not torch.allclose(loss.detach(), mean, rtol=1e-6, atol=0):
+        print(f"the exporter's {args.loss} {loss.item()} is not torch's {mean.item()}")
+        return 1
     loss.backward()
     torch.save({
         "state": state,
         "batch": list(batch),
         "loss": loss.detach(),
+        "samples": samples,
         "grads": {n: p.grad for n, p in wrapped.named_parameters() if p.requires_grad},
         "buffers": {n: b.detach().clone() for n, b in wrapped.named_buffers()},
     }, args.out_dir / "reference.pt")

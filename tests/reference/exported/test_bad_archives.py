@@ -1,7 +1,8 @@
 """Archives splitstep's graph reader and interpreter refuse, each in one line with status 2,
 before anything runs: a missing file, a truncated one, a file that is not an archive, an archive
 of another exporter format version, one without splitstep's record, and a graph with operations
-and arguments the interpreter cannot run (every one named).
+and arguments the interpreter cannot run (every one named). And the check itself: per-sample
+losses swapped between two samples, which leave the loss as it was, are caught.
 
   EXPORTED_CHECK=build/tests/splitstep_exported_check python test_bad_archives.py
 """
@@ -104,6 +105,28 @@ class BadArchiveTest(unittest.TestCase):
             return json.dumps(program)
         rewrite(self.good, self.path("arg.pt2"), edit)
         self.refused(self.path("arg.pt2"), "torch.ops.aten.linear.default argument bogus")
+
+
+class CheckTest(unittest.TestCase):
+    def test_per_sample_losses_swapped_are_caught_where_the_loss_is_the_same(self):
+        import torch
+
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run([sys.executable, "reference.py", "resnet:model", "--batch",
+                            "resnet:batch", "--loss", "cross-entropy", "--out-dir", tmp],
+                           cwd=HERE, check=True, capture_output=True)
+            archive, reference = pathlib.Path(tmp) / "model.pt2", pathlib.Path(tmp) / "reference.pt"
+            good = subprocess.run([CHECK, archive, reference], capture_output=True, text=True)
+            self.assertEqual(good.returncode, 0, good.stdout + good.stderr)
+            saved = torch.load(reference)
+            self.assertNotEqual(float(saved["samples"][0]), float(saved["samples"][1]))
+            saved["samples"] = saved["samples"].flip(0)
+            torch.save(saved, reference)
+            swapped = subprocess.run([CHECK, archive, reference], capture_output=True, text=True)
+            self.assertEqual(swapped.returncode, 1, swapped.stdout + swapped.stderr)
+            self.assertIn("per-sample losses", swapped.stdout)
+            # The one difference: the loss and the gradients still agree.
+            self.assertEqual(len(swapped.stdout.splitlines()), 1, swapped.stdout)
 
 
 if __name__ == "__main__":
