@@ -166,8 +166,10 @@ GraphArchive readGraphArchive(const std::string& path) {
     archive.weights = payloads(reader, path, kWeightsDir, kWeightsConfig);
     archive.constants = payloads(reader, path, kConstantsDir, kConstantsConfig);
   } catch (const c10::Error& error) {
-    // PyTorchStreamReader's refusals of a file that is not a zip or is cut short.
-    refuse(path, "not a readable archive (" + error.msg().substr(0, error.msg().find('\n')) + ")");
+    // PyTorchStreamReader's refusals of a file that is not a zip or is cut short: its first
+    // sentence ("failed finding central directory"); the rest is miniz's advice on checkpoints.
+    const std::string message = error.msg().substr(0, error.msg().find('\n'));
+    refuse(path, "not a readable archive (" + message.substr(0, message.find(". ")) + ")");
   } catch (const nlohmann::json::exception& error) {
     refuse(path, fmt::format("a malformed record ({})", error.what()));
   } catch (const std::runtime_error& error) {

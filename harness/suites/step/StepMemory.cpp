@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/Units.hpp"
+#include "models/Exported.hpp"
 
 namespace splitstep {
 namespace {
@@ -53,12 +54,14 @@ std::optional<std::string> refuseOversizedSteps(const StepPlan& plan, bool on_gp
     for (StepPrecision precision : plan.precisions) {
       const StepMemory m = estimateStepMemory(*model, precision, plan, on_gpu, synchronised);
       if (m.total() <= usable_bytes) continue;
+      // The option the user gave: an exported model comes from its archive.
       return fmt::format(
-          "--step-models: {} {} needs about {} per rank ({} of parameters, {} of gradients and "
+          "{}: {} {} needs about {} per rank ({} of parameters, {} of gradients and "
           "buckets, {} of optimizer state, {} of activations), more than the {} usable on {}; "
           "lower {}",
-          model->name, toString(precision), bytes(m.total()), bytes(m.parameters),
-          bytes(m.gradients), bytes(m.optimizer), bytes(m.activations), bytes(usable_bytes), where,
+          model == &kExportedModel ? "--model-file" : "--step-models", model->name,
+          toString(precision), bytes(m.total()), bytes(m.parameters), bytes(m.gradients),
+          bytes(m.optimizer), bytes(m.activations), bytes(usable_bytes), where,
           sizingOptions(*model));
     }
   }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `splitstep step --model-file` on N CPU ranks: models exported with `splitstep-analysis export`
-# (the tiny Sequential, and torchvision's ResNet-50 at a CPU's size) trained through every sync
-# mode with the check passing, and failing on a faulty sync; bad archives refused at start, exit 2
-# on every rank.
+# (the tiny Sequential, and tiny configs of torchvision's ResNet-50, timm's ViT-B/16 and Hugging
+# Face's Llama) trained through every sync mode with the check passing, and failing on a faulty
+# sync; bad archives, and a model too large for the node, refused at start, exit 2 on every rank.
 #   model_file.sh MPIEXEC RANKS BINARY CONFIG PYTHON
 set -u
 source "$(dirname "$0")/common.sh"
@@ -17,8 +17,11 @@ export_model() {  # export_model NAME MODULE LOSS
 }
 export_model seq sequential mse
 export_model resnet resnet cross-entropy
+export_model vit vit cross-entropy
+(cd "$models" && "$python" -m splitstep_analysis export decoders:llama --batch decoders:batch \
+  --loss cross-entropy -o "$dir/llama.pt2" >/dev/null 2>&1) || fail "export of llama failed"
 
-for model in seq resnet; do
+for model in seq resnet vit llama; do
   # shellcheck disable=SC2086
   output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" step \
     --config "$config" --model-file "$dir/$model.pt2" --samples 3 --warmup 1 --verbose \
@@ -75,8 +78,18 @@ def ops(name, data):
     program = json.loads(data)
     program["graph_module"]["graph"]["nodes"][0]["target"] = "torch.ops.aten.no_such_op.default"
     return json.dumps(program)
+def huge(name, data):
+    # A value the graph computes, recorded as 2^20 x 2^20: 4 TiB in fp32, on no node.
+    if not name.endswith("models/model.json"):
+        return data
+    program = json.loads(data)
+    values = program["graph_module"]["graph"]["tensor_values"]
+    computed = [v for v in values if not v.startswith(("p_", "b_", "c_"))][-1]
+    values[computed]["sizes"] = [{"as_int": 1 << 20}, {"as_int": 1 << 20}]
+    return json.dumps(program)
 rewrite("version.pt2", version)
 rewrite("ops.pt2", ops)
+rewrite("huge.pt2", huge)
 PY
 refused "--model-file: $dir/missing.pt2: " step --model-file "$dir/missing.pt2"
 refused "--model-file: $dir/truncated.pt2: " step --model-file "$dir/truncated.pt2"
@@ -84,5 +97,7 @@ refused "--model-file: $dir/text.pt2: " step --model-file "$dir/text.pt2"
 refused "--model-file: $dir/version.pt2: .*version" step --model-file "$dir/version.pt2"
 refused "--model-file: $dir/ops.pt2: the graph has what splitstep cannot run: .*no_such_op" \
   step --model-file "$dir/ops.pt2"
+refused "--model-file: exported [a-z0-9]* needs about [0-9.]* TiB per rank .* of activations), more than the .* usable on .*; lower the model or its batch and export it again" \
+  step --model-file "$dir/huge.pt2"
 refused "--model-file: trains the exported model in place of --step-models" \
   step --model-file "$dir/seq.pt2" --step-models mlp
