@@ -277,6 +277,9 @@ std::optional<std::string> whyNoOutputDirectory(const std::string& path) {
   fs::path first = wanted;
   while (first.parent_path() != existing) first = first.parent_path();
   if (mkdir(first.c_str(), 0755) != 0) {
+    // Every rank of a host probes the same path at once: another one's probe, or run, made it
+    // first, which shows that it can be made.
+    if (errno == EEXIST) return std::nullopt;
     return fmt::format("cannot be made: {}", std::strerror(errno));
   }
   rmdir(first.c_str());
