@@ -47,6 +47,36 @@ PY
   echo "ok: $model through every sync mode, checked"
 done
 
+# The outputs of a built-in model's run, for an exported one: the CSV, the trace, a LibTorch
+# profile per mode and rank (into a directory every rank makes at once), the breakdown, the
+# bucket ledger and, with an allreduce sweep in the same run, the step's projection.
+# shellcheck disable=SC2086
+timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" step allreduce \
+  --config "$config" --model-file "$dir/seq.pt2" --sync-modes none,sequential,overlap \
+  --samples 3 --warmup 1 --csv "$dir/outputs.csv" --trace "$dir/outputs.trace.json" \
+  --torch-profile "$dir/profile/new" --json "$dir/outputs.json" >"$dir/outputs.out" 2>&1 \
+  || fail "outputs: splitstep exited non-zero: $(grep splitstep: "$dir/outputs.out" | head -3)"
+"$python" - "$dir" "$ranks" <<'PY' || fail "outputs of the exported model"
+import csv, json, os, sys
+dir, ranks = sys.argv[1], int(sys.argv[2])
+rows = [r for r in csv.DictReader(open(os.path.join(dir, "outputs.csv"))) if r["suite"] == "step"]
+assert {r["model"] for r in rows} == {"exported"}, {r["model"] for r in rows}
+assert {int(r["rank"]) for r in rows} == set(range(ranks)), {r["rank"] for r in rows}
+trace = json.load(open(os.path.join(dir, "outputs.trace.json")))
+names = {e.get("name") for e in trace["traceEvents"]}
+for mode in ("none", "sequential", "overlap"):
+    assert f"step exported fp32 {mode}" in names, mode
+    for rank in range(ranks):
+        profile = os.path.join(dir, "profile", "new", f"splitstep-exported-fp32-{mode}-rank{rank}.json")
+        assert os.path.getsize(profile) > 0, profile
+figures = {f["tag"] for d in json.load(open(os.path.join(dir, "outputs.json")))["derived"]
+           for f in d["figures"]}
+for tag in ("step/breakdown/overlap/tail_comm", "step/ledger/overlap/last",
+            "step/projection/N=8/T_ddp", "step/projection/check/T_ddp_ratio"):
+    assert tag in figures, tag
+PY
+echo "ok: CSV, trace, LibTorch profiles, breakdown, ledger and projection of the exported model"
+
 # The check holds the exported model's sync to account: gradients summed, not averaged, are wrong.
 # shellcheck disable=SC2086
 output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" step \
