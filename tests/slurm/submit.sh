@@ -4,12 +4,13 @@
 # (parses, world_size, the script's cases or derived figures), report.txt, every rank's output
 # file, and for two nodes that the ranks ran on both.
 #
-#   tests/slurm/submit.sh [--nodes 2] [--launcher mpirun] SCRIPT BINARY CONFIG
+#   tests/slurm/submit.sh [--nodes 2] [--launcher mpirun] [--model-file PT2] SCRIPT BINARY CONFIG
 #   tests/slurm/submit.sh --down
 #
 #   --nodes 2          two simulated nodes (slurm-up --nodes 2), one task on each;
 #                      otherwise one node and 2 tasks
 #   --launcher mpirun  the script's mpirun launcher instead of srun --mpi=pmix
+#   --model-file PT2   step-scaling of an exported model (SPLITSTEP_ARGS=--model-file PT2)
 #   --down             stop the test cluster and remove its state (the tests' cleanup)
 #
 # The cluster's state lives in $SPLITSTEP_SLURM_STATE (default /tmp/splitstep-slurm-test, port
@@ -28,14 +29,16 @@ fi
 
 nodes=1
 launcher=srun
+model_file=
 while [ $# -gt 0 ]; do
   case $1 in
     --nodes) nodes=$2; shift 2 ;;
     --launcher) launcher=$2; shift 2 ;;
+    --model-file) model_file=$(readlink -f "$2"); shift 2 ;;
     *) break ;;
   esac
 done
-[ $# -eq 3 ] || { echo "usage: $0 [--nodes 2] [--launcher mpirun] SCRIPT BINARY CONFIG" >&2; exit 2; }
+[ $# -eq 3 ] || { echo "usage: $0 [--nodes 2] [--launcher mpirun] [--model-file PT2] SCRIPT BINARY CONFIG" >&2; exit 2; }
 script=$(readlink -f "$1") binary=$(readlink -f "$2") config=$(readlink -f "$3")
 name=$(basename "$script" .sbatch)
 tasks=2
@@ -71,7 +74,10 @@ trap cleanup EXIT
 # What each script is given (sizes small enough for two CPU ranks) and what its JSON must hold.
 env_args=(SPLITSTEP="$binary" SPLITSTEP_OUT="$work" SPLITSTEP_LAUNCHER="$launcher")
 case $name in
-  step-scaling) env_args+=(SPLITSTEP_CONFIG="$config") ;;
+  step-scaling)
+    env_args+=(SPLITSTEP_CONFIG="$config")
+    [ -z "$model_file" ] || env_args+=(SPLITSTEP_ARGS="--model-file $model_file")
+    ;;
   collectives)
     if [ "$nodes" -eq 1 ]; then
       # The sweep from the environment; the preset's own `bytes` list would conflict with it.
@@ -119,10 +125,10 @@ for ((rank = 0; rank < tasks; rank++)); do
 done
 grep -q "^launcher: $launcher" "$dir/job.txt" || { show; fail "the job did not use $launcher"; }
 
-python3 - "$dir" "$name" "$tasks" "$nodes" <<'PY' || { show; fail "the job's results"; }
+python3 - "$dir" "$name" "$tasks" "$nodes" "$model_file" <<'PY' || { show; fail "the job's results"; }
 import json, os, sys
 
-dir, name, tasks, nodes = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+dir, name, tasks, nodes, model_file = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 doc = json.load(open(os.path.join(dir, "results.json")))
 assert doc["metadata"]["world_size"] == tasks, doc["metadata"]["world_size"]
 cases = [c for c in doc["cases"] if not c.get("skipped")]
@@ -133,6 +139,10 @@ if name == "step-scaling":
         assert isinstance(figures[tag]["value"], (int, float)) and figures[tag]["value"] > 0, figures[tag]
     table = open(os.path.join(dir, "scaling.txt")).read()
     assert "T_1" in table and "%" in table, table
+    if model_file:
+        models = {c["fields"]["model"] for c in cases if c["suite"] == "step"}
+        assert models == {"exported"}, models
+        assert "exported" in table, table
 elif name == "collectives":
     for suite in ("allreduce", "reduce_scatter", "allgather", "broadcast"):
         sizes = {c["fields"]["bytes"] for c in cases if c["suite"] == suite}
