@@ -241,7 +241,8 @@ void StepSuite::run(const SuiteContext& context) {
       for (const at::Tensor& p : workload->parameters()) parameter_count += p.numel();
       const double flop = model->flop_per_step(plan_.shape, batch);
       if (flop <= 0) {
-        notes.push_back(fmt::format("{}: its FLOPs are not counted: no TFLOP/s", model->name));
+        // An exported model whose graph has no products, convolutions or attention.
+        notes.push_back(fmt::format("{}: no FLOPs counted in its step: no TFLOP/s", model->name));
       }
       for (const StepSpace::Case& c : modes) {
         const SyncMode mode = c.mode;
