@@ -314,7 +314,7 @@ void StepSuite::run(const SuiteContext& context) {
         // Notes about the whole suite go with its first timed case only.
         step_sample.notes = std::exchange(notes, {});
         step_sample.rates = {{"samples/s", static_cast<double>(batch), 1}};
-        // A model whose FLOPs are not counted (an exported graph's: 0) gets no TFLOP/s.
+        // A model of no FLOPs counted (an exported graph of no products) gets no TFLOP/s.
         if (flop > 0) step_sample.rates.push_back({"TFLOP/s", flop, 1e12});
         step_samples.emplace_back(mode, runner.size() - 1);
       }
