@@ -17,11 +17,15 @@ saved by torch.export.save; the archive also holds extra/splitstep.json: the exp
 version, the parameters and buffers in registration order (DDP fills its buckets in the reverse
 of that order), the batch's tensors with their shapes and dtypes, and for each integer tensor the
 range splitstep draws its values from (the example's smallest value to its largest, inclusive).
-The loss eager PyTorch computed on the example batch is recorded beside them.
+The loss eager PyTorch computed on the example batch is recorded beside them, and the FLOPs of
+one training step on that batch (flop_per_step: the forward of model and loss, and its
+backward), as torch.utils.flop_counter.FlopCounterMode counts them: two per multiply-add of the
+matrix products, convolutions and attention, what autograd actually runs in the backward (no
+gradient of the batch's inputs), causal attention in full; the other operations count none.
 
 Exit status: 0 written, 2 bad input (a factory that cannot be imported or called, a model with no
-parameters, a batch that is not a tuple of tensors, a graph torch.export refuses); one line on
-stderr.
+parameters, a batch that is not a tuple of tensors, a loss without a gradient, a graph
+torch.export refuses); one line on stderr.
 """
 import copy
 import importlib
@@ -31,9 +35,9 @@ import sys
 
 from .schema import BadInput
 
-# Raised when the content of extra/splitstep.json changes meaning; splitstep refuses archives
-# of any other version.
-FORMAT_VERSION = 1
+# Raised when the content of extra/splitstep.json changes meaning or gains a field splitstep
+# needs (2: flop_per_step); splitstep refuses archives of any other version.
+FORMAT_VERSION = 2
 EXTRA_NAME = "splitstep.json"
 STANDARD_LOSSES = ("cross-entropy", "mse")
 
@@ -132,6 +136,45 @@ def tensor_entry(name, tensor):
     return entry
 
 
+def flop_formulas():
+    """FlopCounterMode formulas for what its registry lacks: CPU scaled-dot-product attention
+    (pytorch/pytorch#195460), counted with the library's formulas for the other SDPA kernels.
+    Keys and values of fewer heads (grouped-query attention) count as the query's heads read
+    them: each query head's products are the same as against its own copy."""
+    import torch
+    from torch.utils import flop_counter
+
+    aten = torch.ops.aten
+
+    def heads(query, shape):
+        return (shape[0], query[1], *shape[2:])
+
+    def forward(query, key, value, *args, out_shape=None, **kwargs):
+        return flop_counter.sdpa_flop_count(query, heads(query, key), heads(query, value))
+
+    def backward(grad_out, query, key, value, *args, out_shape=None, **kwargs):
+        return flop_counter.sdpa_backward_flop_count(grad_out, query, heads(query, key),
+                                                     heads(query, value))
+    formulas = {aten._scaled_dot_product_flash_attention_for_cpu: forward,
+                aten._scaled_dot_product_flash_attention_for_cpu_backward: backward}
+    return {op: f for op, f in formulas.items() if op not in flop_counter.flop_registry}
+
+
+def step_flops(wrapped, batch):
+    """FLOPs of one training step of `wrapped` on `batch`, forward and backward. Leaves gradients
+    on the parameters and moved BatchNorm statistics: the caller restores them."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with FlopCounterMode(display=False, custom_mapping=flop_formulas()) as counter:
+        loss = wrapped(*batch)
+        try:
+            loss.backward()
+        except RuntimeError as error:
+            raise BadInput(f"backward of the loss failed: "
+                           f"{(str(error).splitlines() or [''])[0]}") from None
+    return counter.get_total_flops()
+
+
 def export(model_spec, batch_spec, loss_spec):
     """The ExportedProgram of the model and its loss, and the archive's extra/splitstep.json."""
     import torch
@@ -152,9 +195,11 @@ def export(model_spec, batch_spec, loss_spec):
     if not isinstance(eager_loss, torch.Tensor) or eager_loss.numel() != 1:
         raise BadInput(f"loss {loss_spec} returned {type(eager_loss).__name__}, "
                        f"not a scalar tensor")
-    # The eager call above ran BatchNorm in training mode: its running statistics moved. The
+    flop_per_step = step_flops(wrapped, batch)
+    # The eager calls above ran BatchNorm in training mode: its running statistics moved. The
     # archive keeps the factory's, so that splitstep starts from the model the factory made.
     wrapped.load_state_dict(initial_state)
+    wrapped.zero_grad(set_to_none=True)
     try:
         program = torch.export.export(wrapped, batch)
     except Exception as error:
@@ -171,6 +216,7 @@ def export(model_spec, batch_spec, loss_spec):
         "buffers": [name for name, _ in wrapped.named_buffers()],
         "batch": [tensor_entry(name, tensor) for name, tensor in zip(inputs, batch)],
         "eager_loss": float(eager_loss.detach()),
+        "flop_per_step": flop_per_step,
     }
     return program, meta
 
@@ -185,5 +231,5 @@ def run(args):
         raise BadInput(f"cannot write {args.output}: {error.strerror}") from None
     print(f"{args.output}: {len(meta['parameters'])} parameters, "
           f"{sum(program.state_dict[n].numel() for n in meta['parameters'])} values, "
-          f"{len(program.graph.nodes)} graph nodes")
+          f"{len(program.graph.nodes)} graph nodes, {meta['flop_per_step']:.4g} FLOP per step")
     return 0

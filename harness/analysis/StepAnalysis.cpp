@@ -371,7 +371,7 @@ class StepFigures {
     const CaseResult* compute = w_.step(kNone);
     if (!compute || compute->across.median <= 0) return;
     const auto flop = w_.fieldsOf(*compute).flop_per_step;
-    if (flop <= 0) return;  // not counted (an exported model): the step's notes say so
+    if (flop <= 0) return;  // none counted (an exported model): the step's notes say so
     const double tflops = flop / compute->across.median / 1e12;
     DerivedFigure& f = add("step/tflops/none", "model TFLOP/s at T_c (none)", "TFLOP/s", tflops);
     for (const auto& [rank, median] : rankMedians(*compute)) {

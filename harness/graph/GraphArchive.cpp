@@ -111,6 +111,8 @@ void readExtra(GraphArchive& archive, const nlohmann::json& extra) {
   archive.parameter_names = extra.at("parameters").get<std::vector<std::string>>();
   archive.buffer_names = extra.at("buffers").get<std::vector<std::string>>();
   archive.eager_loss = extra.at("eager_loss").get<double>();
+  archive.flop_per_step = extra.at("flop_per_step").get<double>();
+  if (archive.flop_per_step < 0) refuse(archive.path, "a negative flop_per_step");
   for (const auto& entry : extra.at("batch")) {
     BatchTensorSpec spec{
         entry.at("name").get<std::string>(), entry.at("shape").get<std::vector<std::int64_t>>(),

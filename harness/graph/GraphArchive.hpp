@@ -1,7 +1,8 @@
 // An archive of `splitstep-analysis export` (analysis/splitstep_analysis/export.py): the model
 // and its loss as torch.export saved them (models/model.json in the export schema, the weights as
 // raw bytes under data/), and extra/splitstep.json with what splitstep adds: the format version,
-// the parameters and buffers in registration order, the batch's shapes, dtypes and ranges.
+// the parameters and buffers in registration order, the batch's shapes, dtypes and ranges, the
+// FLOPs of a step.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -17,7 +18,7 @@
 namespace splitstep {
 
 // The version of extra/splitstep.json this build reads; export.py's FORMAT_VERSION.
-inline constexpr std::int64_t kExportFormatVersion = 1;
+inline constexpr std::int64_t kExportFormatVersion = 2;
 
 // An archive that cannot be used: the message is one line naming the file and why.
 class GraphArchiveError : public std::invalid_argument {
@@ -41,6 +42,9 @@ struct GraphArchive {
   std::vector<std::string> buffer_names;
   std::vector<BatchTensorSpec> batch;
   double eager_loss = 0;  // the exporter's eager loss on its example batch
+  // FLOPs of one step (forward and backward) on the recorded batch, as torch's FlopCounterMode
+  // counted them at export: products, convolutions and attention, two per multiply-add.
+  double flop_per_step = 0;
   // Parameters and buffers by their state name, constants by theirs, on the CPU.
   std::map<std::string, at::Tensor> weights;
   std::map<std::string, at::Tensor> constants;

@@ -1,5 +1,7 @@
 #include "models/Exported.hpp"
 
+#include <fmt/format.h>
+
 #include <optional>
 #include <stdexcept>
 
@@ -19,7 +21,15 @@ std::optional<ExportedModelFacts>& facts() {
 
 double parameters(const StepShape&) { return exportedModelFacts().parameters; }
 std::int64_t batch(const StepShape&) { return exportedModelFacts().batch; }
-double flopPerStep(const StepShape&, std::int64_t) { return 0; }
+// Counted on the recorded batch, whose size the graph fixes: no other is run.
+double flopPerStep(const StepShape&, std::int64_t rows) {
+  const ExportedModelFacts& f = exportedModelFacts();
+  if (rows != f.batch) {
+    throw std::invalid_argument(
+        fmt::format("the exported graph's FLOPs are of {} samples, not {}", f.batch, rows));
+  }
+  return f.flop_per_step;
+}
 double activations(const StepShape&, double activation_bytes, bool) {
   const ExportedModelFacts& f = exportedModelFacts();
   return f.floating_elements * activation_bytes + f.fixed_bytes;

@@ -14,9 +14,10 @@ namespace splitstep {
 // What the step needs to know of an archive before it builds anything.
 struct ExportedModelFacts {
   std::string path;
-  double parameters = 0;   // exact: the sum of the parameters' recorded shapes
-  std::int64_t batch = 0;  // samples per step: the recorded batch's leading dimension
-  double batch_bytes = 0;  // every batch tensor, as recorded
+  double parameters = 0;     // exact: the sum of the parameters' recorded shapes
+  std::int64_t batch = 0;    // samples per step: the recorded batch's leading dimension
+  double batch_bytes = 0;    // every batch tensor, as recorded
+  double flop_per_step = 0;  // of one step on `batch` samples, as the exporter counted them
   // Every tensor the graph computes, in elements: floating ones scale with the precision,
   // the others (indices, masks) are counted in `fixed_bytes`. A bound on what forward keeps.
   double floating_elements = 0;
@@ -39,7 +40,8 @@ void loadExportedModel(const std::string& path);
 // The facts loadExportedModel read; throws std::logic_error before it has.
 const ExportedModelFacts& exportedModelFacts();
 
-// Its FLOPs are unknown: flop_per_step is 0, which the analysis reports as unknown.
+// Its flop_per_step is the archive's, for its batch alone (another throws
+// std::invalid_argument, as the batch maker does): FlopCounterMode's count, not a formula.
 extern const StepModelDescriptor kExportedModel;
 
 }  // namespace splitstep

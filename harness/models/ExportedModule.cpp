@@ -43,6 +43,7 @@ ExportedModelFacts readFacts(const std::string& path) {
     throw GraphArchiveError(path + ": the recorded batch has no leading (sample) dimension");
   }
   facts.batch = archive.batch.front().shape.front();
+  facts.flop_per_step = archive.flop_per_step;
   for (const BatchTensorSpec& spec : archive.batch) {
     facts.batch_bytes += static_cast<double>(bytesOf(spec));
   }

@@ -241,7 +241,8 @@ void StepSuite::run(const SuiteContext& context) {
       for (const at::Tensor& p : workload->parameters()) parameter_count += p.numel();
       const double flop = model->flop_per_step(plan_.shape, batch);
       if (flop <= 0) {
-        notes.push_back(fmt::format("{}: its FLOPs are not counted: no TFLOP/s", model->name));
+        // An exported model whose graph has no products, convolutions or attention.
+        notes.push_back(fmt::format("{}: no FLOPs counted in its step: no TFLOP/s", model->name));
       }
       for (const StepSpace::Case& c : modes) {
         const SyncMode mode = c.mode;
@@ -313,7 +314,7 @@ void StepSuite::run(const SuiteContext& context) {
         // Notes about the whole suite go with its first timed case only.
         step_sample.notes = std::exchange(notes, {});
         step_sample.rates = {{"samples/s", static_cast<double>(batch), 1}};
-        // A model whose FLOPs are not counted (an exported graph's: 0) gets no TFLOP/s.
+        // A model of no FLOPs counted (an exported graph of no products) gets no TFLOP/s.
         if (flop > 0) step_sample.rates.push_back({"TFLOP/s", flop, 1e12});
         step_samples.emplace_back(mode, runner.size() - 1);
       }

@@ -1,6 +1,7 @@
 """splitstep-analysis export: an archive torch.export.load reads back, with splitstep.json
-holding the format version, the parameters and buffers in registration order and the batch's
-shapes, dtypes and integer ranges; and each bad input one line with status 2. Needs torch."""
+holding the format version, the parameters and buffers in registration order, the batch's
+shapes, dtypes and integer ranges, and the FLOPs of a step as FlopCounterMode counts them; and
+each bad input one line with status 2. Needs torch."""
 import json
 import os
 import sys
@@ -8,6 +9,7 @@ import textwrap
 import zipfile
 
 import torch
+from torch.utils.flop_counter import FlopCounterMode
 
 from support import FilesTestCase, run_command
 
@@ -21,6 +23,41 @@ FACTORIES = textwrap.dedent("""
 
     def batch():
         return torch.tensor([[1, 2, 3, 4, 5], [6, 7, 8, 9, 2]]), torch.tensor([[0, 1, 2, 0, 1]] * 2)
+
+    def linears():
+        return torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.GELU(), torch.nn.Linear(5, 3))
+
+    def linears_batch():
+        return torch.randn(4, 6), torch.randn(4, 3)
+
+    # The query a product of the input, the keys and values the batch's, of half as many heads
+    # (grouped-query attention).
+    class Attention(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.query = torch.nn.Linear(8, 8, bias=False)
+
+        def forward(self, x, key, value):
+            return torch.nn.functional.scaled_dot_product_attention(self.query(x), key, value,
+                                                                    enable_gqa=True)
+
+    def attention():
+        return Attention()
+
+    def attention_batch():  # batch 2, 4 heads (2 for keys and values), 6 positions, 8 wide
+        return (torch.randn(2, 4, 6, 8), torch.randn(2, 2, 6, 8), torch.randn(2, 2, 6, 8),
+                torch.randn(2, 4, 6, 8))
+
+    class Detached(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embedding = torch.nn.Embedding(10, 4)
+
+        def forward(self, x):
+            return self.embedding(x).detach()
+
+    def detached():
+        return Detached()
 
     def no_parameters():
         return torch.nn.GELU()
@@ -67,7 +104,7 @@ class ExportTest(FilesTestCase):
         with zipfile.ZipFile(self.out) as archive:
             name = next(n for n in archive.namelist() if n.endswith("extra/splitstep.json"))
             meta = json.loads(archive.read(name))
-        self.assertEqual(meta["format_version"], 1)
+        self.assertEqual(meta["format_version"], 2)
         self.assertEqual(meta["parameters"], list(program.graph_signature.parameters))
         self.assertEqual(meta["buffers"], ["model.2.running_mean", "model.2.running_var",
                                            "model.2.num_batches_tracked"])
@@ -79,6 +116,45 @@ class ExportTest(FilesTestCase):
         self.assertTrue(torch.equal(program.state_dict["model.2.running_mean"], torch.zeros(5)))
         self.assertEqual(int(program.state_dict["model.2.num_batches_tracked"]), 0)
         self.assertIn("aten.cross_entropy_loss", str(program.graph))
+
+    def meta(self):
+        with zipfile.ZipFile(self.out) as archive:
+            name = next(n for n in archive.namelist() if n.endswith("extra/splitstep.json"))
+            return json.loads(archive.read(name))
+
+    def test_the_flops_of_a_step_are_flop_counter_modes(self):
+        done = self.export()
+        self.assertEqual(done.returncode, 0, done.stderr)
+        import user_model
+        model, (tokens, target) = user_model.model(), user_model.batch()
+        with FlopCounterMode(display=False) as counter:
+            logits = model(tokens)
+            torch.nn.functional.cross_entropy(logits.reshape(-1, 3), target.reshape(-1)).backward()
+        # The Linear(4, 3) on 2 x 5 tokens, forward, and backward for its weight and its input
+        # (the embedding's output); the embedding and BatchNorm count none.
+        self.assertEqual(counter.get_total_flops(), 3 * 2 * 10 * 4 * 3)
+        self.assertEqual(self.meta()["flop_per_step"], counter.get_total_flops())
+        self.assertIn(f"{counter.get_total_flops()} FLOP per step", done.stdout)
+
+    def test_a_stack_of_linears_counts_two_flops_per_multiply_add(self):
+        done = self.export("user_model:linears", "user_model:linears_batch", "--loss", "mse")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        rows = 4
+        forward = 2 * rows * (6 * 5 + 5 * 3)
+        # Backward: every weight's gradient, and the input gradient of all but the first layer
+        # (autograd computes none for the batch, which needs none).
+        backward = forward + 2 * rows * 5 * 3
+        self.assertEqual(self.meta()["flop_per_step"], forward + backward)
+
+    def test_attention_on_the_cpu_is_counted(self):
+        # FlopCounterMode of torch 2.11 has no formula for CPU attention; the exporter adds the
+        # library's own: two products forward (scores, output), five backward.
+        done = self.export("user_model:attention", "user_model:attention_batch", "--loss", "mse")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        batch, heads, positions, width = 2, 4, 6, 8
+        query = 2 * batch * heads * positions * width * width  # its weight's gradient as much
+        product = 2 * batch * heads * positions * positions * width
+        self.assertEqual(self.meta()["flop_per_step"], 2 * query + 7 * product)
 
     def test_a_loss_function_of_the_user_is_in_the_graph(self):
         done = self.export("user_model:model", "user_model:batch", "--loss", "user_model:loss")
@@ -94,6 +170,8 @@ class ExportTest(FilesTestCase):
             ("user_model:model", "user_model:one_tensor"): "returned Tensor, not a tuple",
             ("user_model:model", "user_model:a_list"): "element 1 is list, not a tensor",
             ("user_model:raises", "user_model:batch"): "failed: RuntimeError: no GPU here",
+            ("user_model:detached", "user_model:batch"):
+                "backward of the loss failed: element 0 of tensors does not require grad",
             ("no_such_module:model", "user_model:batch"): "cannot import no_such_module",
             ("user_model:missing", "user_model:batch"): "has no function missing",
             ("user_model", "user_model:batch"): "is not MODULE:NAME",

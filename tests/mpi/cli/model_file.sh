@@ -29,8 +29,20 @@ for model in seq resnet vit llama; do
   for mode in sequential overlap; do
     grep -Eq "^  exported fp32 $mode .* ok " <<<"$output" || fail "$model: $mode not checked ok"
   done
-  grep -q "exported: its FLOPs are not counted: no TFLOP/s" <<<"$output" \
-    || fail "$model: no note on the FLOPs"
+  # The archive's FLOP count, FlopCounterMode's at export, is every mode's, and gives TFLOP/s.
+  "$python" - "$dir/$model.json" "$dir/$model.pt2" <<'PY' || fail "$model: no TFLOP/s"
+import json, sys, zipfile
+doc = json.load(open(sys.argv[1]))
+with zipfile.ZipFile(sys.argv[2]) as archive:
+    name = next(n for n in archive.namelist() if n.endswith("extra/splitstep.json"))
+    flop = json.loads(archive.read(name))["flop_per_step"]
+assert flop > 0, flop
+for c in doc["cases"]:
+    if c["suite"] == "step" and c["series"] == "step":
+        assert c["fields"]["flop_per_step"] == flop and c["rates"]["TFLOP/s"] > 0, c["case"]
+figures = [f for d in doc["derived"] for f in d["figures"] if f["tag"] == "step/tflops/none"]
+assert len(figures) == 1 and figures[0]["value"] > 0, figures
+PY
   "$python" - "$dir/$model.json" "$ranks" <<'PY' || fail "$model: JSON content"
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -84,6 +96,31 @@ output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$bina
   --samples 3 --warmup 1 --verbose 2>&1)
 grep -Eq '^  exported fp32 overlap .* [0-9]+ wrong ' <<<"$output" || fail "summed gradients not caught"
 echo "ok: summed gradients caught"
+
+# A graph in which FlopCounterMode counted nothing (no products): a note, and no TFLOP/s.
+"$python" - "$dir" <<'PY' || fail "could not write the archive of no FLOPs"
+import json, pathlib, sys, zipfile
+dir = pathlib.Path(sys.argv[1])
+with zipfile.ZipFile(dir / "seq.pt2") as old, zipfile.ZipFile(dir / "zero.pt2", "w") as new:
+    for info in old.infolist():
+        data = old.read(info.filename)
+        if info.filename.endswith("extra/splitstep.json"):
+            data = json.dumps(dict(json.loads(data), flop_per_step=0))
+        new.writestr(info, data)
+PY
+# shellcheck disable=SC2086
+output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" step \
+  --config "$config" --model-file "$dir/zero.pt2" --sync-modes none --samples 3 --warmup 1 \
+  --verbose --json "$dir/zero.json" 2>&1) || fail "zero: splitstep exited non-zero"
+grep -q "exported: no FLOPs counted in its step: no TFLOP/s" <<<"$output" || fail "zero: no note"
+"$python" - "$dir/zero.json" <<'PY' || fail "zero: a TFLOP/s of no FLOPs"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+steps = [c for c in doc["cases"] if c["suite"] == "step" and c["series"] == "step"]
+assert steps and all("TFLOP/s" not in c["rates"] for c in steps), steps
+assert not [f for d in doc["derived"] for f in d["figures"] if f["tag"] == "step/tflops/none"]
+PY
+echo "ok: a step of no FLOPs counted says so"
 
 # Bad archives: each refused before any case, with one line.
 "$python" - "$dir" <<'PY' || fail "could not write the bad archives"

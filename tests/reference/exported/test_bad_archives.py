@@ -1,8 +1,9 @@
 """Archives splitstep's graph reader and interpreter refuse, each in one line with status 2,
 before anything runs: a missing file, a truncated one, a file that is not an archive, an archive
-of another exporter format version, one without splitstep's record, and a graph with operations
-and arguments the interpreter cannot run (every one named). And the check itself: per-sample
-losses swapped between two samples, which leave the loss as it was, are caught.
+of another exporter format version (the first, without the FLOPs of a step, among them), one
+without splitstep's record, a negative FLOP count, and a graph with operations and arguments the
+interpreter cannot run (every one named). And the check itself: per-sample losses swapped between
+two samples, which leave the loss as it was, are caught.
 
   EXPORTED_CHECK=build/tests/splitstep_exported_check python test_bad_archives.py
 """
@@ -67,15 +68,30 @@ class BadArchiveTest(unittest.TestCase):
         self.path("text.pt2").write_text("not a zip\n")
         self.refused(self.path("text.pt2"), "text.pt2: not a readable archive")
 
-    def test_an_archive_of_another_format_version(self):
-        def edit(name, data):
+    def edit_meta(self, target, edit):
+        def edit_record(name, data):
             if name.endswith("extra/splitstep.json"):
                 meta = json.loads(data)
-                meta["format_version"] = 99
+                edit(meta)
                 return json.dumps(meta)
             return data
-        rewrite(self.good, self.path("v99.pt2"), edit)
-        self.refused(self.path("v99.pt2"), "exported in format 99, this splitstep reads format 1")
+        rewrite(self.good, self.path(target), edit_record)
+        return self.path(target)
+
+    def test_an_archive_of_another_format_version(self):
+        path = self.edit_meta("v99.pt2", lambda meta: meta.update(format_version=99))
+        self.refused(path, "exported in format 99, this splitstep reads format 2")
+
+    def test_an_archive_of_format_1_has_no_flops_and_is_exported_again(self):
+        def edit(meta):
+            meta["format_version"] = 1
+            del meta["flop_per_step"]
+        self.refused(self.edit_meta("v1.pt2", edit),
+                     "exported in format 1, this splitstep reads format 2: export it again")
+
+    def test_a_negative_flop_count(self):
+        path = self.edit_meta("negative.pt2", lambda meta: meta.update(flop_per_step=-1))
+        self.refused(path, "negative.pt2: a negative flop_per_step")
 
     def test_a_torch_export_archive_without_splitstep_record(self):
         rewrite(self.good, self.path("plain.pt2"),
