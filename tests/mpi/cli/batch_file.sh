@@ -103,6 +103,21 @@ for c in steps:
 PY
 echo "ok: the file's batch through every sync mode, checked"
 
+# One path, two contents: rank 0 reads its batch.pt in one directory, the others theirs in
+# another, whose input is scaled. The plans agree (the path is the same), the batches do not:
+# the check, whose reference on rank 0 reads rank 0's file for every rank, reports it.
+mkdir "$dir/first" "$dir/rest"
+cp "$dir/other.pt" "$dir/first/batch.pt"
+cp "$dir/example.pt" "$dir/rest/batch.pt"
+args=(step --config "$config" --model-file "$dir/seq.pt2" --batch-file batch.pt
+  --sync-modes "sequential,overlap" --samples 3 --warmup 1 --verbose)
+# shellcheck disable=SC2086
+output=$(timeout 150 "$mpiexec" ${SPLITSTEP_MPIEXEC_FLAGS:-} -np 1 -wdir "$dir/first" "$binary"   "${args[@]}" : -np $((ranks - 1)) -wdir "$dir/rest" "$binary" "${args[@]}" 2>&1)   || fail "splitstep with a differing file exited non-zero"
+for mode in sequential overlap; do
+  grep -Eq "^  exported fp32 $mode .* [0-9]+ wrong " <<<"$output" || fail "$mode: differing files not caught"
+done
+echo "ok: a rank whose file differs is caught by the check"
+
 # Bad batch files: each refused before any case, with one line naming the file.
 bad() { refused "--batch-file: $dir/$1: $2" step --model-file "$dir/${3:-seq}.pt2" --batch-file "$dir/$1"; }
 bad missing.pt "no such file"
