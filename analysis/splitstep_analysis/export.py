@@ -1,7 +1,7 @@
 """Export a PyTorch model, with its loss and the shapes of its batch, for `splitstep step --model-file`.
 
   splitstep-analysis export my_module:make_model --batch my_module:make_batch \\
-      [--loss cross-entropy|mse|MODULE:FN] -o model.pt2
+      [--loss cross-entropy|mse|MODULE:FN] -o model.pt2 [--save-batch batch.pt]
 
 MODULE:FACTORY names a function of an importable module (the current directory is searched
 first). The model factory returns an nn.Module; the batch factory returns a tuple of tensors,
@@ -22,6 +22,8 @@ one training step on that batch (flop_per_step: the forward of model and loss, a
 backward), as torch.utils.flop_counter.FlopCounterMode counts them: two per multiply-add of the
 matrix products, convolutions and attention, what autograd actually runs in the backward (no
 gradient of the batch's inputs), causal attention in full; the other operations count none.
+--save-batch writes that example batch with torch.save, a file `splitstep step --batch-file`
+trains on.
 
 Exit status: 0 written, 2 bad input (a factory that cannot be imported or called, a model with no
 parameters, a batch that is not a tuple of tensors, a loss without a gradient, a graph
@@ -52,6 +54,9 @@ def add_arguments(parser):
                              "(default: cross-entropy)")
     parser.add_argument("-o", "--output", required=True, type=pathlib.Path, metavar="FILE",
                         help="archive to write (.pt2)")
+    parser.add_argument("--save-batch", type=pathlib.Path, metavar="FILE",
+                        help="also write the example batch with torch.save, a file for "
+                             "`splitstep step --batch-file`")
 
 
 def resolve(spec, what):
@@ -232,4 +237,16 @@ def run(args):
     print(f"{args.output}: {len(meta['parameters'])} parameters, "
           f"{sum(program.state_dict[n].numel() for n in meta['parameters'])} values, "
           f"{len(program.graph.nodes)} graph nodes, {meta['flop_per_step']:.4g} FLOP per step")
+    if args.save_batch:
+        # The batch the program was exported with (and its eager loss computed on), not a second
+        # call of the factory, which may draw another.
+        batch, _ = program.example_inputs
+        try:
+            torch.save(tuple(batch), args.save_batch)
+        except OSError as error:
+            raise BadInput(f"cannot write {args.save_batch}: {error.strerror}") from None
+        except RuntimeError as error:  # torch.save's writer: a missing directory, for one
+            raise BadInput(f"cannot write {args.save_batch}: "
+                           f"{str(error).splitlines()[0]}") from None
+        print(f"{args.save_batch}: the example batch, {len(batch)} tensors")
     return 0

@@ -8,8 +8,10 @@
 
 #include <stdexcept>
 
+#include "graph/BatchFile.hpp"
 #include "graph/GraphProgram.hpp"
 #include "models/Exported.hpp"
+#include "models/ExportedBatch.hpp"
 #include "models/ModuleParts.hpp"
 #include "models/Workload.hpp"
 
@@ -68,7 +70,10 @@ ExportedModelFacts readFacts(const std::string& path) {
 
 class ExportedWorkload final : public Workload {
  public:
-  ExportedWorkload(const GraphArchive& archive, c10::Device device) : program_(archive, device) {
+  // `file_batch`: the batch file's tensors (graph/BatchFile.hpp), or none to draw each batch.
+  ExportedWorkload(const GraphArchive& archive, c10::Device device,
+                   std::vector<at::Tensor> file_batch)
+      : program_(archive, device), file_batch_(std::move(file_batch)) {
     std::int64_t offset = 0;
     for (const BatchTensorSpec& spec : program_.batch()) {
       offsets_.push_back(offset);
@@ -81,8 +86,9 @@ class ExportedWorkload final : public Workload {
   // The graph computes the loss itself: forward runs all of it, and loss() hands it on.
   at::Tensor forward(const at::Tensor& input) override { return program_.loss(unpacked(input)); }
   at::Tensor loss(const at::Tensor& output, const at::Tensor&) const override { return output; }
-  // The recorded shapes filled as the exporter's example was: floating tensors from a normal
-  // distribution, integer ones uniformly over the example's range. The target is empty.
+  // The batch file's tensors, whatever the seed; without one, the recorded shapes filled as the
+  // exporter's example was: floating tensors from a normal distribution, integer ones uniformly
+  // over the example's range. The target is empty.
   Batch hostBatch(std::int64_t rows, std::uint64_t seed) const override {
     if (rows != batchSize()) {
       throw std::invalid_argument(
@@ -93,7 +99,9 @@ class ExportedWorkload final : public Workload {
     const std::vector<at::Tensor> views = unpacked(packed);
     for (std::size_t i = 0; i < views.size(); ++i) {
       const BatchTensorSpec& spec = program_.batch()[i];
-      if (c10::isFloatingType(spec.dtype)) {
+      if (!file_batch_.empty()) {
+        views[i].copy_(file_batch_[i]);
+      } else if (c10::isFloatingType(spec.dtype)) {
         views[i].copy_(at::randn(spec.shape, gen));
       } else if (spec.range) {
         views[i].copy_(at::randint(spec.range->first, spec.range->second + 1, spec.shape, gen));
@@ -118,16 +126,25 @@ class ExportedWorkload final : public Workload {
   }
 
   mutable GraphProgram program_;
+  std::vector<at::Tensor> file_batch_;
   std::vector<std::int64_t> offsets_;
   std::int64_t packed_bytes_ = 0;
 };
 
 const ExportedModelReaderRegistration kExportedReader(readFacts);
 
+const ExportedBatchCheckerRegistration kExportedBatchChecker([](const std::string& path) {
+  readBatchFile(path, readGraphArchive(exportedModelFacts().path).batch);
+});
+
 const WorkloadRegistration kExportedWorkload(kExportedModel, [](const StepShape&,
                                                                 c10::Device device) {
   const GraphArchive archive = readGraphArchive(exportedModelFacts().path);
-  return std::unique_ptr<Workload>(std::make_unique<ExportedWorkload>(archive, device));
+  const std::optional<std::string>& file = exportedBatchFile();
+  std::vector<at::Tensor> file_batch;
+  if (file) file_batch = readBatchFile(*file, archive.batch);
+  return std::unique_ptr<Workload>(
+      std::make_unique<ExportedWorkload>(archive, device, std::move(file_batch)));
 });
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "common/Units.hpp"
 #include "models/Exported.hpp"
+#include "models/ExportedBatch.hpp"
 #include "options/OptionTable.hpp"
 
 namespace splitstep {
@@ -101,6 +102,28 @@ void refuseContradictoryMeasurement(const MeasureSettings& m, const Sources& sou
   }
 }
 
+// --batch-file, checked here, once --model-file has read its archive. Every plan with an archive
+// sets the batch file, so that no earlier plan's is left behind.
+void refuseBadBatchFile(const StepPlan& s) {
+  if (s.model_file.empty()) {
+    if (!s.batch_file.empty()) {
+      throw UsageError("--batch-file: the batch of an exported model, goes with --model-file");
+    }
+    return;
+  }
+  if (s.batch_file.empty()) return useExportedBatchFile(std::nullopt);
+  try {
+    useExportedBatchFile(s.batch_file);
+  } catch (const std::invalid_argument& error) {
+    // The checker names the file first: shown printable and bounded, as option values are.
+    std::string why = error.what();
+    if (why.starts_with(s.batch_file)) {
+      why = printable(s.batch_file) + why.substr(s.batch_file.size());
+    }
+    throw UsageError("--batch-file: " + why);
+  }
+}
+
 }  // namespace
 
 void applyPlanRules(PlanDraft& draft, const Sources& sources) {
@@ -114,6 +137,7 @@ void applyPlanRules(PlanDraft& draft, const Sources& sources) {
     }
     draft.plan.step.models = {&kExportedModel};
   }
+  refuseBadBatchFile(draft.plan.step);
   const StepPlan& s = draft.plan.step;
   if (s.momentum != 0 && s.optimizer != StepOptimizer::Sgd) {
     throw UsageError("--momentum: applies to sgd only");

@@ -41,6 +41,15 @@ OptionSpec shapeOption(const ShapeOption& shape) {
           [&shape](const RunPlan& p) { return std::to_string(p.step.shape[shape]); }};
 }
 
+// A byte such as NUL would cut the path short in a reader's message, and no export writes such a
+// name.
+void refuseControlCharacters(const OptionValue& v) {
+  const auto control = [](unsigned char c) { return c < 0x20 || c == 0x7f; };
+  if (std::ranges::any_of(v.text(), control)) {
+    v.fail(printable(v.text()) + ": a file name with a control character");
+  }
+}
+
 }  // namespace
 
 std::vector<OptionSpec> stepOptions() {
@@ -57,12 +66,7 @@ std::vector<OptionSpec> stepOptions() {
       "step: train the model of this archive of `splitstep-analysis export` in place of "
       "--step-models (named \"exported\" in results)",
       [](const OptionValue& v, PlanDraft& d) {
-        // A byte such as NUL would cut the path short in the reader's message, and no export
-        // writes such a name.
-        const auto control = [](unsigned char c) { return c < 0x20 || c == 0x7f; };
-        if (std::ranges::any_of(v.text(), control)) {
-          v.fail(printable(v.text()) + ": a file name with a control character");
-        }
+        refuseControlCharacters(v);
         try {
           loadExportedModel(v.text());
         } catch (const std::invalid_argument& error) {
@@ -74,6 +78,15 @@ std::vector<OptionSpec> stepOptions() {
         d.plan.step.model_file = v.text();
       },
       [](const RunPlan& p) { return p.step.model_file; }),
+    option("batch-file", std::nullopt,
+      "step: with --model-file, train every rank on the batch in this file, as "
+      "torch.save((inputs..., target), FILE) writes it, in place of one drawn from the recorded "
+      "shapes",
+      [](const OptionValue& v, PlanDraft& d) {
+        refuseControlCharacters(v);
+        d.plan.step.batch_file = v.text();
+      },
+      [](const RunPlan& p) { return p.step.batch_file; }),
     option("precision", "bf16",
       "step: fp32 (TF32 off); bf16 = autocast to bf16 with fp32 weights; fp16 = autocast with "
       "dynamic loss scaling",

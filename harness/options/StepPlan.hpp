@@ -105,6 +105,9 @@ struct StepPlan {
   std::vector<const StepModelDescriptor*> models;  // models/StepModels.cpp's, in run order
   // --model-file: the archive whose model (models/Exported.hpp) replaces `models`; empty: none.
   std::string model_file;
+  // --batch-file: a file of torch.save holding the exported model's batch, which every rank
+  // trains on (models/ExportedBatch.hpp); empty: batches drawn from the recorded shapes.
+  std::string batch_file;
   std::vector<StepPrecision> precisions;
   std::vector<SyncMode> modes;
   StepOptimizer optimizer = StepOptimizer::Sgd;

@@ -82,5 +82,16 @@ TEST(OptionContradictions, AStragglerNeedsARankAndADelay) {
   EXPECT_EQ(errorOf({"--delay-rank", "1", "--delay-ms", "5"}), "<no error>");
 }
 
+// A built-in model makes its own batch: a batch file without an archive would go unread.
+TEST(OptionContradictions, BatchFileWithoutModelFile) {
+  const std::string refusal =
+      "--batch-file: the batch of an exported model, goes with --model-file";
+  EXPECT_EQ(errorOf({"--batch-file", "batch.pt"}), refusal);
+  const ConfigFile file("batch-file = batch.pt\n");
+  EXPECT_EQ(errorOf({"--config", file.path()}), refusal);
+  EXPECT_EQ(errorOf({"--batch-file", std::string("batch\x01.pt")}),
+            "--batch-file: batch\\x01.pt: a file name with a control character");
+}
+
 }  // namespace
 }  // namespace splitstep
