@@ -6,6 +6,7 @@
 #include <c10/core/ScalarType.h>
 #include <fmt/format.h>
 
+#include <optional>
 #include <stdexcept>
 
 #include "graph/BatchFile.hpp"
@@ -32,8 +33,28 @@ std::int64_t bytesOf(const BatchTensorSpec& spec) {
   return numel(spec.shape) * static_cast<std::int64_t>(c10::elementSize(spec.dtype));
 }
 
+// The archive as the options' reading read it, kept so that a start-up reads a large archive
+// once: the batch file's check reads it here, the first workload takes it (a later one, of
+// another precision, reads the file again rather than hold a second copy of the weights).
+std::optional<GraphArchive>& keptArchive() {
+  static std::optional<GraphArchive> kept;
+  return kept;
+}
+
+const GraphArchive& archiveAt(const std::string& path) {
+  if (!keptArchive() || keptArchive()->path != path) keptArchive() = readGraphArchive(path);
+  return *keptArchive();
+}
+
+GraphArchive takeArchive(const std::string& path) {
+  if (!keptArchive() || keptArchive()->path != path) return readGraphArchive(path);
+  GraphArchive archive = std::move(*keptArchive());
+  keptArchive().reset();
+  return archive;
+}
+
 ExportedModelFacts readFacts(const std::string& path) {
-  const GraphArchive archive = readGraphArchive(path);
+  const GraphArchive& archive = archiveAt(path);
   // Refuses, naming them, the operations the executor cannot run.
   const GraphProgram program(archive, c10::Device(c10::kCPU));
   ExportedModelFacts facts;
@@ -134,12 +155,12 @@ class ExportedWorkload final : public Workload {
 const ExportedModelReaderRegistration kExportedReader(readFacts);
 
 const ExportedBatchCheckerRegistration kExportedBatchChecker([](const std::string& path) {
-  readBatchFile(path, readGraphArchive(exportedModelFacts().path).batch);
+  readBatchFile(path, archiveAt(exportedModelFacts().path).batch);
 });
 
 const WorkloadRegistration kExportedWorkload(kExportedModel, [](const StepShape&,
                                                                 c10::Device device) {
-  const GraphArchive archive = readGraphArchive(exportedModelFacts().path);
+  const GraphArchive archive = takeArchive(exportedModelFacts().path);
   const std::optional<std::string>& file = exportedBatchFile();
   std::vector<at::Tensor> file_batch;
   if (file) file_batch = readBatchFile(*file, archive.batch);
