@@ -36,20 +36,23 @@ class Logits(torch.nn.Module):
 @functools.cache
 def like():
     """step_twin's options for the run EXPORTED_LIKE names. The model and shape are the same in
-    every precision of the file: its first step case's precision is chosen."""
+    every precision and mode of the file: its first step case's are chosen."""
     path = os.environ.get("EXPORTED_LIKE")
     if not path:
         raise step_twin.UsageError("EXPORTED_LIKE names no splitstep results file")
     wanted = os.environ.get("EXPORTED_MODEL") or None
     document = step_twin.read_results(path)
-    precisions = [step_twin.fields_of(c)["precision"] for c in document.get("cases", [])
+    first = next((step_twin.fields_of(c) for c in document.get("cases", [])
                   if c.get("suite") == "step" and not c.get("skipped")
-                  and wanted in (None, step_twin.fields_of(c)["model"])]
-    if not precisions:
+                  and wanted in (None, step_twin.fields_of(c)["model"])), None)
+    if first is None:
         raise step_twin.UsageError(f"EXPORTED_LIKE: '{path}' holds no step case"
                                    + (f" of {wanted}" if wanted else ""))
-    options = step_twin.like_options(path, {"model": wanted, "precision": precisions[0]},
-                                     ddp=False, no_sync=False)
+    # The mode step_twin's --like pairs with that case: alone, under DDP, or under no_sync().
+    several = int(first["world_size"]) > 1
+    options = step_twin.like_options(path, {"model": first["model"],
+                                            "precision": first["precision"]},
+                                     ddp=several, no_sync=several and first["mode"] == "none")
     if options["reference"] != "library":
         raise step_twin.UsageError(f"EXPORTED_LIKE: {options['model']} has no zoo module")
     return options
