@@ -428,9 +428,10 @@ def write_csv(path, rows):
                       "reference_s", "ratio", "verdict", "reference", "splitstep_parameters",
                       "reference_parameters", "splitstep_file", "reference_file"])
         for r in rows:
-            out.writerow([model_label(r.case), r.case.precision, shape_label(r.reference), r.case.mode,
-                          r.case.world_size, r.phase, r.splitstep_s, r.reference_s, r.ratio,
-                          r.verdict, reference_kind(r.reference), r.case.parameters,
+            out.writerow([model_label(r.case), r.case.precision, shape_label(r.reference),
+                          r.case.mode, r.case.world_size, r.phase, r.splitstep_s,
+                          r.reference_s, r.ratio, r.verdict, reference_kind(r.reference),
+                          r.case.parameters,
                           r.reference["parameters"], r.case.file, r.reference_file])
 
 

@@ -95,9 +95,9 @@ class StageTest(unittest.TestCase):
         console = self.result.stdout + self.result.stderr
         for model in SHAPES:
             names = [f"builtin-{model}-np1", f"library-{model}-fp32-np1", f"export-{model}",
-                     f"exported-{model}-np1", f"builtin-{model}-np2",
+                     f"exported-{model}-fp32-np1", f"builtin-{model}-np2",
                      f"library-{model}-fp32-np2-ddp", f"library-{model}-fp32-np2-nosync",
-                     f"exported-{model}-np2"]
+                     f"exported-{model}-fp32-np2"]
             for name in names:
                 self.assertIn(f"[{name}] exit 0,", console)
         # The stage passes exactly when every row is within 2% (here, CPU times: rarely).
@@ -131,7 +131,7 @@ class StageTest(unittest.TestCase):
                         for r in pair:
                             self.assertEqual((r["shape"], r["precision"]), (label, "fp32"))
                             self.assertEqual(r["splitstep_file"],
-                                             self.path(f"exported-{model}-np{world}.json"))
+                                             self.path(f"exported-{model}-fp32-np{world}.json"))
                             self.assertEqual(r["splitstep_parameters"],
                                              r["reference_parameters"])
                             self.assertAlmostEqual(float(r["ratio"]), float(r["splitstep_s"])
@@ -148,7 +148,7 @@ class StageTest(unittest.TestCase):
             self.assertEqual(len([r for r in self.rows if r["model"] == model]), 3 * 4)
 
     def test_forward_and_loss_are_added_on_both_sides(self):
-        with open(self.path("exported-gpt2-np1.json")) as f:
+        with open(self.path("exported-gpt2-fp32-np1.json")) as f:
             exported = parity.splitstep_cases("exported", json.load(f))[0]
         with open(self.path("library-gpt2-fp32-np1.json")) as f:
             library = json.load(f)
@@ -166,7 +166,7 @@ class StageTest(unittest.TestCase):
     def test_an_exported_model_of_another_size_is_caught(self):
         builtin, exported = self.path("builtin-resnet50-np1.json"), os.path.join(
             self.root, "other.json")
-        with open(self.path("exported-resnet50-np1.json")) as f:
+        with open(self.path("exported-resnet50-fp32-np1.json")) as f:
             document = json.load(f)
         for case in document["cases"]:
             case["fields"]["parameters"] += 16
@@ -205,8 +205,8 @@ class StageTest(unittest.TestCase):
         self.assertFalse(os.path.exists(archive))
 
     def test_bad_declarations_exit_2(self):
-        builtin, exported = (self.path(f"{kind}-gpt2-np1.json") for kind in ("builtin",
-                                                                              "exported"))
+        builtin, exported = (self.path(name) for name in ("builtin-gpt2-np1.json",
+                                                                  "exported-gpt2-fp32-np1.json"))
         library = self.path("library-gpt2-fp32-np1.json")
         for declared, message in (
                 ("no-equals-sign", "is not EXPORTED=BUILTIN"),
