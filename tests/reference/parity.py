@@ -5,6 +5,7 @@ kernel lists side by side.
 
   parity.py splitstep-np1.json splitstep-np2.json twin-*.json [--tolerance 2%] [--csv out.csv]
   parity.py splitstep.json library-*.json --kernels [--strict]
+  parity.py builtin.json library-*.json exported.json --exported exported.json=builtin.json
 
 Files are told apart by their content: splitstep's results (docs/results-schema.md) and
 step_twin's JSON (`"tool": "step_twin"`, `"reference": "library"` or `"twin"`). Each splitstep
@@ -22,6 +23,13 @@ row holds backward + sync, as DDP's backward holds its wait for the buckets. A t
 unscales). Times are the median over ranks of each rank's median. Each pair also shows both
 parameter counts and, with --kernels, both profiles' kernel lists (names and calls per step;
 splitstep's trace from its plan's torch-profile folder, the other's as its JSON names it).
+An exported model (`splitstep step --model-file`, model `exported`) exported from the library
+model a built-in case's twin runs (exported_zoo.py) is named with `--exported EXPORTED=BUILTIN`:
+each of EXPORTED's cases pairs with BUILTIN's case of the same precision, mode, ranks, optimizer
+and input, and with the run that case pairs with; it is held to both. Its graph holds the loss,
+so its forward phase holds the loss and its loss phase is empty: its first row adds forward and
+loss on both sides (`forward + loss`).
+
 Malformed input exits 2; with --strict, a row outside the tolerance, a case without a partner,
 or parameter counts or kernel lists that differ exit 1.
 """
@@ -60,6 +68,7 @@ class Case(NamedTuple):
     parameters: int
     series: dict
     plan: dict  # the run's options, as canonical text
+    stands_for: str = ""  # an exported case: the built-in model it was exported as
 
 
 class Row(NamedTuple):
@@ -158,8 +167,13 @@ def splitstep_seconds(case, names):
     return statistics.median(medians)
 
 
-def twin_seconds(document, phase):
-    return statistics.median(statistics.median(r["phases"][phase]) for r in document["ranks"])
+def twin_seconds(document, phases):
+    """The median over ranks of each rank's median of one phase, or of several phases' per-step
+    sums (`phases` a tuple), as splitstep_seconds adds series."""
+    names = (phases,) if isinstance(phases, str) else phases
+    return statistics.median(
+        statistics.median(sum(steps) for steps in zip(*(r["phases"][n] for n in names)))
+        for r in document["ranks"])
 
 
 def same_shape(case, shape):
@@ -277,6 +291,63 @@ def compare(cases, twins, tolerance, kernels=False):
     return rows, pairs, notes
 
 
+def same_run(a, b):
+    """Cases of the same precision, mode, ranks, optimizer and input."""
+    return (a.precision, a.mode, a.world_size, a.optimizer, a.optimizer_impl, a.input) == (
+        b.precision, b.mode, b.world_size, b.optimizer, b.optimizer_impl, b.input)
+
+
+def builtin_reference(builtin, shape):
+    """A built-in case as the reference of an exported one, with what the report reads of a
+    reference: its kind, parameter count, shape (its twin's) and trace."""
+    return {"reference": "built-in", "parameters": builtin.parameters, "shape": shape,
+            "trace": splitstep_trace(builtin), "profiled_steps": SPLITSTEP_PROFILED_STEPS}
+
+
+def compare_exported(exported, cases, twins, tolerance, kernels):
+    """Rows, pairs and notes of each exported case, given with the file of the built-in cases it
+    was exported from: against the built-in case of the same run and against that case's twin
+    run. The first row adds forward and loss on both sides: the exported graph holds the loss."""
+    rows, pairs, notes = [], [], []
+    for case, source in exported:
+        label = f"exported {case.precision} {case.mode} ({case.world_size} rank(s))"
+        builtin = next((c for c in cases if c.file == source and same_run(c, case)), None)
+        if builtin is None:
+            notes.append(f"{label}: no case of the same run in {source}")
+            continue
+        case = case._replace(stands_for=builtin.model)
+        twin = find_twin(builtin, twins, notes)
+        if twin is None:
+            notes.append(f"{label}: {builtin.model}'s case has no twin run")
+        syncs = "sync" in case.series
+        names = [("forward", "loss"), ("backward", "sync") if syncs else ("backward",),
+                 ("optimizer",), ("step",)]
+        references = []
+        if twin:
+            # The twin has no sync phase: under DDP its backward holds the wait for the buckets.
+            references.append((*twin, lambda n, d=twin[1]: twin_seconds(
+                d, tuple(name for name in n if name != "sync"))))
+        references.append((builtin.file,
+                           builtin_reference(builtin, twin[1]["shape"] if twin else {}),
+                           lambda n: splitstep_seconds(builtin, n)))
+        for path, document, seconds in references:
+            pairs.append(Pair(case, path, document, document["parameters"] == case.parameters,
+                              compare_kernels(case, document,
+                                              (splitstep_seconds(case, ("step",)),
+                                               seconds(("step",))))
+                              if kernels else None))
+            for row in names:
+                s, t = splitstep_seconds(case, row), seconds(row)
+                ratio = s / t if t > 0 else float("inf")
+                rows.append(Row(case, " + ".join(row), s, t, path, document, ratio,
+                                verdict(ratio, tolerance)))
+    return rows, pairs, notes
+
+
+def model_label(case):
+    return f"exported ({case.stands_for})" if case.stands_for else case.model
+
+
 def shape_label(document):
     return " ".join(f"{name}={value}" for name, value in document.get("shape", {}).items())
 
@@ -300,7 +371,7 @@ def reference_kind(document):
 
 
 def group_key(case, document):
-    return (case.model, case.precision, shape_label(document), reference_kind(document))
+    return (model_label(case), case.precision, shape_label(document), reference_kind(document))
 
 
 def report(rows, pairs, notes, tolerance):
@@ -313,7 +384,8 @@ def report(rows, pairs, notes, tolerance):
         pairs_of.setdefault(group_key(pair.case, pair.reference), []).append(pair)
     for key, group in groups.items():
         model, precision, shape, kind = key
-        what = ("the library's model" if kind == "library" else "PyTorch eager twin")
+        what = {"library": "the library's model", "built-in": "splitstep's built-in model"}.get(
+            kind, "PyTorch eager twin")
         lines.append(f"{model} {precision}{' at ' + shape if shape else ''}: splitstep / {what}, "
                      f"medians (ok: within {tolerance * 100:g}%)")
         table = [[r.case.mode, r.case.world_size, r.phase, f"{r.splitstep_s * 1e3:.3f}",
@@ -341,9 +413,10 @@ def report(rows, pairs, notes, tolerance):
     return "\n".join(lines)
 
 
-def passes(rows, pairs, cases):
-    """--strict: every case paired, every row ok, counts equal, every kernel list compared equal."""
-    return (len(pairs) == len(cases) and all(row.verdict == "ok" for row in rows) and
+def passes(rows, pairs, wanted):
+    """--strict: `wanted` pairs (each case's, two of each exported case's), every row ok, counts
+    equal, every kernel list compared equal."""
+    return (len(pairs) == wanted and all(row.verdict == "ok" for row in rows) and
             all(pair.parameters_equal for pair in pairs) and
             all(pair.kernels is None or pair.kernels[0] == "equal" for pair in pairs))
 
@@ -355,9 +428,10 @@ def write_csv(path, rows):
                       "reference_s", "ratio", "verdict", "reference", "splitstep_parameters",
                       "reference_parameters", "splitstep_file", "reference_file"])
         for r in rows:
-            out.writerow([r.case.model, r.case.precision, shape_label(r.reference), r.case.mode,
-                          r.case.world_size, r.phase, r.splitstep_s, r.reference_s, r.ratio,
-                          r.verdict, reference_kind(r.reference), r.case.parameters,
+            out.writerow([model_label(r.case), r.case.precision, shape_label(r.reference),
+                          r.case.mode, r.case.world_size, r.phase, r.splitstep_s,
+                          r.reference_s, r.ratio, r.verdict, reference_kind(r.reference),
+                          r.case.parameters,
                           r.reference["parameters"], r.case.file, r.reference_file])
 
 
@@ -371,6 +445,33 @@ def tolerance(text):
     return value
 
 
+def exported_sources(declared, files):
+    """--exported's EXPORTED=BUILTIN declarations: BUILTIN by EXPORTED, both among the inputs."""
+    sources = {}
+    for text in declared:
+        path, sep, source = text.partition("=")
+        if not sep or not path or not source:
+            raise Malformed(f"--exported: '{text}' is not EXPORTED=BUILTIN")
+        for name in (path, source):
+            if name not in files:
+                raise Malformed(f"--exported: {name} is not among the input files")
+        if path == source or path in sources:
+            raise Malformed(f"--exported: {path} declared twice or as its own source")
+        sources[path] = source
+    if set(sources) & set(sources.values()):
+        raise Malformed("--exported: a file is both an exported run and a built-in one")
+    return sources
+
+
+def exported_cases(path, cases, source):
+    """An exported run's cases, each with the file of the built-in run it stands beside."""
+    others = sorted({c.model for c in cases} - {"exported"})
+    if others:
+        raise Malformed(f"--exported: {path} holds cases of {', '.join(others)}, not of an "
+                        f"exported model")
+    return [(case, source) for case in cases]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="+", help="splitstep results and step_twin JSON files")
@@ -379,33 +480,46 @@ def main(argv=None):
     parser.add_argument("--csv", help="also write the rows to this CSV file")
     parser.add_argument("--kernels", action="store_true",
                         help="also hold both profiles' kernel lists to each other")
+    parser.add_argument("--exported", action="append", default=[], metavar="EXPORTED=BUILTIN",
+                        help="EXPORTED's cases (model exported) were exported from the model of "
+                             "BUILTIN's: hold them to its cases and to their twin runs; both "
+                             "files among the inputs")
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 unless every case is paired, every row ok, and parameter "
                              "counts and kernel lists equal")
     args = parser.parse_args(argv)
     try:
-        cases, twins = [], []
+        sources = exported_sources(args.exported, args.files)
+        cases, twins, exported = [], [], []
         for path in args.files:
             document = read(path)
             if isinstance(document, dict) and document.get("schema") in SCHEMAS:
-                cases.extend(splitstep_cases(path, document))
+                found = splitstep_cases(path, document)
+                if path in sources:
+                    exported.extend(exported_cases(path, found, sources[path]))
+                else:
+                    cases.extend(found)
             elif isinstance(document, dict) and document.get("tool") == "step_twin":
                 check_twin(path, document)
                 twins.append((path, document))
             else:
                 raise Malformed(f"{path}: neither a splitstep results file nor a step_twin file")
         if not cases:
-            raise Malformed("no splitstep step case among the inputs")
+            raise Malformed("no splitstep step case among the inputs"
+                            + (" besides the exported ones" if exported else ""))
         if not twins:
             raise Malformed("no step_twin file among the inputs")
         rows, pairs, notes = compare(cases, twins, args.tolerance, args.kernels)
+        more = compare_exported(exported, cases, twins, args.tolerance, args.kernels)
+        rows, pairs, notes = rows + more[0], pairs + more[1], notes + more[2]
     except Malformed as e:
         print(f"parity: {e}", file=sys.stderr)
         return 2
     print(report(rows, pairs, notes, args.tolerance))
     if args.csv:
         write_csv(args.csv, rows)
-    return 1 if args.strict and not passes(rows, pairs, cases) else 0
+    wanted = len(cases) + 2 * len(exported)
+    return 1 if args.strict and not passes(rows, pairs, wanted) else 0
 
 
 if __name__ == "__main__":
