@@ -4,7 +4,11 @@
 // loss, per-sample losses (for a standard loss), gradients and buffers after one forward and
 // backward.
 //
-//   splitstep_exported_check ARCHIVE.pt2 REFERENCE.pt
+//   splitstep_exported_check ARCHIVE.pt2 REFERENCE.pt [fp32|bf16]
+//
+// bf16: the graph runs under autocast to bf16 on the CPU, as reference.py --precision bf16 ran
+// eager's model and loss; the same casts of the same operations give the same values, held to
+// bf16's tolerance.
 //
 // Exit status 0 when everything agrees, 1 when something does not (each difference on its own
 // line), 2 when a file cannot be read.
@@ -22,6 +26,7 @@
 #include <vector>
 
 #include "graph/GraphProgram.hpp"
+#include "suites/step/AutocastScope.hpp"
 
 namespace splitstep {
 namespace {
@@ -32,6 +37,9 @@ namespace {
 constexpr double kLossRtol = 1e-5;
 constexpr double kGradRtol = 1e-4;
 constexpr double kAtol = 1e-6;
+// bf16 keeps 8 bits of mantissa: one rounding apart is 2^-8 relative.
+constexpr double kBf16Rtol = 1.0 / 256;
+constexpr double kBf16Atol = 1e-4;
 
 std::map<std::string, at::Tensor> tensors(const c10::IValue& value) {
   std::map<std::string, at::Tensor> out;
@@ -45,7 +53,10 @@ std::string strip(const std::string& name) {
   return name.rfind("model.", 0) == 0 ? name.substr(6) : name;
 }
 
-int check(const std::string& archive_path, const std::string& reference_path) {
+int check(const std::string& archive_path, const std::string& reference_path, bool bf16) {
+  const double loss_rtol = bf16 ? kBf16Rtol : kLossRtol;
+  const double grad_rtol = bf16 ? kBf16Rtol : kGradRtol;
+  const double atol = bf16 ? kBf16Atol : kAtol;
   const GraphArchive archive = readGraphArchive(archive_path);
   GraphProgram program(archive, c10::Device(c10::kCPU));
   std::ifstream file(reference_path, std::ios::binary);
@@ -87,9 +98,12 @@ int check(const std::string& archive_path, const std::string& reference_path) {
       differences.push_back("starting weights differ: " + names[i]);
     }
   }
-  const at::Tensor loss = program.loss(batch);
+  const at::Tensor loss = [&] {
+    const AutocastScope autocast(c10::kCPU, bf16 ? std::optional(c10::kBFloat16) : std::nullopt);
+    return program.loss(batch);
+  }();
   loss.backward();
-  if (!at::allclose(loss, ref_loss, kLossRtol, kAtol)) {
+  if (!at::allclose(loss, ref_loss, loss_rtol, atol)) {
     differences.push_back(
         fmt::format("loss {} against eager's {}", loss.item<double>(), ref_loss.item<double>()));
   }
@@ -99,7 +113,7 @@ int check(const std::string& archive_path, const std::string& reference_path) {
     const at::Tensor& mine = program.sampleLosses();
     if (!mine.defined()) {
       differences.push_back("the graph's loss is not a mean of per-sample losses");
-    } else if (mine.sizes() != ref.sizes() || !at::allclose(mine, ref, kLossRtol, kAtol)) {
+    } else if (mine.sizes() != ref.sizes() || !at::allclose(mine, ref, loss_rtol, atol)) {
       differences.push_back(
           fmt::format("per-sample losses {} differ from eager's {}", mine.sizes(), ref.sizes()));
     } else {
@@ -111,7 +125,7 @@ int check(const std::string& archive_path, const std::string& reference_path) {
   for (std::size_t i = 0; i < names.size(); ++i) {
     const at::Tensor grad = program.parameters()[i].grad();
     const at::Tensor ref = grads.at("model." + names[i]);
-    if (!grad.defined() || !at::allclose(grad, ref, kGradRtol, kAtol)) {
+    if (!grad.defined() || !at::allclose(grad, ref, grad_rtol, atol)) {
       differences.push_back(
           grad.defined()
               ? fmt::format(
@@ -125,7 +139,7 @@ int check(const std::string& archive_path, const std::string& reference_path) {
   }
   for (const auto& [name, buffer] : program.buffers()) {
     const at::Tensor ref = buffers.at("model." + name);
-    if (!at::allclose(buffer.to(ref.scalar_type()), ref, kGradRtol, kAtol)) {
+    if (!at::allclose(buffer.to(ref.scalar_type()), ref, grad_rtol, atol)) {
       differences.push_back("buffer differs after the step: " + name);
     }
   }
@@ -143,12 +157,13 @@ int check(const std::string& archive_path, const std::string& reference_path) {
 }  // namespace splitstep
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: splitstep_exported_check ARCHIVE.pt2 REFERENCE.pt\n";
+  const std::string precision = argc == 4 ? argv[3] : "fp32";
+  if ((argc != 3 && argc != 4) || (precision != "fp32" && precision != "bf16")) {
+    std::cerr << "usage: splitstep_exported_check ARCHIVE.pt2 REFERENCE.pt [fp32|bf16]\n";
     return 2;
   }
   try {
-    return splitstep::check(argv[1], argv[2]);
+    return splitstep::check(argv[1], argv[2], precision == "bf16");
   } catch (const std::exception& error) {
     std::cerr << error.what() << "\n";
     return 2;

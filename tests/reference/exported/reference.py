@@ -1,12 +1,13 @@
 """Exports a model with `splitstep-analysis export` and writes what eager PyTorch computes for it.
 
-  reference.py MODULE:MODEL --batch MODULE:BATCH [--loss LOSS] --out-dir DIR
+  reference.py MODULE:MODEL --batch MODULE:BATCH [--loss LOSS] [--precision bf16] --out-dir DIR
 
 DIR/model.pt2 is the command's archive; DIR/reference.pt holds, for the factories' weights and
 batch, eager PyTorch's loss and gradients after one forward and backward, the weights it started
 from and the batch, for splitstep_exported_check to hold the archive's graph to. For a standard
 loss it also holds the per-sample losses, from torch.nn.functional's reduction "none" on eager's
-output, and the loss is held to that function's own mean.
+output, and the loss is held to that function's own mean. With --precision bf16, model and loss
+run under torch.autocast("cpu", torch.bfloat16), as splitstep's bf16 runs its graph.
 """
 import argparse
 import pathlib
@@ -34,6 +35,7 @@ def main(argv=None):
     parser.add_argument("model")
     parser.add_argument("--batch", required=True)
     parser.add_argument("--loss", default="cross-entropy")
+    parser.add_argument("--precision", choices=("fp32", "bf16"), default="fp32")
     parser.add_argument("--out-dir", required=True, type=pathlib.Path)
     args = parser.parse_args(argv)
     archive = args.out_dir / "model.pt2"
@@ -44,9 +46,10 @@ def main(argv=None):
     wrapped = wrapper_class()(resolve(args.model, "model")(), loss_function(args.loss)).train()
     state = {k: v.detach().clone() for k, v in wrapped.state_dict().items()}
     batch = tuple(resolve(args.batch, "batch")())
-    output = wrapped.model(*batch[:-1])
-    loss = wrapped.loss(output, batch[-1])
-    samples, mean = per_sample(args.loss, output.detach(), batch[-1])
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.precision == "bf16"):
+        output = wrapped.model(*batch[:-1])
+        loss = wrapped.loss(output, batch[-1])
+        samples, mean = per_sample(args.loss, output.detach(), batch[-1])
     if mean is not None and not torch.allclose(loss.detach(), mean, rtol=1e-6, atol=0):
         print(f"the exporter's {args.loss} {loss.item()} is not torch's {mean.item()}")
         return 1
