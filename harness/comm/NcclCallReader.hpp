@@ -24,7 +24,7 @@ std::optional<std::string> requestNcclProfiler(const std::string& path);
 class NcclCallReader {
  public:
   // The plugin at `path` where NCCL loaded it (a communicator was made since the request);
-  // nullptr where it did not: another plugin, an NCCL without profiler API v5, a failed load.
+  // nullptr where it did not: another plugin, an NCCL before 2.28 (no profiler API v5).
   static std::shared_ptr<const NcclCallReader> ofLoaded(const std::string& path);
   ~NcclCallReader();
   NcclCallReader(const NcclCallReader&) = delete;

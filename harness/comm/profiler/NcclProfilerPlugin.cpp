@@ -1,6 +1,6 @@
 // splitstep's NCCL profiler plugin: NCCL calls it for every collective it launches, with the
 // algorithm, protocol and channel count it chose (the ncclProfileColl event of profiler API v5,
-// NCCL 2.25 and later), and it keeps the last kSplitstepNcclCallsHeld of them for splitstep to
+// NCCL 2.28 and later), and it keeps the last kSplitstepNcclCallsHeld of them for splitstep to
 // read (NcclCallLog.hpp). It asks NCCL for those events alone, and returns no event handles:
 // NCCL then makes no further calls for them. A shared library of its own (NCCL dlopens it),
 // with only NCCL's symbol and the two readers exported.
