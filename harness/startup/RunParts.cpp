@@ -123,6 +123,8 @@ void openRunParts(RunParts& parts, const RunPlan& plan, const Cluster& cluster, 
                   RunContext& context) {
   watchdog.setOperation("opening the device");
   parts.device = openDevice(chooseDevice(plan.launch, cluster), watchdog);
+  // The environment as launched: before NCCL_PROFILER_PLUGIN is set for NCCL (openNccl).
+  describeEnvironment(cluster, context);
   if (std::any_of(plan.suites.begin(), plan.suites.end(), usesCommunicators)) {
     watchdog.setOperation("opening the communicators");
     parts.comms =
@@ -131,7 +133,6 @@ void openRunParts(RunParts& parts, const RunPlan& plan, const Cluster& cluster, 
   watchdog.setOperation("gathering the ranks' devices");
   context.ranks = gatherRankInfo(*parts.device, cluster, watchdog);
   context.gpu_links = linksBetweenRanks(context.ranks);
-  describeEnvironment(cluster, context);
   parts.sampler = startTelemetry(plan.telemetry, *parts.device, cluster, context.notes);
   const bool tracing = !plan.output.trace_path.empty();
   // Spans are recorded for the trace, and to attribute telemetry readings to cases and phases.

@@ -442,7 +442,8 @@ TEST(CompactConsole, NcclsAlgorithmStandsBesideBusbw) {
     s.fields = fields->encode();
     rank.push_back(s);
   }
-  const std::string text = renderStyled({}, summarizeCases({rank, rank}));
+  const std::vector<CaseResult> cases = summarizeCases({rank, rank});
+  const std::string text = renderStyled({}, cases);
   EXPECT_TRUE(hasLine(text,
                       "^  case +size \\(B\\) +count +type +time \\(us\\) +algbw GB/s +busbw GB/s "
                       "+nccl +#wrong +±ci +slowest +noise$"))
@@ -456,6 +457,10 @@ TEST(CompactConsole, NcclsAlgorithmStandsBesideBusbw) {
   EXPECT_TRUE(hasLine(text, "^  nccl out +1024 +256 +fp32 +20\\.00 +[0-9.]+ +[0-9.]+ +- +0 "))
       << text;
   for (const std::string& line : linesOf(text)) EXPECT_LE(columns(line), kConsoleWidth) << line;
+  // --verbose: the same column after the rates.
+  const std::string verbose = render(cases);
+  EXPECT_TRUE(hasLine(verbose, "algbw GB/s +busbw GB/s +nccl +check ")) << verbose;
+  EXPECT_TRUE(hasLine(verbose, "^  nccl fp32 33554432 .* nvls/simple +ok ")) << verbose;
 }
 
 TEST(CompactConsole, WarningsOfAKindAreOneLineNamingTheirCases) {
