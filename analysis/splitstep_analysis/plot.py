@@ -8,7 +8,8 @@
                    was ready, and the sync phase's packing
   busbw            per collective the file holds (its catalogue's order, then any other by its
                    name): bus bandwidth against message size (log x), one line per backend, dtype
-                   and placement, as nccl-tests' plots show it; with --busbw-together also every
+                   and placement, as nccl-tests' plots show it, each point where NCCL's
+                   algorithm/protocol changes labelled with it; with --busbw-together also every
                    collective of every file in one figure, busbw.<format>
   latency          per collective with a busbw: median time (us) against size on log axes, the
                    same lines, as nccl-tests' time column: flat where a size is latency-bound,
@@ -336,6 +337,29 @@ def plot_size_lines(axes, frame, label_collective=True, label_file=False, value=
                   linestyle=":" if in_place else "-")
 
 
+def label_algorithms(axes, frame, value="busbw GB/s"):
+    """NCCL's choice (the fields nccl_algorithm and nccl_protocol, where the file has them)
+    written above the first point of each line of plot_size_lines and above every point where it
+    changes, as "ring/simple": a step in busbw at a change of algorithm is NCCL's choice, one
+    without is the link's."""
+    if "nccl_algorithm" not in frame or "nccl_protocol" not in frame:
+        return
+    keys = ["collective", "backend", "dtype", "placement", "file"]
+    for _, group in frame.groupby(keys, sort=False):
+        group = group.sort_values("size")
+        previous = None
+        for size, y, algorithm, protocol in zip(group["size"], group[value],
+                                                group["nccl_algorithm"], group["nccl_protocol"]):
+            if pd.isna(algorithm) or pd.isna(protocol):
+                previous = None
+                continue
+            text = f"{algorithm}/{protocol}".lower()
+            if text != previous:
+                axes.annotate(text, (size, y), textcoords="offset points", xytext=(0, 6),
+                              ha="center", fontsize=7)
+            previous = text
+
+
 def plot_reference_lines(axes, reference, collective=None):
     """nccl-tests figures from a CSV (collective,size_bytes,time_us,busbw_gbps,label)."""
     if collective is not None:
@@ -378,6 +402,7 @@ def busbw_figures(cases, world_size=None, reference=None, order=()):
         rows = frame[frame["collective"] == collective]
         figure, axes = plt.subplots(figsize=(9, 5.5))
         plot_size_lines(axes, rows, label_collective=False)
+        label_algorithms(axes, rows)
         if reference is not None:
             plot_reference_lines(axes, reference, collective)
         ranks = f", {world_size} ranks" if world_size else ""

@@ -275,6 +275,9 @@ std::vector<CaseResult> CaseSummarizer::add(const std::vector<std::vector<Sample
       for (const std::string& note : match.notes) addOnce(result.notes, note);
       for (const std::string& note : match.measurement.notes) addOnce(result.notes, note);
       if (match.measurement.values.empty()) continue;
+      // The fields of the lowest rank that measured the case: what it learnt while measuring
+      // (NCCL's algorithm) is the case's, also where rank 0 was outside the case's group.
+      if (result.ranks.empty()) result.fields = match.fields;
       if (rates.empty()) rates = match.rates;
       RankResult& rank = result.ranks.emplace_back();
       rank.rank = static_cast<int>(r);

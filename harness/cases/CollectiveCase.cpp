@@ -18,7 +18,12 @@ constexpr std::array kFields = {
     FieldSpec{"buffers", FieldType::String, "", "device or host memory"},
     FieldSpec{"group", FieldType::Integers, "", "the ranks that ran it (--groups)"},
     FieldSpec{"group_index", FieldType::Integer, "", "the group's place in --groups"},
-    FieldSpec{"group_mode", FieldType::String, "", "groups one after another or at once"}};
+    FieldSpec{"group_mode", FieldType::String, "", "groups one after another or at once"},
+    FieldSpec{"nccl_algorithm", FieldType::String, "",
+              "NCCL's algorithm for most calls: RING, ..."},
+    FieldSpec{"nccl_protocol", FieldType::String, "",
+              "NCCL's protocol for them: LL, LL128, SIMPLE"},
+    FieldSpec{"nccl_channels", FieldType::Integer, "", "the channels NCCL ran them on"}};
 
 constexpr std::array kRates = {RateSpec{"algbw GB/s", "GB/s"}, RateSpec{"busbw GB/s", "GB/s"}};
 
@@ -43,6 +48,11 @@ CaseFields CollectiveCase::encode() const {
     put(fields, "group_index", group->index);
     putEnum(fields, "group_mode", group->mode);
   }
+  if (nccl) {
+    put(fields, "nccl_algorithm", nccl->algorithm);
+    put(fields, "nccl_protocol", nccl->protocol);
+    put(fields, "nccl_channels", nccl->channels);
+  }
   return fields;
 }
 
@@ -59,12 +69,19 @@ std::optional<CollectiveCase> CollectiveCase::decode(const CaseFields& fields) {
   if (!backend || !collective || !dtype || !placement || !size || !bytes || !count || !buffers) {
     return std::nullopt;
   }
-  CollectiveCase c{*backend, *collective, *dtype, *placement, *size, *bytes, *count, *buffers, {}};
+  CollectiveCase c{*backend, *collective, *dtype,   *placement, *size,
+                   *bytes,   *count,      *buffers, {},         {}};
   if (const auto ranks = get<IntegerList>(fields, "group")) {
     const auto index = get<std::int64_t>(fields, "group_index");
     const auto mode = getEnum<GroupMode>(fields, "group_mode");
     if (!index || !mode) return std::nullopt;
     c.group = CaseGroup{*ranks, *index, *mode};
+  }
+  if (const auto algorithm = get<std::string>(fields, "nccl_algorithm")) {
+    const auto protocol = get<std::string>(fields, "nccl_protocol");
+    const auto channels = get<std::int64_t>(fields, "nccl_channels");
+    if (!protocol || !channels) return std::nullopt;
+    c.nccl = AlgorithmChoice{*algorithm, *protocol, *channels};
   }
   return c;
 }

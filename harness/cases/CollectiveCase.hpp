@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cases/CaseFamily.hpp"
+#include "comm/AlgorithmChoice.hpp"
 #include "common/EnumNames.hpp"
 #include "options/CollectivesPlan.hpp"
 
@@ -43,6 +44,9 @@ struct CollectiveCase {
   std::uint64_t count = 0;  // elements per rank, as nccl-tests counts them
   BufferKind buffers = BufferKind::Device;
   std::optional<CaseGroup> group;  // with --groups only
+  // What NCCL chose for most of the case's calls, as it told splitstep's profiler plugin; unset
+  // where it told nothing (MPI, one rank, --nccl-algorithms off).
+  std::optional<AlgorithmChoice> nccl = std::nullopt;
 
   bool operator==(const CollectiveCase&) const = default;
 

@@ -5,11 +5,14 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "comm/AlgorithmChoice.hpp"
 #include "comm/Collective.hpp"
 
 namespace splitstep {
@@ -44,6 +47,12 @@ class Communicator {
   // watchdog's timeout throws TimeoutError.
   virtual void run(const CollectiveDescriptor& collective, const void* send, void* recv,
                    std::size_t count, DataType type, cudaStream_t stream) = 0;
+  // A mark of this process's calls so far, and what the library chose for its calls since a
+  // mark (each choice with how many calls made it, the most frequent first). Empty where the
+  // library does not say: MPI; NCCL without splitstep's profiler plugin, or on one rank, where
+  // it copies without choosing an algorithm.
+  virtual std::uint64_t callMark() const { return 0; }
+  virtual std::vector<ChoiceCount> choicesSince(std::uint64_t) const { return {}; }
 };
 
 }  // namespace splitstep

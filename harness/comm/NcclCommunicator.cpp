@@ -76,7 +76,9 @@ std::unique_ptr<Communicator> NcclCommunicator::split(std::optional<int> color) 
   waitReady(parent_, "ncclCommSplit");
   if (!color) return nullptr;
   waitReady(part, "ncclCommSplit");
-  return std::unique_ptr<Communicator>(new NcclCommunicator(part, watchdog_));
+  std::unique_ptr<NcclCommunicator> group(new NcclCommunicator(part, watchdog_));
+  group->readChoicesFrom(calls_);
+  return group;
 }
 
 NcclCommunicator::~NcclCommunicator() {

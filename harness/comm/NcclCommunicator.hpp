@@ -12,9 +12,13 @@
 #include <mpi.h>
 #include <nccl.h>
 
+#include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "comm/Communicator.hpp"
+#include "comm/NcclCallReader.hpp"
 #include "common/Watchdog.hpp"
 
 namespace splitstep {
@@ -40,6 +44,13 @@ class NcclCommunicator final : public Communicator {
   }
   void run(const CollectiveDescriptor& collective, const void* send, void* recv, std::size_t count,
            DataType type, cudaStream_t stream) override;
+  // Read from `calls`, the profiler plugin NCCL loaded, here and in the communicators split
+  // from this one.
+  void readChoicesFrom(std::shared_ptr<const NcclCallReader> calls) { calls_ = std::move(calls); }
+  std::uint64_t callMark() const override { return calls_ ? calls_->recorded() : 0; }
+  std::vector<ChoiceCount> choicesSince(std::uint64_t mark) const override {
+    return calls_ ? countChoices(calls_->since(mark)) : std::vector<ChoiceCount>{};
+  }
 
  private:
   // A communicator split from another's parent: `comm` is ready, this one owns it.
@@ -57,6 +68,7 @@ class NcclCommunicator final : public Communicator {
   int rank_ = 0;
   int size_ = 1;
   std::optional<Watchdog::Registration> registration_;
+  std::shared_ptr<const NcclCallReader> calls_;
 };
 
 }  // namespace splitstep

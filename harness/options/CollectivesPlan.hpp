@@ -74,6 +74,9 @@ struct CollectivesPlan {
   // slow GPU or link that the group analysis must flag.
   int slow_rank = -1;
   double slow_seconds = 0;
+  // NCCL runs with splitstep's profiler plugin, which tells the algorithm, protocol and channels
+  // NCCL chose for each case (comm/NcclCallReader.hpp).
+  bool nccl_algorithms = true;
 };
 
 }  // namespace splitstep

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -51,6 +52,16 @@ std::string rateCell(const CaseResult& c, const std::string& name) {
   const auto rate = std::find_if(c.rates.begin(), c.rates.end(),
                                  [&name](const RateValue& r) { return r.name == name; });
   return rate == c.rates.end() ? "-" : formatRate(rate->value);
+}
+
+// NCCL's algorithm and protocol, as its tuning log writes them: "ring/simple".
+std::string ncclCell(const CaseResult& c) {
+  const auto fields = CollectiveCase::decode(c.fields);
+  if (!fields || !fields->nccl) return "-";
+  std::string cell = fields->nccl->algorithm + "/" + fields->nccl->protocol;
+  std::transform(cell.begin(), cell.end(), cell.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return cell;
 }
 
 std::string checkCell(const CaseResult& c) {
@@ -107,6 +118,7 @@ struct Columns {
   bool skew = false;
   bool parts = false;
   bool collectives = false;
+  bool nccl = false;  // NCCL told its algorithm for a case
   bool mixed_clocks = false;
 
   explicit Columns(const std::vector<CaseResult>& cases) {
@@ -114,7 +126,9 @@ struct Columns {
     for (const CaseResult& c : cases) {
       skew = skew || c.arrival_skew.has_value();
       parts = parts || (!c.part_of.empty() && !c.skipped());
-      collectives = collectives || CollectiveCase::decode(c.fields).has_value();
+      const auto collective = CollectiveCase::decode(c.fields);
+      collectives = collectives || collective.has_value();
+      nccl = nccl || (collective && collective->nccl);
       if (!c.skipped()) clocks.insert(c.clock);
       for (const RateValue& rate : c.rates) {
         if (std::find(rates.begin(), rates.end(), rate.name) == rates.end()) {
@@ -173,6 +187,7 @@ void printVerbose(std::ostream& out, const std::vector<CaseResult>& cases,
   if (columns.parts) header.push_back("share");
   header.push_back("slowest");
   header.insert(header.end(), columns.rates.begin(), columns.rates.end());
+  if (columns.nccl) header.push_back("nccl");
   if (!columns.baseline.empty()) header.push_back("vs " + columns.baseline);
   if (columns.checks) header.push_back("check");
   if (columns.skew) header.push_back("skew");
@@ -189,6 +204,7 @@ void printVerbose(std::ostream& out, const std::vector<CaseResult>& cases,
     if (columns.parts) row.push_back(c.share ? fmt::format("{:.1f}%", *c.share * 100) : "-");
     row.push_back(fmt::format("r{} {} {}", slow.rank, slow.host, slow.device));
     for (const std::string& name : columns.rates) row.push_back(rateCell(c, name));
+    if (columns.nccl) row.push_back(ncclCell(c));
     if (!columns.baseline.empty()) {
       row.push_back(c.speedup ? fmt::format("{:.2f}x", *c.speedup) : "-");
     }
@@ -250,6 +266,7 @@ void printCompact(std::ostream& out, const std::vector<CaseResult>& cases,
   if (columns.collectives) header.insert(header.end(), {"size (B)", "count", "type"});
   header.push_back("time (us)");
   header.insert(header.end(), columns.rates.begin(), columns.rates.end());
+  if (columns.nccl) header.push_back("nccl");
   if (!columns.baseline.empty()) header.push_back("vs " + columns.baseline);
   if (columns.checks) header.push_back("#wrong");
   header.insert(header.end(), {"±ci", "slowest", "noise"});
@@ -262,6 +279,7 @@ void printCompact(std::ostream& out, const std::vector<CaseResult>& cases,
     }
     row.push_back(ncclTestsNumber(c.across.median * 1e6, 7));
     for (const std::string& name : columns.rates) row.push_back(rateCell(c, name));
+    if (columns.nccl) row.push_back(ncclCell(c));
     if (!columns.baseline.empty()) {
       row.push_back(c.speedup ? fmt::format("{:.2f}x", *c.speedup) : "-");
     }

@@ -1,8 +1,9 @@
 // The table that closes a suite in the terminal report, with its notes and warnings. Compact:
 // one line per case, nccl-tests' columns where a case is a collective's (size, count, type, time
-// in us, algbw, busbw, #wrong), then the figures only splitstep has (±ci, slowest rank, noise),
-// and the warnings of the run's every case a line per kind, naming the cases. Verbose: the spread
-// across ranks, every part under its whole, each rank's median, and each case's notes and warnings.
+// in us, algbw, busbw, and beside busbw NCCL's algorithm/protocol where NCCL told them, #wrong),
+// then the figures only splitstep has (±ci, slowest rank, noise), and the warnings of the run's
+// every case a line per kind, naming the cases. Verbose: the spread across ranks, every part under
+// its whole, each rank's median, and each case's notes and warnings.
 #pragma once
 
 #include <map>

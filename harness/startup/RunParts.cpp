@@ -11,6 +11,7 @@
 #include "collect/Collector.hpp"
 #include "collect/SampleCodec.hpp"
 #include "comm/MpiCommunicator.hpp"
+#include "comm/NcclCallReader.hpp"
 #include "comm/NcclCommunicator.hpp"
 #include "device/GpuTopology.hpp"
 #include "meta/BuildInfo.hpp"
@@ -20,6 +21,36 @@
 #include "suites/Suite.hpp"
 
 namespace splitstep {
+
+namespace {
+
+// NCCL's communicator, with splitstep's profiler plugin where the plan asks for NCCL's choices:
+// NCCL loads it when it makes its first communicator in this process.
+std::unique_ptr<Communicator> openNccl(const CollectivesPlan& plan, const Cluster& cluster,
+                                       Watchdog& watchdog, std::vector<std::string>& notes) {
+  std::optional<std::string> profiler;
+  if (plan.nccl_algorithms) {
+    profiler = ncclProfilerBesideProgram();
+    if (std::optional<std::string> why_not = requestNcclProfiler(*profiler)) {
+      notes.push_back(*why_not);
+      profiler.reset();
+    }
+  }
+  auto nccl = std::make_unique<NcclCommunicator>(cluster.comm(), watchdog);
+  if (profiler) {
+    if (std::shared_ptr<const NcclCallReader> calls = NcclCallReader::ofLoaded(*profiler)) {
+      nccl->readChoicesFrom(std::move(calls));
+    } else {
+      notes.push_back(fmt::format(
+          "NCCL's algorithms are not shown: NCCL did not load its profiler plugin {} (profiler "
+          "API v5 needs NCCL 2.28 or later)",
+          *profiler));
+    }
+  }
+  return nccl;
+}
+
+}  // namespace
 
 std::vector<std::unique_ptr<Communicator>> openCommunicators(const CollectivesPlan& plan,
                                                              const Device& device,
@@ -36,7 +67,7 @@ std::vector<std::unique_ptr<Communicator>> openCommunicators(const CollectivesPl
       if (std::find(backends.begin(), backends.end(), Backend::Mpi) != backends.end()) continue;
     }
     if (backend == Backend::Nccl) {
-      comms.push_back(std::make_unique<NcclCommunicator>(cluster.comm(), watchdog));
+      comms.push_back(openNccl(plan, cluster, watchdog, notes));
     } else {
       const bool device_buffers = device.isCuda() && mpiIsCudaAware();
       if (device.isCuda() && !device_buffers) {
@@ -92,6 +123,8 @@ void openRunParts(RunParts& parts, const RunPlan& plan, const Cluster& cluster, 
                   RunContext& context) {
   watchdog.setOperation("opening the device");
   parts.device = openDevice(chooseDevice(plan.launch, cluster), watchdog);
+  // The environment as launched: before NCCL_PROFILER_PLUGIN is set for NCCL (openNccl).
+  describeEnvironment(cluster, context);
   if (std::any_of(plan.suites.begin(), plan.suites.end(), usesCommunicators)) {
     watchdog.setOperation("opening the communicators");
     parts.comms =
@@ -100,7 +133,6 @@ void openRunParts(RunParts& parts, const RunPlan& plan, const Cluster& cluster, 
   watchdog.setOperation("gathering the ranks' devices");
   context.ranks = gatherRankInfo(*parts.device, cluster, watchdog);
   context.gpu_links = linksBetweenRanks(context.ranks);
-  describeEnvironment(cluster, context);
   parts.sampler = startTelemetry(plan.telemetry, *parts.device, cluster, context.notes);
   const bool tracing = !plan.output.trace_path.empty();
   // Spans are recorded for the trace, and to attribute telemetry readings to cases and phases.

@@ -1,6 +1,7 @@
 #include "suites/CollectiveSuite.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -127,6 +128,26 @@ class CollectiveCall {
   std::byte* send_ = nullptr;
   std::byte* recv_ = nullptr;
 };
+
+// What the library chose for the case's calls, warm-up and timed: the most frequent choice in its
+// fields, and a note where its calls did not all make it.
+void noteChoices(Sample& sample, const CollectiveSpace::Case& c,
+                 const std::vector<ChoiceCount>& choices) {
+  if (choices.empty()) return;
+  CollectiveCase fields = c.fields;
+  fields.nccl = choices.front().choice;
+  sample.fields = fields.encode();
+  if (choices.size() == 1) return;
+  std::uint64_t calls = 0;
+  std::vector<std::string> each;
+  for (const ChoiceCount& choice : choices) {
+    calls += choice.calls;
+    each.push_back(fmt::format("{}/{} on {} channels for {}", choice.choice.algorithm,
+                               choice.choice.protocol, choice.choice.channels, choice.calls));
+  }
+  sample.notes.push_back(fmt::format("NCCL chose differently among the case's last {} calls: {}",
+                                     calls, fmt::join(each, ", ")));
+}
 
 // Collective: whether every rank has `bytes` of device memory to spare now (the budget was
 // agreed at start; earlier cases and the communicators may have taken some since).
@@ -263,9 +284,10 @@ class RoundRunner {
       return;
     }
     Sample& sample = runner_.at(first + *round.mine);
-    CollectiveCall body(context_, collective_, *round.comms[any.backend], type, in_place,
-                        layouts[*round.mine]);
+    Communicator& comm = *round.comms[any.backend];
+    CollectiveCall body(context_, collective_, comm, type, in_place, layouts[*round.mine]);
     body.fill();
+    const std::uint64_t mark = comm.callMark();
     const bool slow = plan_.slow_rank == context_.rank;
     const auto delay = std::chrono::duration<double>(plan_.slow_seconds);
     const bool blocking = plan_.blocking;
@@ -277,6 +299,7 @@ class RoundRunner {
           if (blocking) timer.synchronize();
         },
         nullptr, &timer);
+    noteChoices(sample, cases[*round.mine], comm.choicesSince(mark));
     if (plan_.check) {
       std::optional<Timeline::HostScope> scope;
       if (Timeline* timeline = runner_.timeline()) {

@@ -423,6 +423,21 @@ class FigureContentTest(FilesTestCase):
         mixed = load_cases(document(collective_cases() + collective_cases("allgather", False)))
         self.assertEqual([p.name for p in plots.busbw_figures(mixed, 2)], ["busbw-allreduce"])
 
+    def test_busbw_points_are_labelled_where_nccls_choice_changes(self):
+        cases = load_cases(document(collective_cases()))
+        [(_, figure, _)] = plots.busbw_figures(cases, 2)
+        self.assertEqual(len(figure.axes[0].texts), 0)  # no choice in the file: no label
+        nccl = cases["backend"] == "nccl"
+        choices = {1024: ("RING", "LL"), 1 << 20: ("RING", "LL"), 64 << 20: ("NVLS", "SIMPLE")}
+        cases.loc[nccl, "nccl_algorithm"] = cases.loc[nccl, "size"].map(
+            lambda s: choices[s][0])
+        cases.loc[nccl, "nccl_protocol"] = cases.loc[nccl, "size"].map(lambda s: choices[s][1])
+        [(_, figure, _)] = plots.busbw_figures(cases, 2)
+        labels = [(t.get_text(), t.xy[0]) for t in figure.axes[0].texts]
+        # The first point and the change; the MPI line, without a choice, has none.
+        self.assertEqual(labels, [("ring/ll", 1024), ("nvls/simple", 64 << 20)])
+        plots.plt.close("all")
+
     def test_latency_lines_are_the_median_time_against_size_on_log_axes(self):
         cases = load_cases(document(collective_cases()))
         [(name, figure, drew)] = plots.latency_figures(cases, 2)

@@ -140,6 +140,78 @@ class SpoilingCommunicator final : public Communicator {
   Communicator& real_;
 };
 
+// MPI underneath, telling a choice for each call as NCCL's profiler plugin does: the LL protocol
+// below 1000 elements, SIMPLE above, and at exactly 1000 every fourth call on TREE.
+class TellingCommunicator final : public Communicator {
+ public:
+  explicit TellingCommunicator(Communicator& real) : real_(real) {}
+  std::string backend() const override { return real_.backend(); }
+  int rank() const override { return real_.rank(); }
+  int size() const override { return real_.size(); }
+  bool usesDeviceBuffers() const override { return false; }
+  bool supports(const CollectiveDescriptor& collective, DataType type, bool in_place,
+                std::string& why_not) const override {
+    return real_.supports(collective, type, in_place, why_not);
+  }
+  void run(const CollectiveDescriptor& collective, const void* send, void* recv, std::size_t count,
+           DataType type, cudaStream_t stream) override {
+    real_.run(collective, send, recv, count, type, stream);
+    if (count < 1000) {
+      calls_.push_back({"RING", "LL", 2});
+    } else if (count > 1000 || calls_.size() % 4 != 0) {
+      calls_.push_back({"RING", "SIMPLE", 4});
+    } else {
+      calls_.push_back({"TREE", "SIMPLE", 4});
+    }
+  }
+  std::unique_ptr<Communicator> split(std::optional<int>) override {
+    throw std::logic_error("the telling suite runs without groups");
+  }
+  std::uint64_t callMark() const override { return calls_.size(); }
+  std::vector<ChoiceCount> choicesSince(std::uint64_t mark) const override {
+    return countChoices(std::vector<AlgorithmChoice>(
+        calls_.begin() + static_cast<std::ptrdiff_t>(mark), calls_.end()));
+  }
+
+ private:
+  Communicator& real_;
+  std::vector<AlgorithmChoice> calls_;
+};
+
+// Each case carries the choice of most of its own calls, and a note where they differed; a
+// communicator that tells nothing leaves the fields without any.
+TEST(CollectiveSuite, EachCaseCarriesTheChoiceOfItsOwnCalls) {
+  Ranks ranks;
+  MpiCommunicator mpi(MPI_COMM_WORLD, ranks.watchdog, false);
+  TellingCommunicator telling(mpi);
+  CollectivesPlan plan = smallPlan();
+  plan.bytes = {400, 4000, 40000};  // 100, 1000 and 10000 fp32 elements
+  plan.placements = {Placement::OutOfPlace};
+  CollectiveSuite(*findCollective("allreduce"), plan).run(ranks.context(&telling));
+  const std::vector<Sample> samples = ranks.sink.take();
+  ASSERT_EQ(samples.size(), 3u);
+  const std::vector<AlgorithmChoice> expected = {
+      {"RING", "LL", 2}, {"RING", "SIMPLE", 4}, {"RING", "SIMPLE", 4}};
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    SCOPED_TRACE(samples[i].case_name);
+    ASSERT_EQ(samples[i].measurement.values.size(), 3u);
+    EXPECT_EQ(fieldsOf(samples[i]).nccl, expected[i]);
+  }
+  EXPECT_TRUE(samples[0].notes.empty());
+  ASSERT_EQ(samples[1].notes.size(), 1u);
+  EXPECT_NE(samples[1].notes[0].find("NCCL chose differently among the case's last "),
+            std::string::npos);
+  EXPECT_NE(samples[1].notes[0].find("RING/SIMPLE on 4 channels for "), std::string::npos);
+  EXPECT_NE(samples[1].notes[0].find(", TREE/SIMPLE on 4 channels for "), std::string::npos);
+  EXPECT_TRUE(samples[2].notes.empty());
+
+  CollectiveSuite(*findCollective("allreduce"), plan).run(ranks.context(&mpi));
+  for (const Sample& s : ranks.sink.take()) {
+    EXPECT_FALSE(fieldsOf(s).nccl) << s.case_name;
+    EXPECT_FALSE(s.fields.values.contains("nccl_algorithm")) << s.case_name;
+  }
+}
+
 // --blocking: the host waits for each call; every case is still timed and checked.
 TEST(CollectiveSuite, BlockingCallsAreTimedAndChecked) {
   Ranks ranks;

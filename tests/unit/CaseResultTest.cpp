@@ -37,6 +37,23 @@ TEST(CaseResult, AcrossRanksSummarizesPerRankMediansAndNamesTheSlowest) {
   EXPECT_EQ(c.wrong, 0u);
 }
 
+// A group's case that rank 0 did not run (--groups): the fields are those of the group's lowest
+// rank, which learnt NCCL's choice while measuring it.
+TEST(CaseResult, FieldsComeFromTheLowestRankThatMeasured) {
+  Sample outside = timed("group 1", {});
+  outside.fields = {"collective", {{"backend", std::string("nccl")}}};
+  Sample first = timed("group 1", {2});
+  first.fields = {"collective", {{"nccl_algorithm", std::string("RING")}}};
+  Sample second = timed("group 1", {3});
+  second.fields = {"collective", {{"nccl_algorithm", std::string("TREE")}}};
+  const auto results = summarizeCases({{outside}, {first}, {second}});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].fields, first.fields);
+  // A case no rank measured keeps the first rank's.
+  const auto skipped = summarizeCases({{outside}, {timed("group 1", {})}});
+  EXPECT_EQ(skipped[0].fields, outside.fields);
+}
+
 TEST(CaseResult, BandwidthRatesUseDecimalGigabytes) {
   // The reference table: 1 GiB in 3328.66 us is 322.58 GB/s (algbw, 1 GB = 1e9 B).
   Sample s = timed("1 GiB", {3328.66e-6});

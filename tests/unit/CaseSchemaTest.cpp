@@ -63,6 +63,8 @@ TEST(CaseSchema, EveryFamilyDecodesWhatItEncodes) {
   CollectiveCase world = groupedAllreduce();
   world.group.reset();
   expectRoundTrip(world);
+  world.nccl = AlgorithmChoice{"NVLS_TREE", "LL128", 16};
+  expectRoundTrip(world);
   expectRoundTrip(MatmulCase{MatmulDtype::Tf32, {8192, 4096, 1024}, "tf32"});
   expectRoundTrip(MatmulCase{MatmulDtype::Fp32, {64, 64, 64}, ""});
   expectRoundTrip(MembwCase{"h2d pinned", 1ull << 28});
@@ -81,6 +83,14 @@ TEST(CaseSchema, NumbersAreWrittenAsNumbersAndListsAsArrays) {
   EXPECT_EQ(json["bytes"], 1ull << 30);
   EXPECT_EQ(json["placement"], "in");
   EXPECT_EQ(json["group"], nlohmann::json::array({0, 2}));
+  EXPECT_FALSE(json.contains("nccl_algorithm"));  // NCCL told nothing: no field at all
+  CollectiveCase chosen = groupedAllreduce();
+  chosen.nccl = AlgorithmChoice{"RING", "SIMPLE", 24};
+  const nlohmann::json told = fieldsJson(chosen.encode());
+  EXPECT_EQ(told["nccl_algorithm"], "RING");
+  EXPECT_EQ(told["nccl_protocol"], "SIMPLE");
+  EXPECT_TRUE(told["nccl_channels"].is_number_integer());
+  EXPECT_EQ(told["nccl_channels"], 24);
   const nlohmann::json step = fieldsJson(overlapStep().encode());
   EXPECT_TRUE(step["flop_per_step"].is_number_float());
   EXPECT_EQ(step["bucket_sizes"], nlohmann::json::array({1048576, 496710656}));
@@ -100,6 +110,14 @@ TEST(CaseSchema, FieldsOfAnotherFamilyOrMissingOrMistypedDoNotDecode) {
   EXPECT_FALSE(CollectiveCase::decode(fields));
   fields = groupedAllreduce().encode();
   fields.values.erase("group_mode");  // a group without its mode
+  EXPECT_FALSE(CollectiveCase::decode(fields));
+  CollectiveCase chosen = groupedAllreduce();
+  chosen.nccl = AlgorithmChoice{"RING", "SIMPLE", 24};
+  fields = chosen.encode();
+  fields.values.erase("nccl_protocol");  // an algorithm without its protocol
+  EXPECT_FALSE(CollectiveCase::decode(fields));
+  fields = chosen.encode();
+  fields.values["nccl_channels"] = std::string("24");  // text is not a channel count
   EXPECT_FALSE(CollectiveCase::decode(fields));
   fields = overlapStep().encode();
   fields.values["extra"] = std::int64_t{1};

@@ -429,6 +429,40 @@ TEST(CompactConsole, CollectivesHaveNcclTestsColumns) {
       << text;
 }
 
+// NCCL's choice per size beside busbw, where NCCL told it; "-" for a case it told nothing of.
+TEST(CompactConsole, NcclsAlgorithmStandsBesideBusbw) {
+  std::vector<Sample> rank;
+  for (const auto& [bytes, choice] :
+       {std::pair{std::uint64_t{8}, std::optional<AlgorithmChoice>({"RING", "LL", 24})},
+        std::pair{std::uint64_t{33554432}, std::optional<AlgorithmChoice>({"NVLS", "SIMPLE", 16})},
+        std::pair{std::uint64_t{1024}, std::optional<AlgorithmChoice>()}}) {
+    Sample s = allreduceSample(bytes, Placement::OutOfPlace, 20e-6);
+    auto fields = CollectiveCase::decode(s.fields);
+    fields->nccl = choice;
+    s.fields = fields->encode();
+    rank.push_back(s);
+  }
+  const std::vector<CaseResult> cases = summarizeCases({rank, rank});
+  const std::string text = renderStyled({}, cases);
+  EXPECT_TRUE(hasLine(text,
+                      "^  case +size \\(B\\) +count +type +time \\(us\\) +algbw GB/s +busbw GB/s "
+                      "+nccl +#wrong +±ci +slowest +noise$"))
+      << text;
+  EXPECT_TRUE(hasLine(text, "^  nccl out +8 +2 +fp32 +20\\.00 +[0-9.]+ +[0-9.]+ +ring/ll +0 "))
+      << text;
+  EXPECT_TRUE(hasLine(text,
+                      "^  nccl out +33554432 +8388608 +fp32 +20\\.00 +[0-9.]+ +[0-9.]+ "
+                      "+nvls/simple +0 "))
+      << text;
+  EXPECT_TRUE(hasLine(text, "^  nccl out +1024 +256 +fp32 +20\\.00 +[0-9.]+ +[0-9.]+ +- +0 "))
+      << text;
+  for (const std::string& line : linesOf(text)) EXPECT_LE(columns(line), kConsoleWidth) << line;
+  // --verbose: the same column after the rates.
+  const std::string verbose = render(cases);
+  EXPECT_TRUE(hasLine(verbose, "algbw GB/s +busbw GB/s +nccl +check ")) << verbose;
+  EXPECT_TRUE(hasLine(verbose, "^  nccl fp32 33554432 .* nvls/simple +ok ")) << verbose;
+}
+
 TEST(CompactConsole, WarningsOfAKindAreOneLineNamingTheirCases) {
   Sample wide = testing::matmulSample("fp32", {1e-3, 5e-3});
   Sample wider = testing::matmulSample("bf16", {1e-3, 6e-3});

@@ -9,6 +9,7 @@
 
 #include "ReportFixtures.hpp"
 #include "TempPath.hpp"
+#include "cases/CollectiveCase.hpp"
 
 namespace splitstep {
 namespace {
@@ -117,6 +118,37 @@ TEST(CsvReporter, FieldsAndRatesFollowTheLeadingColumnsAndTelemetryComesLast) {
   EXPECT_EQ(rows[0].at("series"), "forward");
   EXPECT_EQ(rows[0].at("part_of"), "step");
   EXPECT_EQ(rows[0].at("samples/s"), "");
+}
+
+// NCCL's choice in three columns of its own, empty for a case NCCL told nothing of.
+TEST(CsvReporter, NcclsChoiceHasColumnsEmptyWhereNcclToldNothing) {
+  std::vector<Sample> rank;
+  for (const bool told : {true, false}) {
+    Sample s;
+    s.suite = "allreduce";
+    s.series = "allreduce";
+    CollectiveCase fields;
+    fields.backend = told ? "nccl" : "mpi";
+    fields.collective = "allreduce";
+    fields.size = fields.bytes = 1 << 20;
+    fields.count = 1 << 18;
+    if (told) fields.nccl = AlgorithmChoice{"RING", "SIMPLE", 24};
+    s.case_name = fields.backend + " fp32 1048576";
+    s.fields = fields.encode();
+    s.measurement.clock = "device (CUDA events)";
+    s.measurement.loops = 1;
+    s.measurement.values = {1e-4, 1e-4};
+    rank.push_back(s);
+  }
+  const auto [header, rows] = writeAndRead(summarizeCases({rank, rank}));
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.at("case"));
+    const bool told = row.at("backend") == "nccl";
+    EXPECT_EQ(row.at("nccl_algorithm"), told ? "RING" : "");
+    EXPECT_EQ(row.at("nccl_protocol"), told ? "SIMPLE" : "");
+    EXPECT_EQ(row.at("nccl_channels"), told ? "24" : "");
+  }
 }
 
 TEST(CsvReporter, TelemetryFillsItsColumns) {
