@@ -281,9 +281,9 @@ std::vector<OptionSpec> collectiveOptions() {
         d.plan.collectives.slow_seconds = v.number(slowMs, "a number of milliseconds in [0, 60000]") / 1000;
       },
       [](const RunPlan& p) { return number(p.collectives.slow_seconds * 1000); }),
-    option("nccl-algorithms", "on",
+    option("nccl-algorithms", "off",
       "collectives: show the algorithm, protocol and channels NCCL chose per case, from NCCL's "
-      "profiler plugin interface (on, off)",
+      "profiler plugin interface (on, off; off until its cost per call is measured)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.nccl_algorithms = v.onOff(); },
       [](const RunPlan& p) { return std::string(p.collectives.nccl_algorithms ? "on" : "off"); }),
   };

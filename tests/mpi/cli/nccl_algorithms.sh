@@ -18,7 +18,7 @@ run() {
   timeout 300 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" allreduce \
     --bytes 8,64K,1M,64M --samples 5 --warmup 2 --backend nccl "$@" 2>&1
 }
-output=$(run --json "$dir/on.json") || fail "the run exited non-zero"
+output=$(run --nccl-algorithms on --json "$dir/on.json") || fail "the run exited non-zero"
 grep -qE '^  case +size \(B\) +count +type +time \(us\) +algbw GB/s +busbw GB/s +nccl ' \
   <<<"$output" || fail "no nccl column after busbw"
 rows=$(grep -cE '^  nccl out +[0-9]+ .* (ring|tree|nvls|nvls_tree|collnet_direct|collnet_chain|pat)/(ll|ll128|simple) ' <<<"$output")
