@@ -18,8 +18,9 @@ struct ExportedModelFacts {
   std::int64_t batch = 0;    // samples per step: the recorded batch's leading dimension
   double batch_bytes = 0;    // every batch tensor, as recorded
   double flop_per_step = 0;  // of one step on `batch` samples, as the exporter counted them
-  // Every tensor the graph computes, in elements: floating ones scale with the precision,
-  // the others (indices, masks) are counted in `fixed_bytes`. A bound on what forward keeps.
+  // Every tensor the graph computes into storage of its own (no view, no in-place result), in
+  // elements: floating ones scale with the precision, the others (indices, masks) are counted in
+  // `fixed_bytes`. A bound on what forward keeps.
   double floating_elements = 0;
   double fixed_bytes = 0;
 };

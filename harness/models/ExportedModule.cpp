@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "graph/BatchFile.hpp"
+#include "graph/GraphOperations.hpp"
 #include "graph/GraphProgram.hpp"
 #include "models/Exported.hpp"
 #include "models/ExportedBatch.hpp"
@@ -53,6 +54,36 @@ GraphArchive takeArchive(const std::string& path) {
   return archive;
 }
 
+// The tensors the graph's nodes compute into storage of their own, with their recorded metadata:
+// not the graph's inputs (parameters, buffers and the batch are counted apart), nor a view or an
+// in-place result (an alias of its input, by the operation's schema: `Tensor(a)`), which eager
+// makes without memory either.
+std::vector<std::pair<std::string, torch::_export::TensorMeta>> computedTensors(
+    const torch::_export::Graph& graph) {
+  using Tag = torch::_export::Argument::Tag;
+  std::vector<std::pair<std::string, torch::_export::TensorMeta>> computed;
+  for (const torch::_export::Node& node : graph.get_nodes()) {
+    const std::optional<c10::OperatorHandle> op = findOperation(node.get_target());
+    if (!op) continue;  // refused with its name when the program was planned
+    const std::vector<c10::Argument>& returns = op->schema().returns();
+    const std::vector<torch::_export::Argument>& outputs = node.get_outputs();
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      if (i < returns.size() && returns[i].alias_info() != nullptr) continue;
+      std::vector<std::string> names;
+      if (outputs[i].tag() == Tag::AS_TENSOR)
+        names.push_back(outputs[i].get_as_tensor().get_name());
+      if (outputs[i].tag() == Tag::AS_TENSORS) {
+        for (const auto& t : outputs[i].get_as_tensors()) names.push_back(t.get_name());
+      }
+      for (const std::string& name : names) {
+        const auto meta = graph.get_tensor_values().find(name);
+        if (meta != graph.get_tensor_values().end()) computed.emplace_back(name, meta->second);
+      }
+    }
+  }
+  return computed;
+}
+
 ExportedModelFacts readFacts(const std::string& path) {
   const GraphArchive& archive = archiveAt(path);
   // Refuses, naming them, the operations the executor cannot run.
@@ -70,8 +101,8 @@ ExportedModelFacts readFacts(const std::string& path) {
   for (const BatchTensorSpec& spec : archive.batch) {
     facts.batch_bytes += static_cast<double>(bytesOf(spec));
   }
-  for (const auto& [name, meta] :
-       archive.program.get_graph_module().get_graph().get_tensor_values()) {
+  const auto& graph = archive.program.get_graph_module().get_graph();
+  for (const auto& [name, meta] : computedTensors(graph)) {
     double elements = 1;
     for (const auto& size : meta.get_sizes()) {
       if (size.tag() != torch::_export::SymInt::Tag::AS_INT) {
