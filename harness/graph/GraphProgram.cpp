@@ -17,8 +17,6 @@ namespace {
 namespace ex = torch::_export;
 using Tag = ex::Argument::Tag;
 
-constexpr std::string_view kAssertTensorMetadata = "torch.ops.aten._assert_tensor_metadata.default";
-
 // export.py's wrapper holds the user's model under this attribute.
 constexpr std::string_view kModelPrefix = "model.";
 
@@ -82,10 +80,7 @@ class Planner {
 
   void addNode(const ex::Node& node) {
     const std::string& target = node.get_target();
-    // torch.export's guard of a value's dtype before a cast (`x.float()`), which eager PyTorch
-    // never runs: it holds the trace's fp32, which autocast changes by design (a bf16 linear's
-    // output then cast to fp32 for the loss). It computes nothing.
-    if (target == kAssertTensorMetadata) return;
+    if (isExportGuard(target)) return;
     const std::optional<c10::OperatorHandle> op = findOperation(target);
     if (!op) {
       refuse(target);
@@ -348,9 +343,8 @@ GraphProgram::GraphProgram(const GraphArchive& archive, c10::Device device)
   }
   if (user_inputs != batch_.size()) {
     throw GraphArchiveError(
-        fmt::format("{}: the graph takes {} batch tensors, the archive "
-                    "records {}",
-                    archive.path, user_inputs, batch_.size()));
+        fmt::format("{}: the graph takes {} batch tensors, the archive records {}", archive.path,
+                    user_inputs, batch_.size()));
   }
   for (const ex::Node& node : module.get_graph().get_nodes()) planner.addNode(node);
   for (const ex::OutputSpec& spec : module.get_signature().get_output_specs()) {

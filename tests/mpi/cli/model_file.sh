@@ -89,6 +89,17 @@ for tag in ("step/breakdown/overlap/tail_comm", "step/ledger/overlap/last",
 PY
 echo "ok: CSV, trace, LibTorch profiles, breakdown, ledger and projection of the exported model"
 
+# bf16: transformers' causal-LM loss casts the logits to fp32 (logits.float()), which torch.export
+# guards with the traced dtype; under autocast the logits are bf16, and the run must go on.
+(cd "$models" && "$python" -m splitstep_analysis export decoders:llama --batch decoders:hf_batch \
+  --loss decoders:loss -o "$dir/llama_hf.pt2" >/dev/null 2>&1) || fail "export of llama_hf failed"
+# shellcheck disable=SC2086
+output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" step \
+  --config "$config" --model-file "$dir/llama_hf.pt2" --precision bf16 --sync-modes overlap \
+  --samples 3 --warmup 1 --verbose 2>&1) || fail "llama_hf bf16: $(grep splitstep: <<<"$output" | head -2)"
+grep -Eq "^  exported bf16 overlap .* ok " <<<"$output" || fail "llama_hf bf16: overlap not checked ok"
+echo "ok: a decoder whose loss casts to fp32, in bf16, checked"
+
 # The check holds the exported model's sync to account: gradients summed, not averaged, are wrong.
 # shellcheck disable=SC2086
 output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" step \
