@@ -114,11 +114,10 @@ TEST(CollectiveSuite, EveryCollectiveIsCheckedOnEveryRankThatHoldsAResult) {
   }
 }
 
-// MPI underneath, and then one element of every result spoiled with a value the check pattern
-// never holds: what a collective that writes the wrong thing looks like.
-class SpoilingCommunicator final : public Communicator {
+// MPI underneath, for a test communicator to change one thing of: host buffers, no groups.
+class ForwardingCommunicator : public Communicator {
  public:
-  explicit SpoilingCommunicator(Communicator& real) : real_(real) {}
+  explicit ForwardingCommunicator(Communicator& real) : real_(real) {}
   std::string backend() const override { return real_.backend(); }
   int rank() const override { return real_.rank(); }
   int size() const override { return real_.size(); }
@@ -130,32 +129,35 @@ class SpoilingCommunicator final : public Communicator {
   void run(const CollectiveDescriptor& collective, const void* send, void* recv, std::size_t count,
            DataType type, cudaStream_t stream) override {
     real_.run(collective, send, recv, count, type, stream);
-    static_cast<float*>(recv)[0] = -1.0f;
   }
   std::unique_ptr<Communicator> split(std::optional<int>) override {
-    throw std::logic_error("the spoiled suite runs without groups");
+    throw std::logic_error("a test communicator runs without groups");
   }
 
  private:
   Communicator& real_;
 };
 
-// MPI underneath, telling a choice for each call as NCCL's profiler plugin does: the LL protocol
-// below 1000 elements, SIMPLE above, and at exactly 1000 every fourth call on TREE.
-class TellingCommunicator final : public Communicator {
+// Then one element of every result spoiled with a value the check pattern never holds: what a
+// collective that writes the wrong thing looks like.
+class SpoilingCommunicator final : public ForwardingCommunicator {
  public:
-  explicit TellingCommunicator(Communicator& real) : real_(real) {}
-  std::string backend() const override { return real_.backend(); }
-  int rank() const override { return real_.rank(); }
-  int size() const override { return real_.size(); }
-  bool usesDeviceBuffers() const override { return false; }
-  bool supports(const CollectiveDescriptor& collective, DataType type, bool in_place,
-                std::string& why_not) const override {
-    return real_.supports(collective, type, in_place, why_not);
-  }
+  using ForwardingCommunicator::ForwardingCommunicator;
   void run(const CollectiveDescriptor& collective, const void* send, void* recv, std::size_t count,
            DataType type, cudaStream_t stream) override {
-    real_.run(collective, send, recv, count, type, stream);
+    ForwardingCommunicator::run(collective, send, recv, count, type, stream);
+    static_cast<float*>(recv)[0] = -1.0f;
+  }
+};
+
+// Telling a choice for each call as NCCL's profiler plugin does: the LL protocol below 1000
+// elements, SIMPLE above, and at exactly 1000 every fourth call on TREE.
+class TellingCommunicator final : public ForwardingCommunicator {
+ public:
+  using ForwardingCommunicator::ForwardingCommunicator;
+  void run(const CollectiveDescriptor& collective, const void* send, void* recv, std::size_t count,
+           DataType type, cudaStream_t stream) override {
+    ForwardingCommunicator::run(collective, send, recv, count, type, stream);
     if (count < 1000) {
       calls_.push_back({"RING", "LL", 2});
     } else if (count > 1000 || calls_.size() % 4 != 0) {
@@ -164,9 +166,6 @@ class TellingCommunicator final : public Communicator {
       calls_.push_back({"TREE", "SIMPLE", 4});
     }
   }
-  std::unique_ptr<Communicator> split(std::optional<int>) override {
-    throw std::logic_error("the telling suite runs without groups");
-  }
   std::uint64_t callMark() const override { return calls_.size(); }
   std::vector<ChoiceCount> choicesSince(std::uint64_t mark) const override {
     return countChoices(std::vector<AlgorithmChoice>(
@@ -174,7 +173,6 @@ class TellingCommunicator final : public Communicator {
   }
 
  private:
-  Communicator& real_;
   std::vector<AlgorithmChoice> calls_;
 };
 
