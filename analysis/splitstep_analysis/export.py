@@ -165,19 +165,29 @@ def flop_formulas():
     return {op: f for op, f in formulas.items() if op not in flop_counter.flop_registry}
 
 
-def step_flops(wrapped, batch):
-    """FLOPs of one training step of `wrapped` on `batch`, forward and backward. Leaves gradients
-    on the parameters and moved BatchNorm statistics: the caller restores them."""
+def eager_step(wrapped, batch, loss_spec):
+    """One eager training step of `wrapped` on `batch`, forward and backward, under
+    FlopCounterMode: its loss and its FLOPs. It runs before the export, so that a mistake shows
+    as one line, not as a torch.export trace. Leaves gradients on the parameters and moved
+    BatchNorm statistics: the caller restores them."""
+    import torch
     from torch.utils.flop_counter import FlopCounterMode
 
     with FlopCounterMode(display=False, custom_mapping=flop_formulas()) as counter:
-        loss = wrapped(*batch)
+        try:
+            loss = wrapped(*batch)
+        except Exception as error:
+            raise BadInput(f"model and loss on the batch failed: {type(error).__name__}: "
+                           f"{error}") from None
+        if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+            raise BadInput(f"loss {loss_spec} returned {type(loss).__name__}, "
+                           f"not a scalar tensor")
         try:
             loss.backward()
         except RuntimeError as error:
             raise BadInput(f"backward of the loss failed: "
                            f"{(str(error).splitlines() or [''])[0]}") from None
-    return counter.get_total_flops()
+    return loss.detach(), counter.get_total_flops()
 
 
 def export(model_spec, batch_spec, loss_spec):
@@ -192,17 +202,9 @@ def export(model_spec, batch_spec, loss_spec):
     batch = batch_tensors(call(resolve(batch_spec, "batch"), batch_spec, "batch"), batch_spec)
     wrapped = wrapper_class()(model, loss_function(loss_spec)).train()
     initial_state = copy.deepcopy(wrapped.state_dict())
-    try:
-        eager_loss = wrapped(*batch)
-    except Exception as error:
-        raise BadInput(f"model and loss on the batch failed: {type(error).__name__}: "
-                       f"{error}") from None
-    if not isinstance(eager_loss, torch.Tensor) or eager_loss.numel() != 1:
-        raise BadInput(f"loss {loss_spec} returned {type(eager_loss).__name__}, "
-                       f"not a scalar tensor")
-    flop_per_step = step_flops(wrapped, batch)
-    # The eager calls above ran BatchNorm in training mode: its running statistics moved. The
-    # archive keeps the factory's, so that splitstep starts from the model the factory made.
+    eager_loss, flop_per_step = eager_step(wrapped, batch, loss_spec)
+    # The eager step ran BatchNorm in training mode: its running statistics moved. The archive
+    # keeps the factory's, so that splitstep starts from the model the factory made.
     wrapped.load_state_dict(initial_state)
     wrapped.zero_grad(set_to_none=True)
     try:
@@ -220,7 +222,7 @@ def export(model_spec, batch_spec, loss_spec):
         "parameters": [name for name, p in wrapped.named_parameters() if p.requires_grad],
         "buffers": [name for name, _ in wrapped.named_buffers()],
         "batch": [tensor_entry(name, tensor) for name, tensor in zip(inputs, batch)],
-        "eager_loss": float(eager_loss.detach()),
+        "eager_loss": float(eager_loss),
         "flop_per_step": flop_per_step,
     }
     return program, meta
