@@ -374,7 +374,7 @@ GraphProgram::~GraphProgram() = default;
 GraphProgram::GraphProgram(GraphProgram&&) noexcept = default;
 GraphProgram& GraphProgram::operator=(GraphProgram&&) noexcept = default;
 
-at::Tensor GraphProgram::loss(const std::vector<at::Tensor>& batch) {
+at::Tensor GraphProgram::loss(const std::vector<at::Tensor>& batch, at::Tensor* sample_losses) {
   if (batch.size() != batch_.size()) {
     throw std::invalid_argument(
         fmt::format("a batch of {} tensors for a graph of {}", batch.size(), batch_.size()));
@@ -439,9 +439,11 @@ at::Tensor GraphProgram::loss(const std::vector<at::Tensor>& batch) {
     }
     for (const int s : step.release) values[static_cast<std::size_t>(s)].reset();
   }
-  // Detached: kept past backward, it must not keep this step's autograd graph.
-  sample_losses_ = plan_->samples >= 0 ? values[static_cast<std::size_t>(plan_->samples)].detach()
-                                       : at::Tensor();
+  if (sample_losses != nullptr) {
+    // Detached: kept past backward, it must not keep this step's autograd graph.
+    *sample_losses = plan_->samples >= 0 ? values[static_cast<std::size_t>(plan_->samples)].detach()
+                                         : at::Tensor();
+  }
   return values[static_cast<std::size_t>(plan_->output)];
 }
 

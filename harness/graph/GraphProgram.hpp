@@ -35,11 +35,11 @@ class GraphProgram {
   const std::map<std::string, at::Tensor>& buffers() const { return buffers_; }
   const std::vector<BatchTensorSpec>& batch() const { return batch_; }
   // The loss of `batch`, its tensors in the order of batch(), on the program's device. Throws
-  // std::invalid_argument for a batch of other shapes or dtypes.
-  at::Tensor loss(const std::vector<at::Tensor>& batch);
-  // The per-sample losses the last loss() averaged, where the graph's loss is their mean (the
-  // standard losses of `splitstep-analysis export`); undefined for another loss.
-  const at::Tensor& sampleLosses() const { return sample_losses_; }
+  // std::invalid_argument for a batch of other shapes or dtypes. Where `sample_losses` is given,
+  // it receives the per-sample losses the loss averaged, detached, if the graph's loss is their
+  // mean (the standard losses of `splitstep-analysis export`), or an undefined tensor; a step
+  // asks for none.
+  at::Tensor loss(const std::vector<at::Tensor>& batch, at::Tensor* sample_losses = nullptr);
 
   struct Plan;  // the steps the graph's nodes became (GraphProgram.cpp)
 
@@ -49,7 +49,6 @@ class GraphProgram {
   std::vector<std::string> parameter_names_;
   std::map<std::string, at::Tensor> buffers_;
   std::vector<BatchTensorSpec> batch_;
-  at::Tensor sample_losses_;
 };
 
 }  // namespace splitstep
