@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "common/Units.hpp"
-#include "models/Exported.hpp"
 
 namespace splitstep {
 namespace {
@@ -12,10 +11,12 @@ bool syncs(SyncMode mode) { return mode == SyncMode::Sequential || mode == SyncM
 
 double activationBytes(StepPrecision precision) { return precision == StepPrecision::Fp32 ? 4 : 2; }
 
+// An exported model (--model-file) has no shape options: its sizes are the export's.
+bool sizedByExport(const StepModelDescriptor& model) { return model.sizing.empty(); }
+
 // "--mlp-width, --mlp-layers or --mlp-batch".
 std::string sizingOptions(const StepModelDescriptor& model) {
-  // An exported model has no shape options: its sizes are the export's.
-  if (model.sizing.empty()) return "the model or its batch and export it again";
+  if (sizedByExport(model)) return "the model or its batch and export it again";
   std::string text;
   for (std::size_t i = 0; i < model.sizing.size(); ++i) {
     if (i > 0) text += i + 1 == model.sizing.size() ? " or " : ", ";
@@ -54,12 +55,12 @@ std::optional<std::string> refuseOversizedSteps(const StepPlan& plan, bool on_gp
     for (StepPrecision precision : plan.precisions) {
       const StepMemory m = estimateStepMemory(*model, precision, plan, on_gpu, synchronised);
       if (m.total() <= usable_bytes) continue;
-      // The option the user gave: an exported model comes from its archive.
+      // The option the user gave.
       return fmt::format(
           "{}: {} {} needs about {} per rank ({} of parameters, {} of gradients and "
           "buckets, {} of optimizer state, {} of activations), more than the {} usable on {}; "
           "lower {}",
-          model == &kExportedModel ? "--model-file" : "--step-models", model->name,
+          sizedByExport(*model) ? "--model-file" : "--step-models", model->name,
           toString(precision), bytes(m.total()), bytes(m.parameters), bytes(m.gradients),
           bytes(m.optimizer), bytes(m.activations), bytes(usable_bytes), where,
           sizingOptions(*model));
