@@ -9,8 +9,12 @@ text from a results file is turned into numbers.
 The standard library only: `time-to-answer` and the command's help run on a bare python3.
 """
 import gzip
+import io
 import json
 import math
+import os
+import stat
+import zlib
 
 SCHEMA_V1 = "splitstep.results/1"
 SCHEMA_V2 = "splitstep.results/2"
@@ -31,6 +35,18 @@ V1_PLACEMENTS = {words: value for value, words in PLACEMENT_WORDS.items()}
 # v1's earliest collectives: `in_place` instead of `placement`, and no `size` (it was `bytes`).
 V1_EARLY_COLLECTIVES = ("allreduce", "reduce_scatter", "allgather", "broadcast")
 
+# What a file may be before it is used (docs/analysis.md#files-it-refuses). The largest
+# committed results file is 6 MB (a one-rank allreduce sweep: every rank's samples of every
+# case); 64 MiB, ten times that, reads and checks in a few seconds and under 1 GB whatever the
+# JSON holds. A file grows with the rank count, so a run of many ranks can raise the bound.
+MAX_MIB_VARIABLE = "SPLITSTEP_ANALYSIS_MAX_MIB"
+DEFAULT_MAX_MIB = 64
+# splitstep nests 7 deep; Python's own parser gives up near 1000 with a RecursionError.
+MAX_DEPTH = 64
+# Seconds, bytes, counts and rates lie far inside these magnitudes; within them, a product or
+# quotient of any two stays finite (5e-324 or 1e308 would overflow a rate or an axis).
+SMALLEST, LARGEST = 1e-100, 1e100
+
 
 class BadInput(ValueError):
     """Input a command cannot use; the message is one line that names it (exit status 2)."""
@@ -41,19 +57,119 @@ class ResultsError(BadInput):
     what is wrong, in one line."""
 
 
-def read_json(path, error=BadInput):
-    """The JSON value in `path`, gzip-compressed or not (the project commits traces as .json.gz).
-    Raises `error` naming the file."""
+def max_bytes(error=BadInput):
+    """The largest file read: DEFAULT_MAX_MIB MiB, or $SPLITSTEP_ANALYSIS_MAX_MIB."""
+    text = os.environ.get(MAX_MIB_VARIABLE, "")
+    if not text:
+        return DEFAULT_MAX_MIB << 20
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        mib = int(text)
+    except ValueError:
+        mib = 0
+    if mib <= 0:
+        raise error(f"{MAX_MIB_VARIABLE}={_shown(text)}: not a positive number of MiB")
+    return mib << 20
+
+
+def _shown(value, width=40):
+    """`value` as JSON (a string quoted, control bytes escaped), cut to about `width`
+    characters: a refusal quotes what it refuses in one short line."""
+    text = json.dumps(value)
+    if len(text) <= width:
+        return text
+    return f"an integer of {len(text)} digits" if isinstance(value, int) else \
+        text[:width - 3] + "..."
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def read_bytes(path, error=BadInput):
+    """The bytes of the regular file `path`, decompressed when it is gzip (the project commits
+    traces as .json.gz), at most max_bytes() of either. Raises `error` naming the file."""
+    limit = max_bytes(error)
+    try:
+        # O_NONBLOCK: a FIFO opens at once instead of waiting for a writer, and is refused.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            status = os.fstat(fd)
+            if not stat.S_ISREG(status.st_mode):
+                kind = next((name for test, name in _KINDS if test(status.st_mode)),
+                            "not a regular file")
+                raise error(f"{path}: cannot read: {kind}, not a file")
+            too_large = (f"{path}: larger than {limit >> 20} MiB ({MAX_MIB_VARIABLE} raises "
+                         f"the bound)")
+            if status.st_size > limit:
+                raise error(too_large)
+            # Reading one byte past the bound refuses a file that grew since, holding no more.
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                raw = f.read(limit + 1)
+            if len(raw) > limit:
+                raise error(too_large)
+        finally:
+            os.close(fd)
         if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        return json.loads(raw)
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as z:
+                raw = z.read(limit + 1)
+            if len(raw) > limit:
+                raise error(f"{path}: decompresses to more than {limit >> 20} MiB "
+                            f"({MAX_MIB_VARIABLE} raises the bound)")
+        return raw
+    except (gzip.BadGzipFile, EOFError, zlib.error) as failure:
+        raise error(f"{path}: not gzip: {failure}") from None
     except OSError as failure:
         raise error(f"{path}: cannot read: {failure.strerror or failure}") from None
-    except (ValueError, EOFError) as failure:  # JSON, UTF-8 and gzip errors
+
+
+def _check_values(value, fail):
+    """Calls `fail` with the first thing in the JSON `value` that no splitstep file holds: a
+    nesting deeper than MAX_DEPTH, a number outside SMALLEST..LARGEST (other than 0), a string
+    that is not Unicode text (a lone surrogate such as \\ud800 cannot be printed)."""
+    def check_text(text):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            fail(f"the string {_shown(text)} is not Unicode text (a lone surrogate)")
+
+    # A stack, not recursion: the depth is what is being checked.
+    stack = [([value], 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            fail(f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(item, dict):
+            for key in item:
+                check_text(key)
+            item = item.values()
+        for child in item:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
+            elif isinstance(child, str):
+                check_text(child)
+            elif isinstance(child, (int, float)) and not isinstance(child, bool):
+                size = abs(child)
+                if not (size <= LARGEST and (size >= SMALLEST or size == 0)):
+                    fail(f"{_shown(child)} is out of range: a number is 0 or of magnitude "
+                         f"{SMALLEST:g} to {LARGEST:g}")
+
+
+def read_json(path, error=BadInput):
+    """The JSON value in `path` (read_bytes), with its nesting, numbers and strings checked
+    (_check_values). Raises `error` naming the file."""
+    raw = read_bytes(path, error)
+    try:
+        value = json.loads(raw)
+    except RecursionError:
+        raise error(f"{path}: nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as failure:  # JSON and UTF-8 errors
         raise error(f"{path}: not JSON: {failure}") from None
+
+    def fail(reason):
+        raise error(f"{path}: {reason}")
+
+    _check_values(value, fail)
+    return value
 
 
 def is_number(value):
@@ -223,6 +339,10 @@ def normalise(document, path):
             across = case.get("across_ranks")
             if not isinstance(across, dict) or not is_number(across.get("median")):
                 fail_case("across_ranks.median is missing or not a number")
+            if not all(is_number(across.get(k, 0)) for k in ("min", "max")):
+                fail_case("across_ranks.min or max is not a number")
+            if not all(is_number(rate) for rate in case.get("rates", {}).values()):
+                fail_case("a rate is not a number")
         for rank_index, rank in enumerate(case.get("ranks", [])):
             at = f"ranks[{rank_index}]"
             if not isinstance(rank, dict) or not _is_integer(rank.get("rank")):
@@ -234,6 +354,12 @@ def normalise(document, path):
             family, fields = _v1_fields(case, fail_case)
         else:
             family, fields = _v2_fields(case, document["metadata"]["catalogue"], fail_case)
+        # Rates and axes divide by a case's times; only a step's timings (packing where
+        # nothing is packed, a bucket done before backward ends) can be 0.
+        if family != "step" and not case.get("skipped", False) and not all(
+                case["across_ranks"].get(k, 1) > 0 for k in ("median", "min", "max")):
+            fail_case("across_ranks.median, min or max is not positive (a measured "
+                      f"{family} case takes time)")
         cases.append({**case, "family": family, "fields": fields})
     derived = document.get("derived", [])
     if not isinstance(derived, list):

@@ -6,9 +6,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
-#include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
+
+#include "common/InputFile.hpp"
+#include "common/Units.hpp"
 
 namespace splitstep {
 namespace {
@@ -26,9 +30,19 @@ constexpr const char* kConstantsConfig = "data/constants/model_constants_config.
   throw GraphArchiveError(fmt::format("{}: {}", path, why));
 }
 
+// A record is inflated whole: its size as the archive declares it (which inflating cannot
+// exceed) is bounded first, so that a small archive cannot claim gigabytes of memory per rank.
+// The graph's JSON records of the largest models torch.export writes are tens of MiB.
+constexpr std::size_t kMaxMetadataBytes = std::size_t{256} << 20;
+
 std::string record(caffe2::serialize::PyTorchStreamReader& reader, const std::string& path,
-                   const std::string& name) {
+                   const std::string& name, std::size_t max_bytes = kMaxMetadataBytes) {
   if (!reader.hasRecord(name)) refuse(path, "not an exported model: no " + name);
+  if (const std::size_t declared = reader.getRecordSize(name); declared > max_bytes) {
+    refuse(path, fmt::format("{} is {}, more than the {} it may be", name,
+                             formatBytesApprox(static_cast<double>(declared)),
+                             formatBytesApprox(static_cast<double>(max_bytes))));
+  }
   const auto [data, size] = reader.getRecord(name);
   return {static_cast<const char*>(data.get()), size};
 }
@@ -54,21 +68,25 @@ at::Tensor payload(caffe2::serialize::PyTorchStreamReader& reader, const std::st
     refuse(path, name + " is pickled, which this reader does not load");
   }
   const ex::TensorMeta& tensor = *meta.get_tensor_meta();
-  const std::string bytes = record(reader, path, dir + meta.get_path_name());
   const at::ScalarType dtype = scalarType(tensor.get_dtype());
   const auto item = static_cast<std::int64_t>(c10::elementSize(dtype));
-  at::Tensor storage = at::empty({static_cast<std::int64_t>(bytes.size()) / item}, dtype);
-  std::memcpy(storage.data_ptr(), bytes.data(), bytes.size());
   std::vector<std::int64_t> sizes, strides;
   for (const auto& s : tensor.get_sizes()) sizes.push_back(concrete(s, path));
   for (const auto& s : tensor.get_strides()) strides.push_back(concrete(s, path));
   const std::int64_t offset = concrete(tensor.get_storage_offset(), path);
-  std::int64_t end = offset + 1;  // one past the last element the view reaches
-  for (std::size_t i = 0; i < sizes.size(); ++i) end += (sizes[i] - 1) * strides[i];
-  const bool empty = std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
-  if (!empty && storage.numel() < end) {
+  // The bytes the view reaches, from the recorded metadata alone, checked against the record's
+  // declared size before it is read: nothing is allocated for a shape the record cannot hold.
+  const std::optional<std::int64_t> needed = viewBytes(sizes, strides, offset, item);
+  const std::string record_name = dir + meta.get_path_name();
+  if (!reader.hasRecord(record_name)) refuse(path, "not an exported model: no " + record_name);
+  const std::size_t declared = reader.getRecordSize(record_name);
+  if (!needed) refuse(path, name + " has a recorded shape no tensor can have");
+  if (static_cast<std::uint64_t>(*needed) > declared) {
     refuse(path, name + " is shorter than its recorded shape");
   }
+  const std::string bytes = record(reader, path, record_name, declared);
+  at::Tensor storage = at::empty({static_cast<std::int64_t>(bytes.size()) / item}, dtype);
+  std::memcpy(storage.data_ptr(), bytes.data(), bytes.size());
   return storage.as_strided(sizes, strides, offset).clone();
 }
 
@@ -111,6 +129,7 @@ void readExtra(GraphArchive& archive, const nlohmann::json& extra) {
   archive.parameter_names = extra.at("parameters").get<std::vector<std::string>>();
   archive.buffer_names = extra.at("buffers").get<std::vector<std::string>>();
   archive.eager_loss = extra.at("eager_loss").get<double>();
+  archive.torch_version = extra.at("torch_version").get<std::string>();
   archive.flop_per_step = extra.at("flop_per_step").get<double>();
   if (archive.flop_per_step < 0) refuse(archive.path, "a negative flop_per_step");
   for (const auto& entry : extra.at("batch")) {
@@ -127,6 +146,23 @@ void readExtra(GraphArchive& archive, const nlohmann::json& extra) {
 }
 
 }  // namespace
+
+std::optional<std::int64_t> viewBytes(c10::IntArrayRef sizes, c10::IntArrayRef strides,
+                                      std::int64_t offset, std::int64_t item) {
+  std::int64_t end = offset + 1;  // one past the last element the view reaches
+  bool bad = offset < 0 || sizes.size() != strides.size();
+  bool empty = false;
+  for (std::size_t i = 0; !bad && i < sizes.size(); ++i) {
+    std::int64_t reach = 0;
+    empty = empty || sizes[i] == 0;
+    bad = sizes[i] < 0 || strides[i] < 0 ||
+          __builtin_mul_overflow(std::max<std::int64_t>(sizes[i] - 1, 0), strides[i], &reach) ||
+          __builtin_add_overflow(end, reach, &end);
+  }
+  std::int64_t bytes = 0;
+  if (bad || __builtin_mul_overflow(empty ? 0 : end, item, &bytes)) return std::nullopt;
+  return bytes;
+}
 
 at::ScalarType scalarType(ex::ScalarType type) {
   switch (type) {
@@ -156,7 +192,11 @@ at::ScalarType scalarType(ex::ScalarType type) {
 }
 
 GraphArchive readGraphArchive(const std::string& path) {
-  if (!std::filesystem::is_regular_file(path)) refuse(path, "no such file");
+  // Weights are read record by record, never the file whole: no bound on its size.
+  if (const auto problem =
+          inputFileProblem(path, std::numeric_limits<std::uintmax_t>::max(), "an archive")) {
+    refuse(path, *problem);
+  }
   GraphArchive archive;
   archive.path = path;
   try {

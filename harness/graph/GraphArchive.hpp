@@ -6,6 +6,7 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <c10/util/ArrayRef.h>
 #include <torch/csrc/utils/generated_serialization_types.h>
 
 #include <cstdint>
@@ -41,7 +42,8 @@ struct GraphArchive {
   std::vector<std::string> parameter_names;  // registration order: "model.0.weight", ...
   std::vector<std::string> buffer_names;
   std::vector<BatchTensorSpec> batch;
-  double eager_loss = 0;  // the exporter's eager loss on its example batch
+  double eager_loss = 0;      // the exporter's eager loss on its example batch
+  std::string torch_version;  // torch.__version__ of the exporter
   // FLOPs of one step (forward and backward) on the recorded batch, as torch's FlopCounterMode
   // counted them at export: products, convolutions and attention, two per multiply-add.
   double flop_per_step = 0;
@@ -53,6 +55,12 @@ struct GraphArchive {
 // The archive at `path`; throws GraphArchiveError for a missing, truncated or foreign file, or an
 // archive of another format version.
 GraphArchive readGraphArchive(const std::string& path);
+
+// The bytes a strided view reaches in its storage, (offset + sum of (size - 1) x stride + 1) x
+// item, 0 for a view of no element; empty for a negative size, stride or offset, or a count past
+// int64. What a tensor read from a file may claim is checked against it before it is read.
+std::optional<std::int64_t> viewBytes(c10::IntArrayRef sizes, c10::IntArrayRef strides,
+                                      std::int64_t offset, std::int64_t item);
 
 // The export schema's dtype as ATen's; throws GraphArchiveError for one ATen lacks.
 at::ScalarType scalarType(torch::_export::ScalarType type);

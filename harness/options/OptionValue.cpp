@@ -37,18 +37,33 @@ std::string trimmed(std::string item) {
 
 }  // namespace
 
-std::string printable(std::string_view text, std::size_t limit) {
+namespace {
+
+// `text` with each byte `kept` refuses written as "\x1b".
+std::string escaped(std::string_view text, bool (*kept)(unsigned char)) {
   std::string out;
-  for (const char c : text.substr(0, limit)) {
+  for (const char c : text) {
     const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte < 0x7f) {
+    if (kept(byte)) {
       out += c;
     } else {
       out += fmt::format("\\x{:02x}", byte);
     }
   }
+  return out;
+}
+
+}  // namespace
+
+std::string printable(std::string_view text, std::size_t limit) {
+  std::string out = escaped(text.substr(0, limit),
+                            [](unsigned char byte) { return byte >= 0x20 && byte < 0x7f; });
   if (text.size() > limit) out += fmt::format("... ({} characters)", text.size());
   return out;
+}
+
+std::string withControlBytesShown(std::string_view text) {
+  return escaped(text, [](unsigned char byte) { return byte >= 0x20 && byte != 0x7f; });
 }
 
 std::uint64_t parseByteSize(const std::string& option, const std::string& text) {

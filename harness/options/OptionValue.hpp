@@ -21,6 +21,10 @@ class UsageError : public std::runtime_error {
 // `text` shortened to `limit` characters and with every byte outside printable ASCII escaped
 // (\x1b, \n, ...), so that an error message stays one readable line whatever was given.
 std::string printable(std::string_view text, std::size_t limit = 80);
+// `text` whole, with each control byte (below 0x20, and 0x7f) shown as "\x1b" and UTF-8 kept:
+// what a terminal would act on (erase the line, move the cursor), quoted from an archive, a batch
+// file, a config or the environment, is shown instead of sent.
+std::string withControlBytesShown(std::string_view text);
 
 // "64K" -> 65536: a byte count with an optional binary suffix K, M, G (also KiB, MiB, GiB),
 // as nccl-tests reads -b/-e. Throws UsageError naming `option`.

@@ -297,6 +297,12 @@ std::variant<OutputLock, std::string> OutputLock::take(const std::string& path,
   for (int attempt = 0; attempt < 100; ++attempt) {
     const int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) return refuse(fmt::format("cannot be created: {}", std::strerror(errno)));
+    // A second name of another file: writing the holder into it would change that file too.
+    struct stat opened {};
+    if (fstat(fd, &opened) != 0 || opened.st_nlink > 1) {
+      close(fd);
+      return refuse("is a hard link to another file: remove it or write elsewhere");
+    }
     const std::string held = readAll(fd);
     if (!held.empty() && !held.starts_with(kLockTag)) {
       close(fd);

@@ -58,7 +58,11 @@ std::vector<OutputLock> requireWritableOutputs(const RunPlan& plan, const Cluste
           OutputPath{"--metrics", output.metrics_path, OutputKind::Metrics}}) {
       if (!out.path.empty()) outputs.push_back(out);
     }
-    refusal = outputRefusal(outputs, {{"--config", plan.config_file}}, output.overwrite);
+    refusal = outputRefusal(outputs,
+                            {{"--config", plan.config_file},
+                             {"--model-file", plan.step.model_file},
+                             {"--batch-file", plan.step.batch_file}},
+                            output.overwrite);
     const char* job = std::getenv("SLURM_JOB_ID");
     const LockHolder me{getpid(), cluster.host(), job != nullptr ? job : ""};
     for (std::size_t i = 0; i < outputs.size() && !refusal; ++i) {

@@ -8,6 +8,10 @@ Cases run as a singleton (no mpirun: one rank of its own); every --sample-every'
 again under mpirun -np --ranks, where every rank must exit 2 and the job print the line once.
 
     run_corpus.py --binary SPLITSTEP [--mpiexec MPIRUN] [--jobs 4] [--sample-every 20]
+                  [--part all|quick|rest] [--quick-every 5]
+
+--part quick runs every --quick-every'th case (launch/test's quick tier), --part rest the others
+(the full tier adds them): together, every case once.
 
 SPLITSTEP_MPIEXEC_FLAGS (e.g. --oversubscribe) goes to mpirun, as in the other CLI tests.
 
@@ -182,13 +186,19 @@ def main():
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--sample-every", type=int, default=20)
     parser.add_argument("--limit", type=float, default=10.0)
+    parser.add_argument("--part", choices=("all", "quick", "rest"), default="all")
+    parser.add_argument("--quick-every", type=int, default=5)
     parser.add_argument("--verbose", action="store_true", help="print every case's line")
     options = parser.parse_args()
     binary = os.path.abspath(options.binary)
-    corpus = cases()
+    every = list(enumerate(cases()))
+    if options.part != "all":
+        quick = options.part == "quick"
+        every = [(i, case) for i, case in every if (i % options.quick_every == 0) == quick]
+    corpus = [case for _, case in every]
     runs = [(case, None) for case in corpus]
     if options.mpiexec:
-        runs += [(case, options.mpiexec) for case in corpus[::options.sample_every]]
+        runs += [(case, options.mpiexec) for i, case in every if i % options.sample_every == 0]
     start = time.monotonic()
     failed = 0
     with concurrent.futures.ThreadPoolExecutor(options.jobs) as pool:
@@ -203,7 +213,8 @@ def main():
                 print(f"FAIL {case.where} ({how}) {case.what}: {'; '.join(problems)}; printed: {line}")
             elif options.verbose:
                 print(f"ok   {case.where} ({how}) {case.what}: {line}")
-    print(f"{len(runs) - failed} of {len(runs)} runs passed ({len(corpus)} cases, "
+    print(f"{len(runs) - failed} of {len(runs)} runs passed ({len(corpus)} cases of part "
+          f"{options.part}, "
           f"{len(runs) - len(corpus)} of them again at np {options.ranks}) in "
           f"{time.monotonic() - start:.0f} s")
     return 1 if failed else 0

@@ -1,10 +1,12 @@
 #include "report/AtomicFile.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include "TempPath.hpp"
 
@@ -23,6 +25,26 @@ TEST(AtomicFile, ReplacesTheFileAndLeavesNoTemporary) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir),
                           std::filesystem::directory_iterator()),
             1);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AtomicFile, ALinkPlantedWhereATemporaryWouldBeIsNeverWrittenThrough) {
+  const auto dir = testing::tempPathForThisTest("");
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "out.json";
+  const auto victim = dir / "victim";
+  std::ofstream(victim) << "keep me";
+  // The name the temporary file had before it was drawn at random: PATH.tmp.<pid>.
+  std::filesystem::create_symlink(victim, path.string() + ".tmp." + std::to_string(getpid()));
+  writeFileAtomically(path.string(), "new content");
+  writeFileAtomically(path.string(), "newer content");
+  std::stringstream kept;
+  kept << std::ifstream(victim).rdbuf();
+  EXPECT_EQ(kept.str(), "keep me");
+  std::stringstream read;
+  read << std::ifstream(path).rdbuf();
+  EXPECT_EQ(read.str(), "newer content");
+  EXPECT_FALSE(std::filesystem::is_symlink(path));
   std::filesystem::remove_all(dir);
 }
 

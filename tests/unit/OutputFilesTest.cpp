@@ -186,6 +186,18 @@ TEST_F(OutputFiles, ALockFileSplitstepDidNotWriteIsLeftAlone) {
   EXPECT_EQ(contents(path("notes.lock")), "my own notes\n");
 }
 
+TEST_F(OutputFiles, ALockFileThatIsAHardLinkIsRefusedAndLeftAlone) {
+  const std::string out = path("run.json");
+  const std::string other = file("empty-of-someone-else", "");
+  fs::create_hard_link(other, path("run.json.lock"));
+  auto lock = OutputLock::take(out, {getpid(), "node7", ""});
+  ASSERT_TRUE(std::holds_alternative<std::string>(lock));
+  EXPECT_EQ(std::get<std::string>(lock), "cannot be locked: '" + out +
+                                             ".lock' is a hard link to another file: remove it "
+                                             "or write elsewhere");
+  EXPECT_EQ(contents(other), "");
+}
+
 TEST_F(OutputFiles, AProfileDirectoryIsCheckedBeforeTheRun) {
   const std::string regular = file("regular", "x");
   EXPECT_EQ(whyNoOutputDirectory(dir_.string()), std::nullopt);

@@ -56,6 +56,20 @@ torch.save({"input": other[0], "target": other[1]}, dir / "dict.pt")
 (dir / "text.pt").write_text("not a torch.save file\n")
 (dir / "truncated.pt").write_bytes((dir / "other.pt").read_bytes()[:300])
 torch.save((torch.tensor([[0, 3, 10], [1, 2, 8]]), torch.tensor([0, 1])), dir / "range.pt")
+# The target's storage record cut to 16 of its 128 bytes: its shape still claims all of them.
+with zipfile.ZipFile(dir / "other.pt") as old, zipfile.ZipFile(dir / "short.pt", "w") as new:
+    for info in old.infolist():
+        data = old.read(info.filename)
+        new.writestr(info, data[:16] if info.filename.endswith("/data/1") else data)
+# The target's shape in the pickle widened from (4, 8) to (4, 9), strides kept: its view reaches
+# 33 elements of a 32-element storage.
+with zipfile.ZipFile(dir / "other.pt") as old, zipfile.ZipFile(dir / "wide.pt", "w") as new:
+    for info in old.infolist():
+        data = old.read(info.filename)
+        if info.filename.endswith("data.pkl"):
+            assert data.count(b"K\x04K\x08\x86") == 1
+            data = data.replace(b"K\x04K\x08\x86", b"K\x04K\x09\x86")
+        new.writestr(info, data)
 PY
 read -r eager example <"$dir/eager.txt"
 
@@ -122,6 +136,14 @@ echo "ok: a rank whose file differs is caught by the check"
 bad() { refused "--batch-file: $dir/$1: $2" step --model-file "$dir/${3:-seq}.pt2" --batch-file "$dir/$1"; }
 bad missing.pt "no such file"
 bad text.pt "not a file of torch.save (PytorchStreamReader failed"
+bad short.pt "tensor 1 (batch_1)'s storage claims 128 B, its record holds 16 B"
+bad wide.pt "tensor 1 (batch_1) of shape \[4, 9\] needs 132 B of storage, which holds 128 B"
+# Every kind of path that is not a readable file (tests/unit/InputFileTest.cpp): a directory here.
+mkdir "$dir/folder.pt" && bad folder.pt "is a directory, not a file"
+refused "--csv: '$dir/other.pt' is the --batch-file file, which the run reads (it would be replaced)" \
+  step --model-file "$dir/seq.pt2" --batch-file "$dir/other.pt" --csv "$dir/other.pt" --overwrite
+refused "--batch-file: the path is empty (leave the option out to draw the batch from the recorded shapes)" \
+  step --model-file "$dir/seq.pt2" --batch-file ""
 bad truncated.pt "not a file of torch.save (PytorchStreamReader failed"
 bad dict.pt "holds a GenericDict, not a tuple or list of tensors"
 bad one.pt "holds a tuple or list of 1, the archive records a batch of 2 tensors"

@@ -2,7 +2,7 @@
 before anything runs: a missing file, a truncated one, a file that is not an archive, an archive
 of another exporter format version (the first, without the FLOPs of a step, among them), one
 without splitstep's record, a negative FLOP count, and a graph with operations and arguments the
-interpreter cannot run (every one named). And the check itself: per-sample losses swapped between
+interpreter cannot run (every one named; control flow with the module it came from). And the check itself: per-sample losses swapped between
 two samples, which leave the loss as it was, are caught.
 
   EXPORTED_CHECK=build/tests/splitstep_exported_check python test_bad_archives.py
@@ -121,6 +121,28 @@ class BadArchiveTest(unittest.TestCase):
             return json.dumps(program)
         rewrite(self.good, self.path("arg.pt2"), edit)
         self.refused(self.path("arg.pt2"), "torch.ops.aten.linear.default argument bogus")
+
+
+    def test_control_flow_is_named_with_the_module_it_came_from(self):
+        # scopes.py's no_grad regions are higher-order ops the interpreter runs; the same node
+        # made a torch.cond, which it does not, is refused with the module that holds it.
+        scoped = self.path("scopes.pt2")
+        subprocess.run([sys.executable, "-m", "splitstep_analysis", "export", "scopes:model",
+                        "--batch", "scopes:batch", "-o", scoped],
+                       cwd=HERE, check=True, capture_output=True)
+        self.refused(scoped, "cannot read /nonexistent/reference.pt")
+
+        def edit(name, data):
+            if not name.endswith("models/model.json"):
+                return data
+            program = json.loads(data)
+            for node in program["graph_module"]["graph"]["nodes"]:
+                if node["target"].endswith("wrap_with_set_grad_enabled"):
+                    node["target"] = "torch.ops.higher_order.cond"
+            return json.dumps(program)
+        rewrite(scoped, self.path("cond.pt2"), edit)
+        self.refused(self.path("cond.pt2"), "the graph has what splitstep cannot run: "
+                                            "torch.ops.higher_order.cond (in module rot)")
 
 
 class CheckTest(unittest.TestCase):
