@@ -14,8 +14,8 @@ table `compare` and `plot --reference` read.
 collective=path, matched by collective, dtype, placement and bytes; or a reference table
 (`*.csv`), matched by collective and bytes out of place. It prints the time and busbw ratios
 per collective, placement and size, whether every busbw ratio from --min-bytes up lies within
---tolerance of 1, and whether splitstep's checks of those collectives found every element
-right. Exit status 1 when a ratio is outside or a check found wrong elements, 2 when nothing
+--tolerance of 1 (the time ratio where a run of one rank has no busbw), and whether
+splitstep's checks of those collectives found every element right. Exit status 1 when a ratio is outside or a check found wrong elements, 2 when nothing
 could be compared.
 """
 import math
@@ -24,7 +24,7 @@ import re
 import sys
 
 from .cli import option_type
-from .schema import PLACEMENT_WORDS, BadInput
+from .schema import PLACEMENT_WORDS, BadInput, read_bytes
 
 # nccl-tests' binaries by splitstep's collective names.
 BINARIES = {"all_reduce": "allreduce", "all_gather": "allgather",
@@ -87,10 +87,7 @@ def parse_nccl_tests(text, collective):
 
 def _read_text(path):
     try:
-        with open(path) as f:
-            return f.read()
-    except OSError as error:
-        raise BadInput(f"{path}: cannot read: {error.strerror or error}") from None
+        return read_bytes(path).decode("utf-8")
     except UnicodeDecodeError as error:
         raise BadInput(f"{path}: not text: {error}") from None
 
@@ -134,8 +131,14 @@ def compare(cases, reference, min_bytes, tolerance):
         merged["busbw GB/s"] = math.nan
     merged["busbw_ratio"] = merged["busbw GB/s"] / merged["nccl_tests_busbw"].where(
         merged["nccl_tests_busbw"] > 0)
-    judged = merged[(merged["bytes"] >= min_bytes) & merged["busbw_ratio"].notna()]
-    outside = judged[(judged["busbw_ratio"] - 1).abs() > tolerance]
+    # On one rank nothing crosses a link: splitstep defines no busbw (nccl-tests prints 0), and
+    # the times, the same work on both sides, are what is judged.
+    merged["judged_by"] = "busbw"
+    merged.loc[merged["busbw GB/s"].isna(), "judged_by"] = "time"
+    merged["ratio"] = merged["busbw_ratio"].where(merged["judged_by"] == "busbw",
+                                                  merged["time_ratio"])
+    judged = merged[(merged["bytes"] >= min_bytes) & merged["ratio"].notna()]
+    outside = judged[(judged["ratio"] - 1).abs() > tolerance]
     return pd.DataFrame(merged), judged, outside
 
 
@@ -204,18 +207,20 @@ def run_compare(args):
     with pd.option_context("display.width", 200, "display.max_rows", 1000):
         print(merged[columns].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print()
-    for (collective, placement), rows in judged.groupby(["collective", "placement"], sort=False):
-        worst = rows.loc[(rows["busbw_ratio"] - 1).abs().idxmax()]
-        verdict = "within" if abs(worst["busbw_ratio"] - 1) <= tolerance else "OUTSIDE"
-        print(f"{collective} {PLACEMENT_WORDS.get(placement, placement)}: busbw ratio "
-              f"{rows['busbw_ratio'].min():.3f}-{rows['busbw_ratio'].max():.3f} over "
+    for (collective, placement, by), rows in judged.groupby(
+            ["collective", "placement", "judged_by"], sort=False):
+        worst = rows.loc[(rows["ratio"] - 1).abs().idxmax()]
+        verdict = "within" if abs(worst["ratio"] - 1) <= tolerance else "OUTSIDE"
+        single = " (one rank: no busbw)" if by == "time" else ""
+        print(f"{collective} {PLACEMENT_WORDS.get(placement, placement)}: {by} ratio "
+              f"{rows['ratio'].min():.3f}-{rows['ratio'].max():.3f} over "
               f"{len(rows)} sizes >= {args.min_bytes} B, {verdict} {args.tolerance:g}% "
-              f"(worst at {int(worst['bytes'])} B)")
+              f"(worst at {int(worst['bytes'])} B){single}")
     checked = cases[cases["collective"].isin(collectives)]
     wrong = checked[checked["wrong"] > 0]
     print(f"splitstep's checks: {len(checked)} cases of these collectives, "
           f"{len(wrong)} with wrong elements"
           + "".join(f"\n  {row.suite} {row.case}: {row.wrong} wrong" for row in wrong.itertuples()))
     if judged.empty:
-        raise BadInput(f"no busbw to judge from {args.min_bytes} B up")
+        raise BadInput(f"no busbw or time to judge from {args.min_bytes} B up")
     return 1 if not outside.empty or not wrong.empty else 0

@@ -12,23 +12,22 @@ MPI, writing the report). The standard library only, so that it runs on a bare G
 """
 import os
 
-from .schema import BadInput, read_results
+from .schema import BadInput, read_bytes, read_results
 
-RULES = ["converged", "noise-target", "noise-stable", "max-time", "fixed"]
+# Every rule a rank can stop on (harness/measure/Measurement.hpp's StopRule, but "none", which a
+# measured case never holds): a rank-case on another is refused, never left out of the count.
+RULES = ["converged", "noise-target", "noise-stable", "sweep-time", "max-time", "fixed"]
 PHASES = ["cold_start", "warm_up", "prepare", "sampling"]
 TIMES = ["start_up"] + PHASES + ["set_up_and_checks", "gather", "launch"]
 TIME_HEADERS = ["start-up", "cold start", "warm-up", "prepare", "sampling", "set-up+checks",
                 "gather", "launch"]
-NAMES = ["default", "step", "allreduce-sweep", "quick", "nccl-tests"]
+NAMES = ["default", "step", "allreduce-sweep", "allreduce-sweep-budget", "quick", "nccl-tests"]
 
 
 def _seconds(path):
+    text = read_bytes(path).decode("utf-8", "replace").strip()
     try:
-        with open(path) as f:
-            text = f.read().strip()
         return float(text)
-    except OSError as error:
-        raise BadInput(f"{path}: cannot read: {error.strerror or error}") from None
     except ValueError:
         raise BadInput(f"{path}: {text[:40]!r} is not a number of seconds") from None
 
@@ -61,8 +60,10 @@ def run_row(outdir, name):
         row["cases"] += 1
         for rank in case.get("ranks", []):
             rule = rank.get("stop_rule", "")
-            if rule in row:
-                row[rule] += 1
+            if rule not in RULES:
+                raise BadInput(f"{json_path}: case {case['case']} rank {rank.get('rank')} stopped "
+                               f"on {rule!r}, none of {', '.join(RULES)}")
+            row[rule] += 1
             if rank["rank"] == 0:
                 try:
                     for phase in PHASES:

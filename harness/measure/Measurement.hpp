@@ -20,9 +20,9 @@ struct SmClock {
 };
 
 // The rule that ended sampling on a rank (docs/measurement.md): the fixed --samples count,
-// --max-time, the median known within --ci-target, std/mean within --max-noise, or the noise
-// stable above it. None: no samples were taken.
-enum class StopRule { None, Fixed, TimeLimit, Converged, NoiseTarget, NoiseStable };
+// --max-time, the case's share of --sweep-time, the median known within --ci-target, std/mean
+// within --max-noise, or the noise stable above it. None: no samples were taken.
+enum class StopRule { None, Fixed, TimeLimit, SweepTime, Converged, NoiseTarget, NoiseStable };
 
 template <>
 struct EnumNames<StopRule> {
@@ -30,6 +30,7 @@ struct EnumNames<StopRule> {
       std::pair{StopRule::None, std::string_view("none")},
       std::pair{StopRule::Fixed, std::string_view("fixed")},
       std::pair{StopRule::TimeLimit, std::string_view("max-time")},
+      std::pair{StopRule::SweepTime, std::string_view("sweep-time")},
       std::pair{StopRule::Converged, std::string_view("converged")},
       std::pair{StopRule::NoiseTarget, std::string_view("noise-target")},
       std::pair{StopRule::NoiseStable, std::string_view("noise-stable")}};

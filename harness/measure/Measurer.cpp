@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <utility>
@@ -204,17 +205,19 @@ void Measurer::takeSamples(const Timing& timing, const std::function<void()>& af
   m.clock_at_end = device_.smClock();
   flush_ = false;
   // Every rank stops together; each names the rule that held for its own samples, unless some
-  // rank's time ran out first, which then stopped them all (with this rank's drift, if any;
-  // evaluateStop measured it already where this rank's own time ran out).
-  if (decision == StopState::TimeLimit && mine.rule != StopRule::TimeLimit) {
-    const std::size_t transient = transientToLeaveOut(settings_, m.values);
-    mine = {StopState::TimeLimit, StopRule::TimeLimit,
-            medianDrift(std::span<const double>(m.values).subspan(transient), settings_.ci_target),
-            transient};
+  // rank's time ran out first, which then stopped them all: on every rank the limit that binds
+  // (--max-time or the sweep's share, the same on all), with this rank's figure (evaluateStop
+  // measured it already where this rank's own time ran out).
+  if (decision == StopState::TimeLimit && mine.state != StopState::TimeLimit) {
+    mine = stoppedOnTime(settings_, m.values);
   }
   m.stop_rule = mine.rule;
   m.stop_reason = stopReason(mine.rule, mine.figure);
-  if (mine.transient > 0) leaveOutTransient(mine.transient, m);
+  // Sample i of every rank is the same execution (a collective's, a step's), and the analyses
+  // pair them by index; so every rank leaves out the longest transient any rank found.
+  const auto transient =
+      static_cast<std::size_t>(agreement_.maxOverRanks(static_cast<std::int64_t>(mine.transient)));
+  if (transient > 0) leaveOutTransient(transient, m);
 }
 
 void Measurer::leaveOutTransient(std::size_t count, Measurement& m) {

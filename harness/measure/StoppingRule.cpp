@@ -179,24 +179,29 @@ bool isCheckpoint(std::size_t n) {
   return n <= kJudgeEverySampleUpTo || n % (std::bit_floor(n) / kCheckpointsPerDoubling) == 0;
 }
 
-StopCheck evaluateStop(const MeasureSettings& settings, std::span<const double> values,
-                       double timed_seconds, double wall_seconds) {
+StopCheck stoppedOnTime(const MeasureSettings& settings, std::span<const double> values) {
+  const std::size_t transient = transientToLeaveOut(settings, values);
+  const std::span<const double> steady = values.subspan(transient);
+  if (settings.sweep_share < settings.max_time) {
+    return {StopState::TimeLimit, StopRule::SweepTime, medianUncertainty(steady), transient};
+  }
+  // Whether the median was still moving says why no other rule could end sampling.
+  return {StopState::TimeLimit, StopRule::TimeLimit, medianDrift(steady, settings.ci_target),
+          transient};
+}
+
+double sweepShare(double budget_seconds, double elapsed_seconds, std::size_t cases_left) {
+  if (cases_left == 0) return 0;
+  return std::max(0.0, budget_seconds - elapsed_seconds) / static_cast<double>(cases_left);
+}
+
+namespace {
+
+// evaluateStop's rules past the time limit: whether the samples answer the question yet.
+StopCheck judge(const MeasureSettings& settings, std::span<const double> values,
+                double timed_seconds) {
   const std::size_t n = values.size();
-  if (settings.samples > 0) {
-    return n >= static_cast<std::size_t>(settings.samples)
-               ? StopCheck{StopState::Done, StopRule::Fixed, 0}
-               : StopCheck{};
-  }
-  if (wall_seconds >= settings.max_time) {
-    // Whether the median was still moving says why no other rule could end sampling.
-    const std::size_t transient = transientToLeaveOut(settings, values);
-    return {StopState::TimeLimit, StopRule::TimeLimit,
-            medianDrift(values.subspan(transient), settings.ci_target), transient};
-  }
-  if (n < static_cast<std::size_t>(settings.min_samples) || timed_seconds < settings.min_time ||
-      !isCheckpoint(n)) {
-    return {};
-  }
+  if (n < static_cast<std::size_t>(settings.min_samples) || !isCheckpoint(n)) return {};
   const StartUp start = startUp(settings, values);
   if (start.ongoing) return {};  // more samples are needed to see it end
   const std::size_t transient = start.leave_out;
@@ -206,6 +211,9 @@ StopCheck evaluateStop(const MeasureSettings& settings, std::span<const double> 
   if (noise <= settings.max_noise) {
     return {StopState::Done, StopRule::NoiseTarget, noise, transient};
   }
+  // The interval and the noise's stability assume independent samples; a level that wanders
+  // over a few hundred milliseconds narrows them over a shorter stretch all the same.
+  if (timed_seconds < settings.min_time) return {};
   // Where the median still moves, neither its interval nor a stable noise means it is known.
   if (drifting(steady, settings.ci_target)) return {};
   const double uncertainty = medianUncertainty(steady);
@@ -220,6 +228,27 @@ StopCheck evaluateStop(const MeasureSettings& settings, std::span<const double> 
   return {};
 }
 
+}  // namespace
+
+StopCheck evaluateStop(const MeasureSettings& settings, std::span<const double> values,
+                       double timed_seconds, double wall_seconds) {
+  const std::size_t n = values.size();
+  if (settings.samples > 0) {
+    return n >= static_cast<std::size_t>(settings.samples)
+               ? StopCheck{StopState::Done, StopRule::Fixed, 0}
+               : StopCheck{};
+  }
+  if (wall_seconds >= settings.max_time) return stoppedOnTime(settings, values);
+  const StopCheck judged = judge(settings, values, timed_seconds);
+  // The budget ends a case that needs more, never one that has its answer at this sample, and
+  // only once it has the samples that every case's interval and guards need.
+  if (judged.state == StopState::Continue && wall_seconds >= settings.sweep_share &&
+      n >= static_cast<std::size_t>(settings.min_samples)) {
+    return stoppedOnTime(settings, values);
+  }
+  return judged;
+}
+
 std::string stopReason(StopRule rule, double figure) {
   switch (rule) {
     case StopRule::None:
@@ -232,6 +261,11 @@ std::string stopReason(StopRule rule, double figure) {
                               "first and second half of the samples)",
                               figure * 100)
                         : "max-time reached";
+    case StopRule::SweepTime:
+      return std::isfinite(figure)
+                 ? fmt::format("sweep-time share reached (median ±{:.2f}% at {:g}%)", figure * 100,
+                               kMedianConfidence * 100)
+                 : "sweep-time share reached";
     case StopRule::Converged:
       return fmt::format("estimate converged (median ±{:.2f}% at {:g}%)", figure * 100,
                          kMedianConfidence * 100);

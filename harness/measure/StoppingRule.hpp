@@ -61,7 +61,8 @@ inline constexpr double kDriftT = 2.145;
 struct StopCheck {
   StopState state = StopState::Continue;
   StopRule rule = StopRule::None;  // the rule that holds, when state is not Continue
-  // Converged: the median's relative reach; Noise*: std/mean; TimeLimit: the median's drift
+  // Converged, SweepTime: the median's relative reach (infinite where the samples left after a
+  // transient are too few for an interval); Noise*: std/mean; TimeLimit: the median's drift
   // between the halves of the samples (0 where it did not drift); else 0.
   double figure = 0;
   // When state is not Continue: how many samples at the start were a start-up transient, left
@@ -72,19 +73,31 @@ struct StopCheck {
 // `values`: seconds per execution so far; `timed_seconds`: the sum of the samples' full
 // durations; `wall_seconds`: time since sampling began. In order:
 // - with a fixed count (settings.samples), Done once it is reached, and nothing else;
-// - TimeLimit once wall_seconds reaches max_time;
-// - Continue below min_samples or min_time, and between checkpoints (isCheckpoint);
+// - TimeLimit once wall_seconds reaches max_time (stoppedOnTime);
+// - Continue below min_samples, and between checkpoints (isCheckpoint);
 // - Continue while a start-up transient (transientLength, at another level than the rest)
 //   spans more than kMaxTransientShare of the samples: it has not clearly ended yet;
 // - from here on, the samples after the transient to leave out (transientToLeaveOut) are
 //   judged, and Continue while they are fewer than min_samples;
-// - Done (NoiseTarget) when std/mean <= max_noise;
+// - Done (NoiseTarget) when std/mean <= max_noise: a quiet case ends here, whatever min_time;
+// - Continue below min_time of timed samples;
 // - Done (Converged) when the median's 95% interval reaches at most ci_target from it, or
-//   Done (NoiseStable) when the noise is stable and ci_target out of reach (above), either only
-//   where the series does not drift;
-// - otherwise Continue.
+//   Done (NoiseStable) when the noise is stable and ci_target out of reach (above), either
+//   only where the series does not drift;
+// - otherwise TimeLimit (SweepTime: stoppedOnTime) where wall_seconds has reached
+//   settings.sweep_share with min_samples taken, and Continue where it has not.
 StopCheck evaluateStop(const MeasureSettings& settings, std::span<const double> values,
                        double timed_seconds, double wall_seconds);
+
+// The check of a case whose time ran out, on this rank or on another (whose TimeLimit stopped
+// every rank): SweepTime, with the median's reach, where settings.sweep_share is the shorter
+// limit; else TimeLimit, with the median's drift. Either with the transient to leave out.
+StopCheck stoppedOnTime(const MeasureSettings& settings, std::span<const double> values);
+
+// A case's share of a sweep's budget: what is left of `budget_seconds` after `elapsed_seconds`,
+// spread evenly over the `cases_left` cases (this one among them), so that a case which needs
+// less than its share leaves the rest to those after it. 0 once the budget is spent.
+double sweepShare(double budget_seconds, double elapsed_seconds, std::size_t cases_left);
 
 // Whether the convergence rules are judged after the n-th sample. The same on every rank, since
 // all ranks take the same number of samples.

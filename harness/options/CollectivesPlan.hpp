@@ -68,6 +68,9 @@ struct CollectivesPlan {
   // The host waits for each call to complete before it issues the next (nccl-tests -z): a
   // call's time then holds its launch and the wait, as a training loop that synchronises sees.
   bool blocking = false;
+  // Seconds of wall time for each collective's cases, spread over them (0: none): a case's share
+  // is what is left, over the cases left (StoppingRule's sweepShare).
+  double sweep_time = 0;
   GroupSpec groups;
   GroupMode group_mode = GroupMode::Sequential;
   // Test only: this rank sleeps `slow_seconds` on the host before each timed collective call, a

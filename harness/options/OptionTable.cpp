@@ -152,7 +152,9 @@ std::vector<OptionSpec> measurementOptions() {
     option("min-samples", std::to_string(m.min_samples), "stopping rule: at least this many samples",
       [](const OptionValue& v, PlanDraft& d) { d.plan.measure.min_samples = v.count(1); },
       [](const RunPlan& p) { return std::to_string(p.measure.min_samples); }),
-    option("min-time", "0.5s", "stopping rule: at least this much timed work per case",
+    option("min-time", "0.5s",
+      "stopping rule: at least this much timed work before the median's interval or a stable "
+      "noise may end a case (a quiet one ends once --min-samples show it within --max-noise)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.measure.min_time = v.seconds(0, 3600); },
       [](const RunPlan& p) { return number(p.measure.min_time); }),
     option("max-noise", "0.5%",
@@ -242,6 +244,11 @@ std::vector<OptionSpec> collectiveOptions() {
     option("step-factor", "2", "collectives: multiply the size by this between sweep steps (nccl-tests -f)",
       [](const OptionValue& v, PlanDraft& d) { d.sweep.factor = integerIn(v, 2, 1024); },
       nullptr),
+    option("sweep-time", "0",
+      "collectives: at most this much time (e.g. 10s) for each collective's cases, spread over "
+      "them by what each needs; a case stopped on it says sweep-time (0: none)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.sweep_time = v.seconds(0, 86400); },
+      [](const RunPlan& p) { return number(p.collectives.sweep_time); }),
     option("collective-dtypes", "fp32", "collectives: " + enumChoices<CollectiveDtype>() + " (sum for reductions)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.dtypes = v.choices<CollectiveDtype>(); },
       [](const RunPlan& p) { return names(p.collectives.dtypes); }),

@@ -295,6 +295,19 @@ void printCompact(std::ostream& out, const std::vector<CaseResult>& cases,
   for (const auto& [note, named] : mergedNotes(cases, true)) {
     printNamed(out, fmt::format("  {}: ", note), named);
   }
+  // The compact table has no stop column: a case a sweep's budget cut short says so here.
+  std::vector<std::string> budgeted;
+  for (const TableEntry& entry : tableOrder(cases)) {
+    const CaseResult& c = *entry.result;
+    if (std::any_of(c.ranks.begin(), c.ranks.end(), [](const RankResult& r) {
+          return r.measurement.stop_rule == StopRule::SweepTime;
+        })) {
+      budgeted.push_back(fullName(c));
+    }
+  }
+  if (!budgeted.empty()) {
+    printNamed(out, "  stopped on its share of --sweep-time, short of --ci-target: ", budgeted);
+  }
 }
 
 }  // namespace

@@ -98,10 +98,12 @@ std::string measurementLine(const MeasureSettings& ms) {
           ? fmt::format("{} samples", ms.samples)
           : fmt::format(
                 "samples until the median is known within ±{:g}% ({:g}% confidence), "
-                "std/mean <= {:g}% or the noise is stable ({} samples and {} at least, {} "
-                "at most)",
+                "std/mean <= {:g}% or the noise is stable ({} samples at least{}, {} at most)",
                 ms.ci_target * 100, kMedianConfidence * 100, ms.max_noise * 100, ms.min_samples,
-                formatSeconds(ms.min_time), formatSeconds(ms.max_time));
+                ms.min_time > 0 ? fmt::format(", {} for the interval or a stable noise",
+                                              formatSeconds(ms.min_time))
+                                : "",
+                formatSeconds(ms.max_time));
   const std::string loops = ms.loops > 0
                                 ? fmt::format("{} loops each", ms.loops)
                                 : fmt::format("each of >= {}", formatSeconds(ms.min_sample_time));

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -18,6 +19,8 @@
 #include "device/CudaCheck.hpp"
 #include "device/FreeMemory.hpp"
 #include "device/Memory.hpp"
+#include "measure/StoppingRule.hpp"
+#include "measure/WallClock.hpp"
 #include "pattern.cuh"
 #include "suites/CaseRunner.hpp"
 #include "suites/CollectiveSpace.hpp"
@@ -214,8 +217,15 @@ class RoundRunner {
         runner_(runner),
         // Host buffers are timed with the host clock: the call is complete when it returns.
         host_clock_(openDevice({false, 0}, context.watchdog)),
-        settings_(context.measure) {
+        settings_(context.measure),
+        start_(clock_.seconds()) {
     settings_.align_ranks = true;
+    for (const std::span<const CollectiveSpace::Case> call : space_.calls()) {
+      if (std::any_of(call.begin(), call.end(),
+                      [this](const CollectiveSpace::Case& c) { return !space_.whyNot(c); })) {
+        ++calls_left_;
+      }
+    }
   }
 
   // The cases of `round`, the round `index` of the space.
@@ -262,6 +272,7 @@ class RoundRunner {
       runs.push_back(!skip);
     }
     if (std::none_of(runs.begin(), runs.end(), [](bool r) { return r; })) return;
+    if (plan_.sweep_time > 0) shareTheBudget();
     const bool mine_runs = round.mine && runs[*round.mine];
     const std::size_t bytes_needed =
         mine_runs ? layouts[*round.mine].allocation(in_place) * elementBytes(type) : 0;
@@ -309,6 +320,16 @@ class RoundRunner {
     }
   }
 
+  // Collective: this call's share of --sweep-time, from the time the slowest rank has taken so
+  // far, so that every rank stops the call's cases on the same limit.
+  void shareTheBudget() {
+    const std::int64_t elapsed_us =
+        context_.agreement.maxOverRanks(std::llround((clock_.seconds() - start_) * 1e6));
+    settings_.sweep_share =
+        sweepShare(plan_.sweep_time, static_cast<double>(elapsed_us) / 1e6, calls_left_);
+    --calls_left_;
+  }
+
   const SuiteContext& context_;
   const CollectiveDescriptor& collective_;
   const CollectivesPlan& plan_;
@@ -316,6 +337,9 @@ class RoundRunner {
   CaseRunner& runner_;
   std::unique_ptr<Device> host_clock_;
   MeasureSettings settings_;
+  SteadyWallClock clock_;
+  double start_;                // when the suite's cases began, on clock_
+  std::size_t calls_left_ = 0;  // calls with a case to measure, this one among them
 };
 
 }  // namespace

@@ -36,12 +36,26 @@ OUTPUT = """\
 """
 
 
+# all_reduce_perf on one GPU: a copy, no busbw.
+ONE_GPU = """\
+# nThread 1 nGpus 1 minBytes 8 maxBytes 4294967296 step: 2(factor) warmup iters: 5 iters: 20
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+           8             2     float     sum      -1     4.10    0.00    0.00      0     0.20    0.04    0.00      0
+    33554432       8388608     float     sum      -1    18.40 1823.61    0.00      0     0.18  2e+05    0.00      0
+  4294967296    1073741824     float     sum      -1  1996.31 2151.50    0.00      0     0.84  5e+06    0.00      0
+"""
+
+
 def case(suite, size, median, busbw, placement="out of place"):
+    """A case of two ranks; busbw None: of one rank, which has none."""
+    rates = {"algbw GB/s": size / median / 1e9}
+    if busbw is not None:
+        rates = {"algbw GB/s": 2 * busbw, "busbw GB/s": busbw}
     return {"suite": suite, "case": f"nccl fp32 {size}", "series": suite, "unit": "s",
             "clock": "device (CUDA events)", "notes": [], "warnings": [], "skipped": False,
             "params": {"backend": "nccl", "dtype": "fp32", "size": str(size), "bytes": str(size),
                        "placement": placement},
-            "rates": {"algbw GB/s": 2 * busbw, "busbw GB/s": busbw},
+            "rates": rates,
             "check": {"checked": 10, "wrong": 0}, "ranks": [],
             "across_ranks": {"min": median, "median": median, "max": median},
             "slowest_rank": 0, "arrival_skew": 1e-6}
@@ -125,6 +139,25 @@ class CompareNcclTestsTest(FilesTestCase):
         self.assertEqual(done.returncode, 1)
         self.assertIn("2 cases of these collectives, 1 with wrong elements", done.stdout)
         self.assertIn("alltoall nccl fp32 67108864: 3 wrong", done.stdout)
+
+    def test_one_rank_is_judged_by_its_times(self):
+        # One GPU: neither side has a busbw; the times from 32 MiB up are 0.5% and 0.3% above.
+        one_gpu = self.write("all_reduce_perf.txt", ONE_GPU)
+        cases = [case("allreduce", 8, 4.5e-6, None),
+                 case("allreduce", 33554432, 18.492e-6, None),
+                 case("allreduce", 4294967296, 2002.3e-6, None)]
+        done = self.run_compare(cases, "--min-bytes", "32M", "--tolerance", "1",
+                                sources=[one_gpu])
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("allreduce out of place: time ratio 1.003-1.005 over 2 sizes >= 33554432 B, "
+                      "within 1% (worst at 33554432 B) (one rank: no busbw)", done.stdout)
+        # A time 2% off is outside, as a busbw would be.
+        cases[2] = case("allreduce", 4294967296, 2036.2e-6, None)
+        done = self.run_compare(cases, "--min-bytes", "32M", "--tolerance", "1",
+                                sources=[one_gpu])
+        self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+        self.assertIn("time ratio 1.005-1.020 over 2 sizes >= 33554432 B, OUTSIDE 1% "
+                      "(worst at 4294967296 B)", done.stdout)
 
     def test_nothing_to_compare(self):
         done = self.run_compare([case("allreduce", 67108864, 200e-6, 300.0)])

@@ -2,6 +2,7 @@
 writes. The standard library only (CTest analysis_python_stdlib runs it under a bare python3)."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -58,6 +59,37 @@ class TimeToAnswerTest(unittest.TestCase):
         # The suites' 10 s less the Measurer's 8.25 s; 14 s less start-up, suites and gather.
         self.assertAlmostEqual(row["set_up_and_checks"], 1.75)
         self.assertAlmostEqual(row["launch"], 1.5)
+
+    def write_run(self, name, cases, seconds="3.00\n"):
+        document = {"schema": "splitstep.results/1",
+                    "metadata": {"wall": {"start_up": 0.5, "gather": 0.0,
+                                          "suites": [{"suite": "allreduce", "seconds": 2.0}]}},
+                    "cases": cases}
+        with open(os.path.join(self.dir.name, name + ".json"), "w") as f:
+            json.dump(document, f)
+        with open(os.path.join(self.dir.name, name + ".seconds"), "w") as f:
+            f.write(seconds)
+
+    def test_one_rank_and_a_sweeps_budget_are_counted(self):
+        # One GPU: one rank per case; cases that stopped on their share of --sweep-time.
+        self.write_run("quick", [case([rank(0, "sweep-time", [0.0, 0.0, 0.0, 0.5])]),
+                                 case([rank(0, "sweep-time", [0.0, 0.0, 0.0, 0.25])], size=16),
+                                 case([rank(0, "noise-target", [0.0, 0.0, 0.0, 0.25])], size=32)])
+        row = run_row(self.dir.name, "quick")
+        self.assertEqual((row["cases"], row["sweep-time"], row["noise-target"]), (3, 2, 1))
+        self.assertEqual(row["sampling"], 1.0)
+        # Columns are two spaces apart ("wall s" holds one).
+        header, line = (re.split(r"\s{2,}", text.strip())
+                        for text in format_table([row]).splitlines())
+        self.assertEqual(line[header.index("sweep-time")], "2")
+        self.assertEqual(line[header.index("noise-target")], "1")
+
+    def test_every_rank_case_is_named_by_a_rule(self):
+        # A rule the table does not know is refused rather than left out of the counts.
+        self.write_run("quick", [case([rank(0, "converged", [0, 0, 0, 1]),
+                                       rank(1, "budget", [0, 0, 0, 1])])])
+        with self.assertRaisesRegex(BadInput, "case nccl fp32 8 B rank 1 stopped on 'budget'"):
+            run_row(self.dir.name, "quick")
 
     def test_a_run_without_json_has_its_wall_time_only(self):
         row = run_row(self.dir.name, "nccl-tests")

@@ -72,9 +72,14 @@ TEST(ConsoleReporter, HeaderStatesTheStoppingRule) {
   reporter.reportContext(context);
   EXPECT_TRUE(hasLine(out.str(),
                       "then samples until the median is known within ±1% \\(95% confidence\\), "
-                      "std/mean <= 0\\.5% or the noise is stable \\(10 samples and 500\\.0 ms "
-                      "at least, 15\\.00 s at most\\)"))
+                      "std/mean <= 0\\.5% or the noise is stable \\(20 samples at least, "
+                      "500\\.0 ms for the interval or a stable noise, 15\\.00 s at most\\)"))
       << out.str();
+  // Without a floor of timed work, the samples alone.
+  context.measure.min_time = 0;
+  out.str("");
+  reporter.reportContext(context);
+  EXPECT_TRUE(hasLine(out.str(), "\\(20 samples at least, 15\\.00 s at most\\)")) << out.str();
 }
 
 TEST(ConsoleReporter, HeaderNamesTheJobTheGpuLinksAndTheLaunchEnvironment) {
@@ -353,6 +358,25 @@ std::string renderStyled(const ConsoleStyle& style, const std::vector<CaseResult
   for (const DerivedResult& d : derived) reporter.reportDerived(d);
   reporter.finalize();
   return out.str();
+}
+
+TEST(ConsoleReporter, ACaseStoppedOnTheSweepsBudgetSaysSo) {
+  Sample budgeted = testing::matmulSample("bf16", {1e-3, 1.1e-3});
+  budgeted.measurement.stop_rule = StopRule::SweepTime;
+  budgeted.measurement.stop_reason = "sweep-time share reached (median ±4.00% at 95%)";
+  Sample converged = testing::matmulSample("fp16", {1e-3, 1e-3});
+  converged.measurement.stop_rule = StopRule::Converged;
+  const std::string compact = renderStyled({}, summarizeCases({{budgeted, converged}}));
+  EXPECT_TRUE(hasLine(compact,
+                      "^  stopped on its share of --sweep-time, short of --ci-target: "
+                      "bf16 n=8192$"))
+      << compact;
+  const std::string verbose = render(summarizeCases({{budgeted}}));
+  EXPECT_TRUE(hasLine(verbose, "^  bf16 n=8192 .* sweep-time +r0 ")) << verbose;
+  EXPECT_TRUE(hasLine(verbose, "^ +stopped: sweep-time share reached \\(median ±4\\.00% at 95%\\)"))
+      << verbose;
+  // Without such a case, no such line.
+  EXPECT_FALSE(hasLine(renderStyled({}, summarizeCases({{converged}})), "--sweep-time"));
 }
 
 std::vector<std::string> linesOf(const std::string& text) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <numeric>
 #include <vector>
 
 #include "SyntheticTimings.hpp"
@@ -278,6 +279,37 @@ TEST(Measurer, AStartUpTransientIsLeftOutOfTheSamplesAndNoted) {
       << m.notes[0];
 }
 
+TEST(Measurer, EveryRankLeavesOutTheLongestTransientAnyRankFound) {
+  MeasureSettings settings = defaultRule();
+  const std::vector<double> durations = testing::stableSeries(20000, 2e-3, 0.02, 41);
+  // Alone, this rank's steady samples have no transient to leave out.
+  FakeDevice alone_device;
+  FakeWallClock alone_wall(alone_device);
+  LocalAgreement alone_agreement;
+  std::size_t alone_executions = 0;
+  const Measurement alone = Measurer(alone_device, alone_agreement, settings, alone_wall)
+                                .measure(timedBody(alone_device, durations, alone_executions));
+  ASSERT_TRUE(alone.notes.empty());
+  const std::size_t own_count = alone.values.size();
+  ASSERT_GT(own_count, 80u);
+
+  // Beside a rank that stops when this one does and found a 40-sample transient in its own.
+  FakeDevice device;
+  FakeWallClock wall(device);
+  TwoRankAgreement agreement;
+  agreement.other_rank.assign(own_count - 1, static_cast<std::int64_t>(StopState::Continue));
+  agreement.other_rank.push_back(static_cast<std::int64_t>(StopState::Done));
+  agreement.other_rank.push_back(40);
+  std::size_t executions = 0;
+  const Measurement m =
+      Measurer(device, agreement, settings, wall).measure(timedBody(device, durations, executions));
+  EXPECT_EQ(agreement.asked.back(), 0);  // this rank's own transient: none
+  EXPECT_EQ(m.values.size(), own_count - 40);
+  EXPECT_EQ(m.host_values.size(), m.values.size());
+  ASSERT_EQ(m.notes.size(), 1u);
+  EXPECT_NE(m.notes[0].find("the first 40 samples"), std::string::npos) << m.notes[0];
+}
+
 TEST(Measurer, ADriftingSeriesKeepsSamplingUntilMaxTime) {
   FakeDevice device;
   FakeWallClock wall(device);
@@ -297,19 +329,27 @@ TEST(Measurer, ADriftingSeriesKeepsSamplingUntilMaxTime) {
   EXPECT_LT(m.wall.sampling, 5.0 + 5e-3);
 }
 
-TEST(Measurer, NeverStopsBeforeMinSamplesAndMinTime) {
+TEST(Measurer, NeverStopsBeforeMinSamplesNorANoisyCaseBeforeMinTime) {
   FakeDevice device;
   FakeWallClock wall(device);
   LocalAgreement agreement;
-  // Samples of 1 ms with no spread meet every rule at once, but for the minimums.
+  // Samples of 1 ms with no spread meet every rule at once, but for the minimum count.
   MeasureSettings settings = defaultRule();
   settings.min_samples = 40;
   settings.min_time = 0.01;
   const auto body = [&] { device.now += 1e-3; };
   EXPECT_EQ(Measurer(device, agreement, settings, wall).measure(body).values.size(), 40u);
+  // Quiet, they need no min_time; spreading by 1%, their interval waits for it.
   settings.min_samples = 10;
   settings.min_time = 0.0595;  // reached by the 60th sample
-  EXPECT_EQ(Measurer(device, agreement, settings, wall).measure(body).values.size(), 60u);
+  EXPECT_EQ(Measurer(device, agreement, settings, wall).measure(body).values.size(), 10u);
+  const std::vector<double> durations = testing::stableSeries(1000, 1e-3, 0.01, 38);
+  std::size_t executions = 0;
+  const Measurement noisy =
+      Measurer(device, agreement, settings, wall).measure(timedBody(device, durations, executions));
+  EXPECT_EQ(noisy.stop_rule, StopRule::Converged);
+  EXPECT_GE(std::accumulate(noisy.values.begin(), noisy.values.end(), 0.0), 0.0595);
+  EXPECT_LE(noisy.values.size(), 62u);
 }
 
 TEST(Measurer, WallTimeOfEachPhaseSaysWhereTheCaseWent) {
@@ -336,12 +376,33 @@ TEST(Measurer, ARanksTimeLimitStopsEveryRankAndEachNamesIt) {
   // The other rank's time runs out after its third sample.
   agreement.other_rank = {static_cast<std::int64_t>(StopState::Continue),
                           static_cast<std::int64_t>(StopState::Continue),
-                          static_cast<std::int64_t>(StopState::TimeLimit)};
+                          static_cast<std::int64_t>(StopState::TimeLimit), 0};  // no transient
   const Measurement m =
       Measurer(device, agreement, defaultRule(), wall).measure([&] { device.now += 1e-3; });
   EXPECT_EQ(m.values.size(), 3u);
   EXPECT_EQ(m.stop_rule, StopRule::TimeLimit);
   EXPECT_EQ(m.stop_reason, "max-time reached");
+}
+
+TEST(Measurer, ARanksSweepShareStopsEveryRankAndEachNamesTheBudget) {
+  FakeDevice device;
+  FakeWallClock wall(device);
+  TwoRankAgreement agreement;
+  // The other rank's share of the sweep's budget runs out after its 25th sample (its clock ran
+  // ahead); this rank's, the same share on its own clock, has not yet.
+  agreement.other_rank.assign(24, static_cast<std::int64_t>(StopState::Continue));
+  agreement.other_rank.push_back(static_cast<std::int64_t>(StopState::TimeLimit));
+  agreement.other_rank.push_back(0);  // no transient
+  MeasureSettings settings = defaultRule();
+  settings.loops = 1;
+  settings.sweep_share = 1;
+  std::size_t executions = 0;
+  const std::vector<double> durations = testing::stableSeries(1000, 2e-3, 0.05, 37);
+  const Measurement m =
+      Measurer(device, agreement, settings, wall).measure(timedBody(device, durations, executions));
+  EXPECT_EQ(m.values.size(), 25u);
+  EXPECT_EQ(m.stop_rule, StopRule::SweepTime);
+  EXPECT_EQ(m.stop_reason.rfind("sweep-time share reached (median ±", 0), 0u) << m.stop_reason;
 }
 
 TEST(Measurer, LoopsAreTheMaximumAnyRankNeeds) {

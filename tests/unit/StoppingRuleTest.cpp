@@ -22,7 +22,8 @@ MeasureSettings rule() {
   return s;
 }
 
-// The defaults a user gets: at least 10 samples and 0.5 s, the median within 0.5%, at most 15 s.
+// The defaults a user gets: at least 20 samples (and 0.5 s for the interval or a stable noise),
+// the median within 0.5%, at most 15 s.
 MeasureSettings defaults() { return MeasureSettings{}; }
 
 struct FirstStop {
@@ -31,13 +32,14 @@ struct FirstStop {
   StopCheck check;
 };
 
-// Feeds `values` to the rule one sample at a time, as the Measurer does, with the wall clock
-// running `wall_per_timed` times the timed work (the host's share between samples on top).
+// Feeds `values` (seconds per execution, `loops` executions a sample) to the rule one sample at
+// a time, as the Measurer does, with the wall clock running `wall_per_timed` times the timed
+// work (the host's share between samples on top).
 FirstStop firstStop(const MeasureSettings& settings, const std::vector<double>& values,
-                    double wall_per_timed = 1.05) {
+                    double wall_per_timed = 1.05, int loops = 1) {
   double timed = 0;
   for (std::size_t n = 1; n <= values.size(); ++n) {
-    timed += values[n - 1];
+    timed += values[n - 1] * loops;
     const StopCheck check =
         evaluateStop(settings, std::span(values).first(n), timed, timed * wall_per_timed);
     if (check.state != StopState::Continue) return {n, timed * wall_per_timed, check};
@@ -51,15 +53,22 @@ TEST(StoppingRule, RelativeNoiseIsSampleStdOverMean) {
   EXPECT_DOUBLE_EQ(relativeNoise(std::vector<double>{5}), 0);
 }
 
-TEST(StoppingRule, NeedsMinSamplesAndMinTimeBeforeJudgingNoise) {
+TEST(StoppingRule, NeedsMinSamplesBeforeJudgingAndMinTimeBeforeTheInterval) {
   const std::vector<double> quiet(3, 1.0);
   EXPECT_EQ(evaluateStop(rule(), quiet, 5.0, 5.0).state, StopState::Continue);  // 3 < 4 samples
+  // Quiet samples meet the noise target before min_time: they all lie within it.
   const std::vector<double> four(4, 1.0);
-  EXPECT_EQ(evaluateStop(rule(), four, 0.5, 5.0).state, StopState::Continue);  // 0.5 s < min_time
-  const StopCheck done = evaluateStop(rule(), four, 1.0, 5.0);
+  const StopCheck done = evaluateStop(rule(), four, 0.5, 5.0);
   EXPECT_EQ(done.state, StopState::Done);
   EXPECT_EQ(done.rule, StopRule::NoiseTarget);
   EXPECT_DOUBLE_EQ(done.figure, 0);
+  // A noisier series (std/mean 2.2%) whose median's interval is within the target at once
+  // converges only once min_time has passed.
+  std::vector<double> noisy(19, 1.0);
+  noisy.push_back(1.1);
+  ASSERT_GT(relativeNoise(noisy), rule().max_noise);
+  EXPECT_EQ(evaluateStop(rule(), noisy, 0.5, 5.0).state, StopState::Continue);  // 0.5 s < 1 s
+  EXPECT_EQ(evaluateStop(rule(), noisy, 1.0, 5.0).rule, StopRule::Converged);
 }
 
 TEST(StoppingRule, AStableNoisySeriesStopsEarlyOnceItsMedianIsKnown) {
@@ -87,6 +96,93 @@ TEST(StoppingRule, ASlowNoisySeriesStopsOnceItsNoiseIsStable) {
   EXPECT_GE(stop.samples, kStableMinSamples);
   EXPECT_LT(stop.wall, 10.0) << stop.samples << " samples";
   EXPECT_NEAR(stop.check.figure, 0.05, 0.01);  // the noise it settled at
+}
+
+TEST(StoppingRule, AQuietShortCaseEndsInMilliseconds) {
+  // A 5 us collective spreading by 0.1%, autoranged to samples of 2 ms (400 executions): its
+  // median is known once the guards have their samples, 40 ms in; --min-time's 0.5 s is for
+  // the interval of a noisy case, not for one whose samples all lie within the target.
+  const std::vector<double> series = testing::stableSeries(5000, 5e-6, 0.001, 30);
+  const FirstStop stop = firstStop(defaults(), series, 1.05, 400);
+  EXPECT_EQ(stop.check.state, StopState::Done);
+  EXPECT_EQ(stop.check.rule, StopRule::NoiseTarget);
+  EXPECT_EQ(stop.samples, static_cast<std::size_t>(defaults().min_samples));
+  EXPECT_LT(stop.wall, 0.05) << stop.samples << " samples";
+  // Its interval is there, and within the target.
+  EXPECT_LT(medianUncertainty(std::span(series).first(stop.samples)), defaults().ci_target);
+}
+
+TEST(StoppingRule, AQuietCaseThatDriftsIsNotStoppedByItsLowNoise) {
+  // The same quiet case, slowing by 0.07% a sample (a clock ramping down, 2 ms a sample): over
+  // the first 20 samples std/mean is still within --max-noise, but they lie at two levels to
+  // MSER, and the median goes on moving.
+  const std::vector<double> series = testing::driftingSeries(8000, 5e-6, 0.001, 7e-4, 31);
+  ASSERT_LE(relativeNoise(std::span(series).first(20)), defaults().max_noise);
+  EXPECT_EQ(evaluateStop(defaults(), std::span(series).first(20), 20 * 2e-3, 0.042).state,
+            StopState::Continue);
+  // Ten samples, two batches, are too few for MSER to see it: they would pass as quiet.
+  MeasureSettings ten = defaults();
+  ten.min_samples = 10;
+  EXPECT_EQ(evaluateStop(ten, std::span(series).first(10), 10 * 2e-3, 0.021).rule,
+            StopRule::NoiseTarget);
+  const FirstStop stop = firstStop(defaults(), series, 1.05, 400);
+  EXPECT_EQ(stop.check.state, StopState::TimeLimit);
+  EXPECT_EQ(stop.check.rule, StopRule::TimeLimit);
+  EXPECT_GT(stop.check.figure, 0.01);  // the median still moving
+}
+
+TEST(StoppingRule, ACaseStopsOnItsSweepShareWithItsInterval) {
+  // 2 ms samples spreading by 5%, given 60 ms of a sweep's budget: too few samples for the
+  // median within 0.5% or a stable noise; the share ends it, the interval reached stated.
+  const std::vector<double> series = testing::stableSeries(5000, 2e-3, 0.05, 33);
+  MeasureSettings shared = defaults();
+  shared.sweep_share = 0.06;
+  const FirstStop stop = firstStop(shared, series);
+  EXPECT_EQ(stop.check.state, StopState::TimeLimit);
+  EXPECT_EQ(stop.check.rule, StopRule::SweepTime);
+  EXPECT_GE(stop.wall, 0.06);
+  EXPECT_LT(stop.wall, 0.06 + 2.1e-3 * 1.2);  // the first sample past it
+  EXPECT_DOUBLE_EQ(stop.check.figure, medianUncertainty(std::span(series).first(stop.samples)));
+  EXPECT_GT(stop.check.figure, shared.ci_target);
+  EXPECT_EQ(
+      stopReason(stop.check.rule, stop.check.figure).rfind("sweep-time share reached (median ±", 0),
+      0u);
+}
+
+TEST(StoppingRule, TheSweepShareNeverCutsACaseBelowItsMinimumOrAnAnswer) {
+  // A spent budget (share 0) still lets every case take --min-samples, so that each has its
+  // interval; a case whose rule holds at that sample stops on its rule, not the budget.
+  MeasureSettings spent = defaults();
+  spent.sweep_share = 0;
+  const FirstStop noisy = firstStop(spent, testing::stableSeries(1000, 2e-3, 0.05, 34));
+  EXPECT_EQ(noisy.check.rule, StopRule::SweepTime);
+  EXPECT_EQ(noisy.samples, static_cast<std::size_t>(spent.min_samples));
+  EXPECT_TRUE(std::isfinite(noisy.check.figure));
+  const FirstStop quiet = firstStop(spent, testing::stableSeries(1000, 2e-3, 0.001, 35));
+  EXPECT_EQ(quiet.check.rule, StopRule::NoiseTarget);
+  EXPECT_EQ(quiet.samples, static_cast<std::size_t>(spent.min_samples));
+}
+
+TEST(StoppingRule, TheLimitThatBindsNamesATimedOutCase) {
+  const std::vector<double> series = testing::stableSeries(100, 1e-3, 0.02, 36);
+  MeasureSettings settings = defaults();
+  EXPECT_EQ(stoppedOnTime(settings, series).rule, StopRule::TimeLimit);
+  settings.sweep_share = 2;  // shorter than --max-time's 15 s
+  const StopCheck shared = stoppedOnTime(settings, series);
+  EXPECT_EQ(shared.state, StopState::TimeLimit);
+  EXPECT_EQ(shared.rule, StopRule::SweepTime);
+  EXPECT_DOUBLE_EQ(shared.figure, medianUncertainty(series));
+  settings.sweep_share = 20;  // longer: --max-time binds first
+  EXPECT_EQ(stoppedOnTime(settings, series).rule, StopRule::TimeLimit);
+}
+
+TEST(StoppingRule, ASweepsBudgetIsSharedOverTheCasesLeft) {
+  // 10 s, 4 s spent, 3 cases left (this one among them): 2 s each; a case that takes less
+  // leaves more to the next.
+  EXPECT_DOUBLE_EQ(sweepShare(10, 4, 3), 2);
+  EXPECT_DOUBLE_EQ(sweepShare(10, 5, 2), 2.5);
+  EXPECT_DOUBLE_EQ(sweepShare(10, 12, 2), 0);  // spent
+  EXPECT_DOUBLE_EQ(sweepShare(10, 0, 0), 0);
 }
 
 TEST(StoppingRule, ADriftingSeriesKeepsGoingUntilMaxTime) {
@@ -172,24 +268,30 @@ TEST(StoppingRule, ADriftIsATrendOfTheBatchesNotAWanderingLevel) {
   EXPECT_FALSE(drifting(wandering, 0.005));
 }
 
-TEST(StoppingRule, NeverStopsBeforeMinSamplesAndMinTime) {
+TEST(StoppingRule, NeverStopsBeforeMinSamplesNorANoisyCaseBeforeMinTime) {
   // Series that would stop at once: quiet (noise target), and noisy but stable (interval).
-  for (const std::vector<double>& series :
-       {std::vector<double>(5000, 1e-3), testing::stableSeries(5000, 1e-3, 0.01, 16)}) {
+  const std::vector<double> quiet(5000, 1e-3);
+  const std::vector<double> noisy = testing::stableSeries(5000, 1e-3, 0.01, 16);
+  for (const std::vector<double>& series : {quiet, noisy}) {
     MeasureSettings settings = defaults();
     settings.min_samples = 300;
     settings.min_time = 0.1;  // 100 samples: min_samples binds
-    FirstStop stop = firstStop(settings, series);
+    const FirstStop stop = firstStop(settings, series);
     EXPECT_EQ(stop.check.state, StopState::Done);
     EXPECT_GE(stop.samples, 300u);
-    settings.min_samples = 10;
-    settings.min_time = 0.8;  // 800 samples: min_time binds
-    stop = firstStop(settings, series);
-    EXPECT_EQ(stop.check.state, StopState::Done);
-    EXPECT_GE(stop.samples, 800u);
-    // Judged at checkpoints: it stops within 1/32 of the samples past the minimum.
-    EXPECT_LE(stop.samples, 800u + 800u / kCheckpointsPerDoubling + 1);
   }
+  MeasureSettings settings = defaults();
+  settings.min_samples = 10;
+  settings.min_time = 0.8;  // 800 samples: min_time binds the noisy series
+  FirstStop stop = firstStop(settings, noisy);
+  EXPECT_EQ(stop.check.rule, StopRule::Converged);
+  EXPECT_GE(stop.samples, 800u);
+  // Judged at checkpoints: it stops within 1/32 of the samples past the minimum.
+  EXPECT_LE(stop.samples, 800u + 800u / kCheckpointsPerDoubling + 1);
+  // The quiet one's samples all lie within the target: it ends at min_samples.
+  stop = firstStop(settings, quiet);
+  EXPECT_EQ(stop.check.rule, StopRule::NoiseTarget);
+  EXPECT_EQ(stop.samples, 10u);
 }
 
 TEST(StoppingRule, NoisySamplesContinueUntilMaxTime) {
@@ -272,6 +374,11 @@ TEST(StoppingRule, ReasonsNameTheRuleWithItsFigure) {
             "max-time reached, the median still moving (3.3% between the first and second half "
             "of the samples)");
   EXPECT_EQ(stopReason(StopRule::Fixed, 0), "fixed sample count");
+  EXPECT_EQ(stopReason(StopRule::SweepTime, 0.012),
+            "sweep-time share reached (median ±1.20% at 95%)");
+  // Too few samples left after a transient for an interval: the share alone is named.
+  EXPECT_EQ(stopReason(StopRule::SweepTime, std::numeric_limits<double>::infinity()),
+            "sweep-time share reached");
 }
 
 TEST(StoppingRule, NextLoopCountReachesTheTargetWithMargin) {
