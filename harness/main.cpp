@@ -13,6 +13,7 @@
 #include "device/Device.hpp"
 #include "fault/FaultReasons.hpp"
 #include "options/CpuPreset.hpp"
+#include "options/OptionValue.hpp"
 #include "suites/SuiteCatalog.hpp"
 
 namespace {
@@ -98,7 +99,11 @@ int main(int argc, char** argv) {
     try {
       status = splitstep::runApp(invocation, cluster, ending, signals);
     } catch (const splitstep::StartupRefused& e) {
-      if (e.shouldPrint()) std::cerr << "splitstep: error: " << e.what() << std::endl;
+      // Refusals quote file names and the files' own names (operations, types): shown, not sent.
+      if (e.shouldPrint()) {
+        std::cerr << "splitstep: error: " << splitstep::withControlBytesShown(e.what())
+                  << std::endl;
+      }
       status = 2;
     } catch (const std::exception& e) {
       // Before the run: other ranks may be waiting in a collective for this one.
