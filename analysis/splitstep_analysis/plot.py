@@ -62,6 +62,9 @@ PHASES = ("data", "forward", "loss", "backward", "sync", "optimizer")
 MODES = ("none", "sequential", "overlap", "single")
 DTYPES = ("fp32", "tf32", "fp16", "bf16")
 FORMATS = ("png", "svg", "pdf")
+# A GPU rank's detail series of kernel time per phase and per step (docs/step.md).
+BUSY_PREFIX = "gpu busy "
+BUSY = tuple(BUSY_PREFIX + phase for phase in PHASES + ("step",))
 PHASE_COLORS = dict(zip(PHASES, ("#8c8c8c", "#4c72b0", "#dd8452", "#55a868", "#c44e52",
                                  "#8172b3")))
 
@@ -121,7 +124,7 @@ def step_breakdown_figures(ranks):
         figure, axes = plt.subplots(1, len(modes), figsize=(width, 4.8), sharey=True,
                                     squeeze=False)
         handles = {}
-        drawn = workload[workload["series"].isin(PHASES + ("comm", "step"))]
+        drawn = workload[workload["series"].isin(PHASES + ("comm", "step") + BUSY)]
         for panel, mode in zip(axes[0], modes):
             table = workload[workload["mode"] == mode].pivot_table(
                 index="rank", columns="series", values="median_s", aggfunc="first") * 1e3
@@ -134,6 +137,21 @@ def step_breakdown_figures(ranks):
                 handles[phase] = panel.bar(positions, values, 0.6, bottom=bottom,
                                            color=PHASE_COLORS[phase], label=phase)
                 bottom += values
+            # The GPU's kernel time inside each phase, beside the phase's wall time: where the
+            # narrow bar is shorter than the wide one, the GPU waited for the host.
+            busy_bottom = np.zeros(len(positions))
+            for phase in PHASES:
+                if BUSY_PREFIX + phase not in table:
+                    continue
+                values = table[BUSY_PREFIX + phase].fillna(0.0).to_numpy()
+                handles["busy"] = panel.bar(positions - 0.38, values, 0.14, bottom=busy_bottom,
+                                            color=PHASE_COLORS[phase], edgecolor="black",
+                                            linewidth=0.4, label="GPU busy (kernels) per phase")
+                busy_bottom += values
+            if BUSY_PREFIX + "step" in table:
+                handles["busy step"] = panel.scatter(
+                    positions - 0.38, table[BUSY_PREFIX + "step"], marker="_", s=120,
+                    color="black", zorder=3, label="GPU busy in the step")
             if "comm" in table:
                 handles["comm"] = panel.bar(positions + 0.38, table["comm"].fillna(0.0), 0.14,
                                             color="white", edgecolor="black", hatch="///",
@@ -144,7 +162,7 @@ def step_breakdown_figures(ranks):
             step = f"\nstep {np.median(table['step']):.3g} ms" if "step" in table else ""
             panel.set_title(f"{mode}{step}", fontsize=10)
             panel.set_xticks(positions, [f"rank {r}" for r in table.index])
-            panel.set_xlim(-0.6, len(positions) - 0.25)
+            panel.set_xlim(-0.7 if busy_bottom.any() else -0.6, len(positions) - 0.25)
             panel.grid(True, axis="y", alpha=0.3)
         axes[0][0].set_ylabel("per-rank median (ms)")
         figure.suptitle(f"{model} {precision}: where the step time goes (phase medians per rank)",

@@ -54,6 +54,7 @@ class StepFigures {
 
   DerivedResult run() {
     stepTimes();
+    for (const ModeName& m : kModeNames) busy(m.mode);
     for (std::string_view mode : {kSequential, kOverlap}) {
       communication(mode);
       exposed(mode);
@@ -66,7 +67,7 @@ class StepFigures {
     throughput();
     modelFlops();
     slowestRank();
-    diagnose(w_, result_.findings);
+    diagnose(w_, std::move(fired_), result_.findings);
     return std::move(result_);
   }
 
@@ -91,6 +92,37 @@ class StepFigures {
               fmt::format("{}, {} ({})", m.symbol, m.meaning, m.mode), "s", c->across.median),
           "step time (T_c, T_seq, T_ddp, T_1)", m.mode);
       if (m.mode != kSingle) f.per_rank = perRank(rankMedians(*c));
+    }
+  }
+
+  // The GPU's busy share of the step and of each phase (its kernel time over the phase's time,
+  // from the profiled steps' detail series), and the step's idle remainder.
+  void busy(std::string_view mode) {
+    const CaseResult* step = w_.step(mode);
+    const CaseResult* busy = w_.find(mode, key::busySeries(key::kWhole));
+    if (!step || !busy || step->across.median <= 0) return;
+    const double share = std::min(1.0, busy->across.median / step->across.median);
+    DerivedFigure& f =
+        tabulate(add(fmt::format("step/busy/{}", mode),
+                     fmt::format("GPU busy, kernel time / step ({})", mode), "%", share * 100),
+                 "GPU busy, kernel time / step", mode);
+    const auto steps = rankMedians(*step);
+    for (const auto& [rank, median] : rankMedians(*busy)) {
+      if (const auto s = steps.find(rank); s != steps.end() && s->second > 0) {
+        f.per_rank.emplace_back(rank, std::min(1.0, median / s->second) * 100);
+      }
+    }
+    tabulate(add(fmt::format("step/idle/{}", mode),
+                 fmt::format("GPU idle, step - kernel time ({})", mode), "s",
+                 std::max(0.0, step->across.median - busy->across.median)),
+             "GPU idle, step - kernel time", mode);
+    for (const WorkloadCases::PhaseBusy& p : w_.busyPhases(mode)) {
+      const std::string_view phase = toString(p.phase);
+      tabulate(add(fmt::format("step/busy/{}/{}", mode, phase),
+                   fmt::format("GPU busy in {} ({})", phase, mode), "%",
+                   std::min(1.0, p.busy / p.time) * 100),
+               fmt::format("  in {}", phase), mode)
+          .note = fmt::format("kernels {} of {}", formatSeconds(p.busy), formatSeconds(p.time));
     }
   }
 
@@ -192,13 +224,18 @@ class StepFigures {
         longest->first, late, last_in[late], steps);
     const double step = w_.step(mode) ? w_.step(mode)->across.median : 0;
     if (step > 0 && longest->second / step > kLateRankWait) {
-      result_.findings.push_back(fmt::format(
-          "late rank: rank {} reaches the gradient collectives last ({}): the others wait up to "
-          "{} per step for it, {} of the step; {}",
-          late, mode, formatSeconds(longest->second), percent(longest->second / step),
-          w_.onCpu() ? "check its host work, other processes on its cores and its NUMA binding"
-                     : "check its input pipeline, its SM clock and temperature, other processes "
-                       "on its GPU and its CPU/NUMA binding"));
+      fired_.push_back(
+          {longest->second / step, kLateRankWait,
+           fmt::format("late rank {}, others wait {} of the step against {}", late,
+                       percent(longest->second / step), percent(kLateRankWait)),
+           fmt::format(
+               "late rank: rank {} reaches the gradient collectives last ({}): the others wait "
+               "up to {} per step for it, {} of the step; {}",
+               late, mode, formatSeconds(longest->second), percent(longest->second / step),
+               w_.onCpu() ? "check its host work, other processes on its cores and its NUMA "
+                            "binding"
+                          : "check its input pipeline, its SM clock and temperature, other "
+                            "processes on its GPU and its CPU/NUMA binding")});
     }
     if (const auto& delay = w_.fieldsOf(*comm).delay) {
       result_.notes.push_back(
@@ -407,6 +444,7 @@ class StepFigures {
   const WorkloadCases& w_;
   const std::vector<CaseResult>& cases_;
   DerivedResult result_;
+  std::vector<RuleFired> fired_;  // rules the figures fired, for the diagnosis to weigh
 };
 
 }  // namespace

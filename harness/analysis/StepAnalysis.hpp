@@ -25,6 +25,18 @@ inline constexpr double kBackwardOverForward = 2.5;
 inline constexpr double kSyncSlowsBackward = 0.10;
 // The longest wait for a later rank in the collectives, over the synchronised step.
 inline constexpr double kLateRankWait = 0.10;
+// Host-bound, the one rule that fires below its figure: the GPU's busy share of the step
+// (kernel time / step) under kHostBoundBusy while the host takes more than kHostBoundHost of
+// the device's time to launch the step. It names each phase whose idle time (phase - its
+// kernels) is above kIdlePhaseShare of the step.
+inline constexpr double kHostBoundBusy = 0.90;
+inline constexpr double kHostBoundHost = 0.80;
+inline constexpr double kIdlePhaseShare = 0.05;
+// How far the 95% interval of a step's median may reach from it (relativeReach, on the rank
+// and mode where it reaches furthest) before the rules other than host-bound must clear their
+// bounds by that reach too, or be held back: a figure 3% over its bound says nothing when the
+// medians it is made of are uncertain by 11%.
+inline constexpr double kDiagnosisNoise = 0.10;
 
 // One DerivedResult per workload (params model + precision) of suite "step", in the order the
 // workloads first appear; figures only where their inputs were measured. Matmul cases of the

@@ -10,9 +10,22 @@
 
 namespace splitstep::step_analysis {
 
-// Appends a finding per rule that fires to `findings` (which may hold the figures' own). When
-// `findings` is still empty after, appends one line saying no rule fired and what the largest
-// phase is.
-void diagnose(const WorkloadCases& w, std::vector<std::string>& findings);
+// A rule that fired: its figure above its bound, both as ratios (a share of the step, one time
+// over another), a few words that give them, and its finding.
+struct RuleFired {
+  double figure = 0;
+  double bound = 0;
+  std::string measured;  // e.g. "input bound, 50.4% of the step against 50.0%"
+  std::string finding;
+};
+
+// Judges the workload's step: host-bound first, then the rules of `fired` (the figures' own,
+// such as the late rank) and the others. A rule's finding stands only where its figure clears
+// its bound by more than the uncertainty of the medians it is made of (the furthest reach of a
+// measured step's 95% interval, when above kDiagnosisNoise): the others are held back, in one
+// finding that names them and the uncertainty. When nothing fired at all, one line says so
+// and names the largest phase.
+void diagnose(const WorkloadCases& w, std::vector<RuleFired> fired,
+              std::vector<std::string>& findings);
 
 }  // namespace splitstep::step_analysis

@@ -54,6 +54,19 @@ std::string WorkloadCases::firstMeasured(std::initializer_list<std::string_view>
   return {};
 }
 
+std::vector<WorkloadCases::PhaseBusy> WorkloadCases::busyPhases(std::string_view mode) const {
+  std::vector<PhaseBusy> phases;
+  for (Phase phase : kPhases) {
+    if (phase == Phase::Sync && mode == kOverlap) continue;
+    const CaseResult* time = find(mode, toString(phase));
+    const CaseResult* busy = find(mode, step_keys::busySeries(toString(phase)));
+    if (time && busy && time->across.median > 0) {
+      phases.push_back({phase, time->across.median, busy->across.median});
+    }
+  }
+  return phases;
+}
+
 std::optional<double> WorkloadCases::exposedTime(std::string_view mode) const {
   const CaseResult* synced = step(mode);
   const CaseResult* compute = step(kNone);

@@ -70,6 +70,16 @@ class WorkloadCases {
   // The first of `modes` whose step was measured; empty when none was.
   std::string firstMeasured(std::initializer_list<std::string_view> modes) const;
 
+  // Each phase of a mode measured with the GPU's busy time in it: the medians across ranks of
+  // its time and of its busy time. Overlap's sync phase is left out: the collectives it waits
+  // for were launched in backward, whose busy time holds them, so its own would read as idle.
+  struct PhaseBusy {
+    Phase phase;
+    double time = 0;
+    double busy = 0;
+  };
+  std::vector<PhaseBusy> busyPhases(std::string_view mode) const;
+
   // T_mode - T_c, of the medians across ranks.
   std::optional<double> exposedTime(std::string_view mode) const;
   // Whether the ranks ran the step on the host, from the first mode measured.

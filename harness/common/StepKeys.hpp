@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -42,6 +43,12 @@ inline constexpr std::string_view kBucketReady = "ready";  // from the start of 
 inline constexpr std::string_view kBucketLaunchDelay = "launch delay";
 inline constexpr std::string_view kBucketComm = "comm";
 inline constexpr std::string_view kBucketFinish = "finish after backward";
+// Detail series of a GPU rank: the seconds the GPU was busy in a phase ("gpu busy <phase>") or
+// in the whole step ("gpu busy step"), per profiled step (suites/step/BusyTime.hpp).
+inline constexpr std::string_view kBusyPrefix = "gpu busy ";
+inline std::string busySeries(std::string_view of) {
+  return std::string(kBusyPrefix) + std::string(of);
+}
 
 }  // namespace step_keys
 }  // namespace splitstep

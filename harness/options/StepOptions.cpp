@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
 #include "models/Exported.hpp"
 #include "options/OptionBuilders.hpp"
@@ -43,7 +44,9 @@ OptionSpec shapeOption(const ShapeOption& shape) {
 
 // A byte such as NUL would cut the path short in a reader's message, and no export writes such a
 // name.
-void refuseControlCharacters(const OptionValue& v) {
+// A file name the reader could not be told apart from no file, or that a terminal would act on.
+void refuseUnusablePath(const OptionValue& v, std::string_view without) {
+  if (v.text().empty()) v.fail(fmt::format("the path is empty (leave the option out {})", without));
   const auto control = [](unsigned char c) { return c < 0x20 || c == 0x7f; };
   if (std::ranges::any_of(v.text(), control)) {
     v.fail(printable(v.text()) + ": a file name with a control character");
@@ -66,7 +69,7 @@ std::vector<OptionSpec> stepOptions() {
       "step: train the model of this archive of `splitstep-analysis export` in place of "
       "--step-models (named \"exported\" in results)",
       [](const OptionValue& v, PlanDraft& d) {
-        refuseControlCharacters(v);
+        refuseUnusablePath(v, "to train --step-models");
         try {
           loadExportedModel(v.text());
         } catch (const std::invalid_argument& error) {
@@ -78,12 +81,22 @@ std::vector<OptionSpec> stepOptions() {
         d.plan.step.model_file = v.text();
       },
       [](const RunPlan& p) { return p.step.model_file; }),
+    option("gpu-busy", "on",
+      "step: on a GPU, the GPU's busy time per phase, from 5 more steps per mode under LibTorch's "
+      "profiler after the timed ones (on, off; off saves their time and the profiler's start)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.gpu_busy = v.onOff(); },
+      [](const RunPlan& p) { return std::string(p.step.gpu_busy ? "on" : "off"); }),
+    option("archive-torch", "same",
+      "step: with --model-file, same: refuse an archive exported by another torch release "
+      "(major.minor) than the LibTorch this splitstep runs; any: run it anyway",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.archive_torch = v.choice<ArchiveTorch>(); },
+      [](const RunPlan& p) { return std::string(toString(p.step.archive_torch)); }),
     option("batch-file", std::nullopt,
       "step: with --model-file, train every rank on the batch in this file, as "
       "torch.save((inputs..., target), FILE) writes it, in place of one drawn from the recorded "
       "shapes",
       [](const OptionValue& v, PlanDraft& d) {
-        refuseControlCharacters(v);
+        refuseUnusablePath(v, "to draw the batch from the recorded shapes");
         d.plan.step.batch_file = v.text();
       },
       [](const RunPlan& p) { return p.step.batch_file; }),

@@ -101,6 +101,16 @@ struct EnumNames<InputSource> {
       std::pair{InputSource::Device, std::string_view("device")}};
 };
 
+// --archive-torch: an archive exported by another torch release (major.minor) than the LibTorch
+// this splitstep runs is refused (same) or run anyway (any).
+enum class ArchiveTorch { Same, Any };
+
+template <>
+struct EnumNames<ArchiveTorch> {
+  static constexpr std::array values = {std::pair{ArchiveTorch::Same, std::string_view("same")},
+                                        std::pair{ArchiveTorch::Any, std::string_view("any")}};
+};
+
 struct StepPlan {
   std::vector<const StepModelDescriptor*> models;  // models/StepModels.cpp's, in run order
   // --model-file: the archive whose model (models/Exported.hpp) replaces `models`; empty: none.
@@ -108,6 +118,7 @@ struct StepPlan {
   // --batch-file: a file of torch.save holding the exported model's batch, which every rank
   // trains on (models/ExportedBatch.hpp); empty: batches drawn from the recorded shapes.
   std::string batch_file;
+  ArchiveTorch archive_torch = ArchiveTorch::Same;
   std::vector<StepPrecision> precisions;
   std::vector<SyncMode> modes;
   StepOptimizer optimizer = StepOptimizer::Sgd;
@@ -120,6 +131,9 @@ struct StepPlan {
   std::uint64_t bucket_bytes = 25ull << 20;
   std::uint64_t first_bucket_bytes = 1ull << 20;
   bool check = true;  // after the timed samples: ranks identical, equal to a one-process step
+  // On a GPU, after each mode's timed steps: a few more under the profiler for the GPU's busy
+  // time per phase (suites/step/BusyTime.hpp).
+  bool gpu_busy = true;
   // A straggler on purpose: rank `delay_rank` (-1: none) spends `delay` seconds of host time at
   // the start of `delay_phase` in every step.
   int delay_rank = -1;

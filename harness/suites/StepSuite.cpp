@@ -179,6 +179,27 @@ void addLedger(CaseRunner& runner, const std::string& case_name, const StepCase&
   }
 }
 
+// The GPU's busy seconds per profiled step, by phase and for the whole step, as detail series
+// (empty on a rank that did not profile: the others of mode single).
+void addBusy(CaseRunner& runner, const std::string& case_name, const CaseFields& params,
+             const Measurement& whole, const std::vector<StepBusy>& busy, bool syncs,
+             double max_noise) {
+  namespace key = step_keys;
+  const auto add = [&](std::string_view of, const auto& value) {
+    std::vector<double> values;
+    for (const StepBusy& b : busy) values.push_back(value(b));
+    Sample& s = runner.add(case_name, key::busySeries(of), params);
+    s.detail = true;
+    s.measurement = partOf(whole, std::move(values), max_noise);
+  };
+  for (Phase phase : kPhases) {
+    if (phase == Phase::Sync && !syncs) continue;
+    add(toString(phase),
+        [phase](const StepBusy& b) { return b.phases[static_cast<std::size_t>(phase)]; });
+  }
+  add(key::kWhole, [](const StepBusy& b) { return b.step; });
+}
+
 }  // namespace
 
 std::optional<std::string> StepSuite::refusal(const SuiteContext& context) const {
@@ -291,6 +312,13 @@ void StepSuite::run(const SuiteContext& context) {
                        fmt::format("{}/splitstep-{}-{}-{}-rank{}.json", plan_.torch_profile_dir,
                                    model->name, toString(precision), toString(mode), context.rank));
         }
+        std::vector<StepBusy> busy;
+        const bool profiles_busy = plan_.gpu_busy && context.device.isCuda();
+        if (profiles_busy && (mode != SyncMode::Single || context.rank == 0)) {
+          context.watchdog.setOperation("step " + case_name + ": GPU busy time");
+          busy = profileBusy([&] { step.run(used, mode == SyncMode::Overlap); },
+                             static_cast<int>(kBusySteps), context.device);
+        }
         for (Phase phase : kPhases) {
           if (phase == Phase::Sync && used == nullptr) continue;
           Sample& part = runner.add(case_name, std::string(toString(phase)), params);
@@ -307,6 +335,10 @@ void StepSuite::run(const SuiteContext& context) {
           part.telemetry = runner.telemetryDuring(times.comm_windows);
           addLedger(runner, case_name, fields, whole.measurement, times, used->bucketBytes(),
                     settings.max_noise);
+        }
+        if (profiles_busy) {
+          addBusy(runner, case_name, params, whole.measurement, busy, used != nullptr,
+                  settings.max_noise);
         }
         Sample& step_sample = runner.add(case_name, std::string(key::kWhole), params);
         step_sample.measurement = std::move(whole.measurement);

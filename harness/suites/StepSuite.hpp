@@ -2,6 +2,8 @@
 // and the same step on one card (suites/step/).
 #pragma once
 
+#include <cstddef>
+
 #include "common/StepKeys.hpp"
 #include "suites/StepSpace.hpp"
 #include "suites/Suite.hpp"
@@ -12,6 +14,10 @@ namespace splitstep {
 inline constexpr SuiteInfo kStepSuite = {
     step_keys::kSuite, true, false,
     "a DDP-style training step, phase by phase, with gradient sync modes"};
+
+// Steps profiled in memory for the GPU's busy time, after each mode's timed ones (GPU ranks):
+// a median over a few steps, and a profiler's overhead on the host kept out of every timed step.
+inline constexpr std::size_t kBusySteps = 5;
 
 class StepSuite final : public Suite {
  public:

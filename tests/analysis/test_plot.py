@@ -379,6 +379,31 @@ class FigureContentTest(FilesTestCase):
         self.assertAlmostEqual(comm[0].get_height(), PHASE_MS["comm"])
         self.assertEqual(len(panels[2].get_xticklabels()), 1)  # single: rank 0 alone
 
+    def test_gpu_busy_bars_stand_beside_the_phases_they_measure(self):
+        # The GPU is busy half of each phase on rank 0 and a quarter on rank 1 (mode single
+        # has rank 0 alone); the whole step's busy time is a tick on the narrow bar.
+        cases, share = step_cases(), {0: 0.5, 1: 0.25}
+        busy = []
+        for c in cases:
+            if c["series"] == "comm":
+                continue
+            busy.append(case("step", c["case"], "gpu busy " + c["series"],
+                             [np.array(r["values"]) * share[r["rank"]] for r in c["ranks"]],
+                             c["params"], part_of="step"))
+        [(_, figure, drew)] = plots.step_breakdown_figures(load_ranks(document(cases + busy)))
+        self.assertEqual(drew, {(c["suite"], c["case"], c["series"]) for c in cases + busy})
+        overlap = figure.axes[1]
+        narrow = [b for b in overlap.patches if b.get_width() < 0.5 and b.get_x() < -0.2]
+        phases = ["data", "forward", "loss", "backward", "sync", "optimizer"]
+        self.assertEqual(len(narrow), 2 * len(phases))
+        for index, phase in enumerate(phases):
+            for rank, share in ((0, 0.5), (1, 0.25)):
+                self.assertAlmostEqual(narrow[2 * index + rank].get_height(),
+                                       PHASE_MS[phase] * (1 + 0.05 * rank) * share)
+        labels = [t.get_text() for t in figure.legends[0].get_texts()]
+        self.assertIn("GPU busy (kernels) per phase", labels)
+        self.assertIn("GPU busy in the step", labels)
+
     def test_telemetry_bars_are_each_phases_clock_power_and_power_cap_by_mode(self):
         telemetry = load_telemetry(document(with_telemetry(step_cases())))
         self.assertEqual(len(telemetry), 2 * 6 + 2 * 8 + 6)  # none, overlap (2 ranks), single

@@ -215,10 +215,30 @@ void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
   const auto samples = rank.sink.take();
   expectCasesAnnounced(suite, context, samples, progress);
   std::size_t wholes = 0;
+  std::size_t busy_steps = 0;
   for (const Sample& s : samples) {
     SCOPED_TRACE(s.case_name + " " + s.series);
     EXPECT_EQ(s.measurement.clock, rank.device->clockName());
-    ASSERT_EQ(s.measurement.values.size(), 3u);
+    // The GPU's busy time comes from profiled steps of its own, after the timed ones.
+    const bool busy = s.series.starts_with(step_keys::kBusyPrefix);
+    ASSERT_EQ(s.measurement.values.size(), busy ? kBusySteps : 3u);
+    if (s.series == step_keys::busySeries(step_keys::kWhole)) {
+      ++busy_steps;
+      // Every step runs kernels, and the busy time of the step is never shorter than a phase's.
+      const Sample* forward = nullptr;
+      for (const Sample& other : samples) {
+        if (other.case_name == s.case_name &&
+            other.series == step_keys::busySeries(toString(Phase::Forward))) {
+          forward = &other;
+        }
+      }
+      ASSERT_NE(forward, nullptr);
+      for (std::size_t i = 0; i < kBusySteps; ++i) {
+        EXPECT_GT(s.measurement.values[i], 0);
+        EXPECT_GT(forward->measurement.values[i], 0);
+        EXPECT_LE(forward->measurement.values[i], s.measurement.values[i]);
+      }
+    }
     // A bucket may end before backward does: only that timeline's end may be negative.
     const auto fields = StepCase::decode(s.fields);
     ASSERT_TRUE(fields);
@@ -236,6 +256,8 @@ void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
     }
   }
   EXPECT_EQ(wholes, plan.models.size() * plan.precisions.size() * 4);
+  // Only a GPU rank profiles its steps for the GPU's busy time.
+  EXPECT_EQ(busy_steps, rank.device->isCuda() ? wholes : 0u);
 }
 
 TEST(SuiteRegistry, EverySuiteOfTheCatalogueIsRegistered) {

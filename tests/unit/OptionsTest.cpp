@@ -302,6 +302,12 @@ TEST(Options, CheckSetsBothCollectivesAndStep) {
   EXPECT_TRUE(on.step.check);
 }
 
+TEST(Options, GpuBusyIsOnUnlessTurnedOff) {
+  EXPECT_TRUE(parse({}).step.gpu_busy);
+  EXPECT_FALSE(parse({"--gpu-busy", "off"}).step.gpu_busy);
+  EXPECT_TRUE(parse({"--gpu-busy", "on"}).step.gpu_busy);
+}
+
 TEST(Options, AdamwAndTheOtherInputsAreAccepted) {
   const StepPlan s =
       parse({"--optimizer", "adamw", "--input", "device", "--momentum", "0", "--host-work-ms",

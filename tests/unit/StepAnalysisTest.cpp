@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 #include <tuple>
 
 #include "ReportFixtures.hpp"
+#include "common/StepKeys.hpp"
 
 namespace splitstep {
 namespace {
@@ -21,6 +23,8 @@ PerRank rankZero(double v) { return {{v, v, v}, {}}; }
 struct Job {
   std::vector<std::tuple<std::string, std::string, PerRank>> series;
   std::vector<std::pair<std::string, double>> matmul;
+  // The host's ms to launch each step of a mode, on every rank (otherwise 0.02 ms).
+  std::map<std::string, double> host_ms;
 
   PerRank& at(const std::string& mode, const std::string& name) {
     for (auto& [m, s, values] : series) {
@@ -39,7 +43,16 @@ struct Job {
       for (std::size_t r = 0; r < by_rank.size(); ++r) {
         std::vector<double> seconds;
         for (double ms : values[r]) seconds.push_back(ms * 1e-3);
-        by_rank[r].push_back(testing::stepSample(model, precision, mode, name, seconds));
+        Sample sample = testing::stepSample(model, precision, mode, name, seconds);
+        if (name.starts_with(step_keys::kBusyPrefix)) {
+          // As the step suite records them: detail series, not parts of the step.
+          sample.part_of.clear();
+          sample.detail = true;
+        }
+        if (const auto host = host_ms.find(mode); host != host_ms.end() && name == "step") {
+          sample.measurement.host_values.assign(seconds.size(), host->second * 1e-3);
+        }
+        by_rank[r].push_back(std::move(sample));
       }
     }
     for (std::size_t i = 0; i < matmul.size(); ++i) {
@@ -392,6 +405,99 @@ TEST(StepAnalysis, DiagnosisJudgesTheSingleModeWhenItAloneWasMeasured) {
             (std::vector<std::string>{"no bottleneck rule fired: the largest phase is backward at "
                                       "51.7% of the step (single)"}));
   EXPECT_FALSE(hasFigure(d, "step/slowest_rank/single"));
+}
+
+// The overlap step of the base job (12 / 12.2 ms) with the GPU busy 9 ms of it: forward's
+// kernels fill its 3 ms, backward's 2.7 ms of its 5.4.
+Job busyJob() {
+  Job job = baseJob();
+  job.series.emplace_back("overlap", "gpu busy step", same(9, 9));
+  job.series.emplace_back("overlap", "gpu busy forward", same(3, 3));
+  job.series.emplace_back("overlap", "gpu busy backward", same(2.7, 2.7));
+  // The sync phase launches nothing with overlap: its collectives were launched in backward.
+  job.series.emplace_back("overlap", "gpu busy sync", same(0, 0));
+  return job;
+}
+
+TEST(StepAnalysis, GpuBusyIsKernelTimeOverTheStepAndOverEachPhase) {
+  const DerivedResult d = deriveOne(busyJob());
+  const DerivedFigure busy = figure(d, "step/busy/overlap");
+  EXPECT_NEAR(busy.value, 9 / 12.1 * 100, 1e-9);
+  EXPECT_EQ(busy.unit, "%");
+  expectPerRank(busy, {{0, 75}, {1, 9 / 12.2 * 100}}, 1e-9);
+  EXPECT_NEAR(figure(d, "step/idle/overlap").value, 3.1e-3, 1e-12);
+  EXPECT_NEAR(figure(d, "step/busy/overlap/forward").value, 100, 1e-9);
+  EXPECT_NEAR(figure(d, "step/busy/overlap/backward").value, 50, 1e-9);
+  EXPECT_EQ(figure(d, "step/busy/overlap/backward").note, "kernels 2.700 ms of 5.400 ms");
+  // Only where the busy time was measured: the other modes' phases have none.
+  EXPECT_FALSE(hasFigure(d, "step/busy/overlap/data"));
+  EXPECT_FALSE(hasFigure(d, "step/busy/overlap/sync"));
+  EXPECT_FALSE(hasFigure(d, "step/busy/none"));
+  // The busy series are not phases: the largest phase is still backward.
+  EXPECT_EQ(finding(d, "no bottleneck"),
+            "no bottleneck rule fired: the largest phase is backward at 44.6% of the step "
+            "(overlap)");
+}
+
+TEST(StepAnalysis, HostBoundWhenTheGpuIdlesWhileTheHostTakesAboutTheStep) {
+  Job job = busyJob();
+  // 11 of 12.1 ms: 91% of the device's time, busy 74%. The sync phase (1.2 ms, nothing launched
+  // in it) is not named: with overlap, what it waits for was launched in backward.
+  job.host_ms["overlap"] = 11;
+  EXPECT_EQ(finding(deriveOne(job), "host-bound"),
+            "host-bound: the GPU is busy 74.4% of the step and idles 3.100 ms (overlap), while "
+            "the host takes 11.00 ms to launch a step the GPU runs in 12.10 ms: the step's time "
+            "depends on the CPU that launches it, most in backward (50.0% busy, idle 2.700 ms); "
+            "a CUDA-graph step removes the launches (torch.cuda.graph, torch.compile "
+            "mode=\"reduce-overhead\"), as do a larger batch per GPU, fewer and fused kernels (a "
+            "fused optimizer) or a faster host core");
+  EXPECT_EQ(finding(deriveOne(job), "no bottleneck"), "");
+  // The host well ahead of the GPU (9.6 of 12.1 ms, 79%): the GPU's idle time is not the host's.
+  job.host_ms["overlap"] = 9.6;
+  EXPECT_EQ(finding(deriveOne(job), "host-bound"), "");
+  // Busy 90.1% of the step: not host-bound, however long the host takes.
+  job.host_ms["overlap"] = 12;
+  job.at("overlap", "gpu busy step") = same(10.9, 10.9);
+  EXPECT_EQ(finding(deriveOne(job), "host-bound"), "");
+  job.at("overlap", "gpu busy step") = same(10.8, 10.8);  // 89.3%
+  EXPECT_NE(finding(deriveOne(job), "host-bound"), "");
+}
+
+TEST(StepAnalysis, ANoisyStepHoldsBackTheRulesItsUncertaintyCouldHaveFired) {
+  Job job = busyJob();
+  job.host_ms["overlap"] = 11;
+  job.at("overlap", "data") = same(6.1, 6.1);                // input bound, 50.4%
+  job.at("overlap", "comm") = {{6.3, 6.3, 6.3}, {5, 5, 5}};  // a late rank, 10.7%
+  const DerivedResult quiet = deriveOne(job);
+  EXPECT_NE(finding(quiet, "input bound"), "");
+  EXPECT_NE(finding(quiet, "late rank"), "");
+  EXPECT_EQ(finding(quiet, "too noisy"), "");
+  // The same medians, but rank 1's compute steps spread by a fifth either way.
+  job.at("none", "step") = {{10, 10, 10}, {8.2, 10.2, 12.2}};
+  const DerivedResult noisy = deriveOne(job);
+  EXPECT_EQ(finding(noisy, "input bound"), "");
+  EXPECT_EQ(finding(noisy, "late rank"), "");
+  EXPECT_NE(finding(noisy, "host-bound"), "");
+  EXPECT_EQ(finding(noisy, "no bottleneck"), "");
+  EXPECT_EQ(finding(noisy, "too noisy"),
+            "too noisy to judge: late rank 1, others wait 10.7% of the step against 10.0%; "
+            "input bound, 50.4% of the step against 50.0%; they clear their thresholds by less "
+            "than the 19.6% that the 95% interval of rank 1's median none step reaches from it: "
+            "give each case more samples (--samples, --min-time, --max-time), or each rank a "
+            "quiet GPU and core");
+  // A rule must clear its bound by more than the uncertainty, 50% x 1.196 = 59.8% here: the data
+  // phase at 7.5 of 13.5 ms (55.6%) is held back, at 9 of 15 ms (60.0%) it stands.
+  job.at("overlap", "data") = same(7.5, 7.5);
+  job.at("overlap", "step") = same(13.4, 13.6);
+  EXPECT_EQ(finding(deriveOne(job), "input bound"), "");
+  job.at("overlap", "data") = same(9, 9);
+  job.at("overlap", "step") = same(14.9, 15.1);
+  EXPECT_EQ(finding(deriveOne(job), "input bound")
+                .rfind("input bound: loading/copying the batch "
+                       "takes 60.0% of the step (overlap)",
+                       0),
+            0u)
+      << finding(deriveOne(job), "input bound");
 }
 
 }  // namespace

@@ -5,11 +5,13 @@
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/zeros.h>
+#include <ATen/record_function.h>
 
 #include <chrono>
 #include <optional>
 
 #include "suites/step/AutocastScope.hpp"
+#include "suites/step/BusyTime.hpp"
 
 namespace splitstep {
 namespace {
@@ -129,6 +131,9 @@ c10::DeviceType TrainingStep::deviceType() const {
 void TrainingStep::run(GradientSync* sync, bool overlap,
                        const std::function<void()>& before_optimizer) {
   auto timed = [this](Phase phase, const auto& work) {
+    // Free unless a profiler listens (the name is made only then): it then places the phase's
+    // launches (profileBusy).
+    RECORD_USER_SCOPE(phaseScope(phase));
     const auto index = static_cast<std::size_t>(phase);
     timers_[index]->start();
     work();
