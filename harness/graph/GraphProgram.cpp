@@ -2,7 +2,9 @@
 
 #include "graph/GraphOperations.hpp"
 
+#include <ATen/autocast_mode.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/GradMode.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -19,6 +21,12 @@ using Tag = ex::Argument::Tag;
 
 // export.py's wrapper holds the user's model under this attribute.
 constexpr std::string_view kModelPrefix = "model.";
+// torch.export's records of a `torch.no_grad()` or `torch.enable_grad()` region inside the model
+// (a rotary embedding's, say): (enabled, its graph, its operands...); and of a `torch.autocast`
+// region: (device type, dtype, enabled, cache enabled, its graph, its operands...).
+constexpr std::string_view kSetGradScope = "torch.ops.higher_order.wrap_with_set_grad_enabled";
+constexpr std::string_view kAutocastScope = "torch.ops.higher_order.wrap_with_autocast";
+constexpr std::string_view kHigherOrder = "torch.ops.higher_order.";
 
 // Where one argument of an operation comes from: a value fixed in the graph, or tensors the
 // graph computes (slots of the run's value table; -1: None in a Tensor?[]).
@@ -34,11 +42,22 @@ struct Result {
   std::vector<int> slots;  // empty: unused
 };
 
+// What a scope of the graph sets on entry: the grad mode, or autocast's state on the run's device
+// (the graph names the exporter's device type, as it names the exporter's device).
+struct ScopeState {
+  std::optional<bool> grad;
+  std::optional<bool> autocast;
+  std::optional<c10::ScalarType> dtype;
+};
+
+// A call of an operation; or, without one, the start of a scope (`enter`: what it sets) or its
+// end (restoring what was set before its start).
 struct Step {
-  c10::OperatorHandle op;
+  std::optional<c10::OperatorHandle> op;
   std::vector<Operand> operands;
   std::vector<Result> results;
   std::vector<int> release;  // slots whose last use is this step
+  std::optional<ScopeState> enter;
 };
 
 }  // namespace
@@ -60,13 +79,15 @@ class Planner {
  public:
   Planner(GraphProgram::Plan& plan, std::string path) : plan_(plan), path_(std::move(path)) {}
 
+  // Names are the graph's, within the scope of the subgraph being planned (scope_): a subgraph
+  // may reuse its parent's names for values of its own.
   int slot(const std::string& name) {
-    const auto [it, added] = slots_.try_emplace(name, plan_.slot_count);
+    const auto [it, added] = slots_.try_emplace(scope_ + name, plan_.slot_count);
     if (added) ++plan_.slot_count;
     return it->second;
   }
   int known(const std::string& name) {
-    const auto it = slots_.find(name);
+    const auto it = slots_.find(scope_ + name);
     if (it == slots_.end())
       throw GraphArchiveError(path_ + ": the graph uses " + name + " before computing it");
     return it->second;
@@ -81,19 +102,21 @@ class Planner {
   void addNode(const ex::Node& node) {
     const std::string& target = node.get_target();
     if (isExportGuard(target)) return;
-    const std::optional<c10::OperatorHandle> op = findOperation(target);
-    if (!op) {
-      refuse(target);
-      // Its outputs still get slots, so that the nodes after it are judged too.
-      for (const ex::Argument& output : node.get_outputs()) {
-        if (output.tag() == Tag::AS_TENSOR) slot(output.get_as_tensor().get_name());
-        if (output.tag() == Tag::AS_TENSORS) {
-          for (const auto& t : output.get_as_tensors()) slot(t.get_name());
-        }
-      }
+    if (target == kSetGradScope || target == kAutocastScope) {
+      addScope(node);
       return;
     }
-    Step step{*op, {}, {}, {}};
+    const std::optional<c10::OperatorHandle> op = findOperation(target);
+    if (!op) {
+      // A control-flow operation (cond, while_loop, map) is named with the module it came from.
+      const std::string module = moduleOf(node);
+      refuse(target.starts_with(kHigherOrder) && !module.empty()
+                 ? fmt::format("{} (in module {})", target, module)
+                 : target);
+      slotOutputs(node);
+      return;
+    }
+    Step step{*op, {}, {}, {}, std::nullopt};
     const c10::FunctionSchema& schema = op->schema();
     std::map<std::string, const ex::Argument*> given;
     for (const auto& input : node.get_inputs()) given.emplace(input.get_name(), &input.get_arg());
@@ -229,10 +252,126 @@ class Planner {
     }
   }
 
+  // Its outputs still get slots, so that the nodes after it are judged too.
+  void slotOutputs(const ex::Node& node) {
+    for (const ex::Argument& output : node.get_outputs()) {
+      if (output.tag() == Tag::AS_TENSOR) slot(output.get_as_tensor().get_name());
+      if (output.tag() == Tag::AS_TENSORS) {
+        for (const auto& t : output.get_as_tensors()) slot(t.get_name());
+      }
+    }
+  }
+
+  // The innermost module of the node's nn_module_stack ("key,path,type;..."), by its path in the
+  // user's model; empty where none is recorded.
+  static std::string moduleOf(const ex::Node& node) {
+    const auto it = node.get_metadata().find("nn_module_stack");
+    if (it == node.get_metadata().end()) return "";
+    const std::string& stack = it->second;
+    const std::string innermost = stack.substr(stack.rfind(';') + 1);
+    const std::size_t first = innermost.find(',');
+    if (first == std::string::npos) return "";
+    const std::string path =
+        innermost.substr(first + 1, innermost.find(',', first + 1) - first - 1);
+    return path.starts_with(kModelPrefix) ? path.substr(kModelPrefix.size()) : path;
+  }
+
+  // What the scope's leading arguments set, and where its graph is among its arguments; empty
+  // for arguments of another form.
+  static std::optional<std::pair<ScopeState, std::size_t>> scopeHead(
+      const std::string& target, const std::vector<ex::NamedArgument>& inputs) {
+    const auto tag = [&](std::size_t i) {
+      return i < inputs.size() ? inputs[i].get_arg().tag() : Tag::AS_NONE;
+    };
+    if (target == kSetGradScope) {
+      if (tag(0) != Tag::AS_BOOL || tag(1) != Tag::AS_GRAPH) return std::nullopt;
+      return std::pair{ScopeState{inputs[0].get_arg().get_as_bool(), {}, {}}, std::size_t{1}};
+    }
+    // wrap_with_autocast(device_type, dtype, enabled, cache_enabled, graph, operands...)
+    if (tag(0) != Tag::AS_STRING || (tag(1) != Tag::AS_SCALAR_TYPE && tag(1) != Tag::AS_NONE) ||
+        tag(2) != Tag::AS_BOOL || (tag(3) != Tag::AS_BOOL && tag(3) != Tag::AS_NONE) ||
+        tag(4) != Tag::AS_GRAPH) {
+      return std::nullopt;
+    }
+    ScopeState state{{}, inputs[2].get_arg().get_as_bool(), {}};
+    if (tag(1) == Tag::AS_SCALAR_TYPE)
+      state.dtype = scalarType(inputs[1].get_arg().get_as_scalar_type());
+    return std::pair{state, std::size_t{4}};
+  }
+
+  // A scope (wrap_with_set_grad_enabled, wrap_with_autocast): the subgraph's nodes planned in
+  // place, between a step that sets what the scope sets and one that restores it, its inputs the
+  // operands' slots and its outputs the node's.
+  void addScope(const ex::Node& node) {
+    const std::string& target = node.get_target();
+    const std::vector<ex::NamedArgument>& inputs = node.get_inputs();
+    const auto head = scopeHead(target, inputs);
+    if (!head) {
+      refuse(fmt::format("{} of an unknown form", target));
+      slotOutputs(node);
+      return;
+    }
+    const ex::GraphArgument& sub = inputs[head->second].get_arg().get_as_graph();
+    const ex::Graph& graph = *sub.get_graph();
+    std::vector<int> operands;
+    for (std::size_t i = head->second + 1; i < inputs.size(); ++i) {
+      if (inputs[i].get_arg().tag() != Tag::AS_TENSOR) {
+        refuse(fmt::format("{} with an operand that is not a tensor", target));
+        slotOutputs(node);
+        return;
+      }
+      operands.push_back(known(inputs[i].get_arg().get_as_tensor().get_name()));
+    }
+    if (graph.get_inputs().size() != operands.size()) {
+      refuse(fmt::format("{} whose graph takes {} inputs for {} operands", target,
+                         graph.get_inputs().size(), operands.size()));
+      slotOutputs(node);
+      return;
+    }
+    const std::string outer = scope_;
+    scope_ = fmt::format("{}{}#{}/", outer, sub.get_name(), scopes_++);
+    bool plain = true;
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+      const ex::Argument& input = graph.get_inputs()[i];
+      if (input.tag() != Tag::AS_TENSOR) {
+        plain = false;
+        continue;
+      }
+      slots_[scope_ + input.get_as_tensor().get_name()] = operands[i];
+    }
+    plan_.steps.push_back({std::nullopt, {}, {}, {}, head->first});
+    for (const ex::Node& inner : graph.get_nodes()) addNode(inner);
+    std::vector<int> results;
+    for (const ex::Argument& output : graph.get_outputs()) {
+      if (output.tag() == Tag::AS_TENSOR) {
+        results.push_back(known(output.get_as_tensor().get_name()));
+      } else {
+        plain = false;
+      }
+    }
+    scope_ = outer;
+    plan_.steps.push_back({std::nullopt, {}, {}, {}, std::nullopt});
+    std::vector<std::string> names;
+    for (const ex::Argument& output : node.get_outputs()) {
+      if (output.tag() == Tag::AS_TENSOR) names.push_back(output.get_as_tensor().get_name());
+      if (output.tag() == Tag::AS_TENSORS) {
+        for (const auto& t : output.get_as_tensors()) names.push_back(t.get_name());
+      }
+    }
+    if (!plain || names.size() != results.size()) {
+      refuse(fmt::format("{} with inputs or outputs that are not tensors", target));
+      slotOutputs(node);
+      return;
+    }
+    for (std::size_t i = 0; i < names.size(); ++i) slots_[scope_ + names[i]] = results[i];
+  }
+
   GraphProgram::Plan& plan_;
   std::string path_;
   std::map<std::string, int> slots_;
   std::set<std::string> refusals_;
+  std::string scope_;  // the names' prefix in the subgraph being planned ("" at the top)
+  int scopes_ = 0;     // subgraphs planned so far: each gets a scope of its own
 };
 
 // Each computed slot is dropped after its last use, as eager drops a temporary: what autograd
@@ -262,7 +401,8 @@ int sampleLossSlot(const GraphProgram::Plan& plan) {
     const bool computes_output =
         step.results.size() == 1 && step.results[0].slots == std::vector<int>{plan.output};
     if (!computes_output) continue;
-    const c10::OperatorName& name = step.op.schema().operator_name();
+    if (!step.op) continue;
+    const c10::OperatorName& name = step.op->schema().operator_name();
     if (name.name != "aten::mean" || !name.overload_name.empty()) return -1;
     const Operand& input = step.operands.front();
     return input.kind == Operand::Kind::kTensor ? input.slots.front() : -1;
@@ -374,6 +514,43 @@ GraphProgram::~GraphProgram() = default;
 GraphProgram::GraphProgram(GraphProgram&&) noexcept = default;
 GraphProgram& GraphProgram::operator=(GraphProgram&&) noexcept = default;
 
+namespace {
+
+// The grad mode and autocast's state on one device type, as they were when it was made.
+class ModeState {
+ public:
+  explicit ModeState(c10::DeviceType device)
+      : device_(device),
+        grad_(c10::GradMode::is_enabled()),
+        autocast_(at::autocast::is_autocast_enabled(device)),
+        dtype_(at::autocast::get_autocast_dtype(device)) {}
+  void restore() const {
+    c10::GradMode::set_enabled(grad_);
+    at::autocast::set_autocast_enabled(device_, autocast_);
+    at::autocast::set_autocast_dtype(device_, dtype_);
+  }
+
+ private:
+  c10::DeviceType device_;
+  bool grad_;
+  bool autocast_;
+  c10::ScalarType dtype_;
+};
+
+// Restores, when it goes, the state it was made with.
+class ModeRestorer {
+ public:
+  explicit ModeRestorer(c10::DeviceType device) : state_(device) {}
+  ~ModeRestorer() { state_.restore(); }
+  ModeRestorer(const ModeRestorer&) = delete;
+  ModeRestorer& operator=(const ModeRestorer&) = delete;
+
+ private:
+  ModeState state_;
+};
+
+}  // namespace
+
 at::Tensor GraphProgram::loss(const std::vector<at::Tensor>& batch, at::Tensor* sample_losses) {
   if (batch.size() != batch_.size()) {
     throw std::invalid_argument(
@@ -391,8 +568,25 @@ at::Tensor GraphProgram::loss(const std::vector<at::Tensor>& batch, at::Tensor* 
     }
     values[static_cast<std::size_t>(plan_->inputs[i])] = batch[i];
   }
+  // The caller's grad mode and autocast state are back on return, whatever a scope set.
+  const c10::DeviceType device = plan_->device.type();
+  const ModeRestorer callers(device);
+  std::vector<ModeState> outer;  // the state before each scope now open
   std::vector<c10::IValue> stack;
   for (const Step& step : plan_->steps) {
+    if (!step.op) {
+      if (step.enter) {
+        outer.emplace_back(device);
+        if (step.enter->grad) c10::GradMode::set_enabled(*step.enter->grad);
+        if (step.enter->autocast) at::autocast::set_autocast_enabled(device, *step.enter->autocast);
+        if (step.enter->dtype) at::autocast::set_autocast_dtype(device, *step.enter->dtype);
+      } else {
+        outer.back().restore();
+        outer.pop_back();
+      }
+      for (const int s : step.release) values[static_cast<std::size_t>(s)].reset();
+      continue;
+    }
     stack.clear();
     for (const Operand& operand : step.operands) {
       switch (operand.kind) {
@@ -420,10 +614,10 @@ at::Tensor GraphProgram::loss(const std::vector<at::Tensor>& batch, at::Tensor* 
       }
     }
     try {
-      step.op.callBoxed(stack);
+      step.op->callBoxed(stack);
     } catch (const c10::Error& error) {
       // ATen's message leads; its backtrace follows on lines of its own.
-      throw std::runtime_error(fmt::format("{} failed: {}", step.op.schema().name(),
+      throw std::runtime_error(fmt::format("{} failed: {}", step.op->schema().name(),
                                            error.msg().substr(0, error.msg().find('\n'))));
     }
     for (std::size_t r = 0; r < step.results.size(); ++r) {

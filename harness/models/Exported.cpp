@@ -55,6 +55,22 @@ const ExportedModelFacts& exportedModelFacts() {
   return *facts();
 }
 
+std::string torchRelease(const std::string& version) {
+  const std::size_t major = version.find_first_not_of("0123456789");
+  if (major == 0 || major == std::string::npos || version[major] != '.') return "";
+  const std::size_t minor = version.find_first_not_of("0123456789", major + 1);
+  if (minor == major + 1) return "";
+  return version.substr(0, minor);
+}
+
+std::optional<std::string> otherTorchRelease(const std::string& exported,
+                                             const std::string& linked) {
+  const std::string release = torchRelease(exported);
+  if (!release.empty() && release == torchRelease(linked)) return std::nullopt;
+  return fmt::format("exported with torch {}, this splitstep runs LibTorch {}",
+                     exported.empty() ? "of no recorded version" : exported, linked);
+}
+
 const StepModelDescriptor kExportedModel = {
     .name = "exported",
     .reproduces = "",

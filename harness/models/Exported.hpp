@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "models/StepModel.hpp"
@@ -14,10 +15,11 @@ namespace splitstep {
 // What the step needs to know of an archive before it builds anything.
 struct ExportedModelFacts {
   std::string path;
-  double parameters = 0;     // exact: the sum of the parameters' recorded shapes
-  std::int64_t batch = 0;    // samples per step: the recorded batch's leading dimension
-  double batch_bytes = 0;    // every batch tensor, as recorded
-  double flop_per_step = 0;  // of one step on `batch` samples, as the exporter counted them
+  double parameters = 0;      // exact: the sum of the parameters' recorded shapes
+  std::int64_t batch = 0;     // samples per step: the recorded batch's leading dimension
+  double batch_bytes = 0;     // every batch tensor, as recorded
+  double flop_per_step = 0;   // of one step on `batch` samples, as the exporter counted them
+  std::string torch_version;  // of the torch that exported it, as torch.__version__ gave it
   // Every tensor the graph computes into storage of its own (no view, no in-place result), in
   // elements: floating ones scale with the precision, the others (indices, masks) are counted in
   // `fixed_bytes`. A bound on what forward keeps.
@@ -40,6 +42,15 @@ struct ExportedModelReaderRegistration {
 void loadExportedModel(const std::string& path);
 // The facts loadExportedModel read; throws std::logic_error before it has.
 const ExportedModelFacts& exportedModelFacts();
+
+// Why an archive exported by torch `exported` (torch.__version__, "2.15.0+cu130") is not of the
+// release of LibTorch `linked` ("2.11.0"): "exported with torch 2.15.0, this splitstep runs
+// LibTorch 2.11.0"; empty where both are one major.minor. A local suffix (+cu130) and the patch
+// level do not count: torch.export's format and operators change between releases.
+std::optional<std::string> otherTorchRelease(const std::string& exported,
+                                             const std::string& linked);
+// The release of a torch version: "2.11.0+cu130" -> "2.11"; empty for one of no major.minor.
+std::string torchRelease(const std::string& version);
 
 // Its flop_per_step is the archive's, for its batch alone (another throws
 // std::invalid_argument, as the batch maker does): FlopCounterMode's count, not a formula.

@@ -98,6 +98,7 @@ ExportedModelFacts readFacts(const std::string& path) {
   }
   facts.batch = archive.batch.front().shape.front();
   facts.flop_per_step = archive.flop_per_step;
+  facts.torch_version = archive.torch_version;
   for (const BatchTensorSpec& spec : archive.batch) {
     facts.batch_bytes += static_cast<double>(bytesOf(spec));
   }

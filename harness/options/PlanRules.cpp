@@ -1,6 +1,7 @@
 // The rules that relate options to each other (OptionTable.hpp's applyPlanRules): a size sweep
 // expanded into sizes, and settings that contradict each other refused, naming both.
 #include <fmt/format.h>
+#include <torch/version.h>
 
 #include <algorithm>
 
@@ -139,6 +140,16 @@ void applyPlanRules(PlanDraft& draft, const Sources& sources) {
   }
   refuseBadBatchFile(draft.plan.step);
   const StepPlan& s = draft.plan.step;
+  if (!s.model_file.empty() && s.archive_torch == ArchiveTorch::Same) {
+    // The version is the archive's text: shown printable and bounded, as option values are.
+    if (const auto other =
+            otherTorchRelease(printable(exportedModelFacts().torch_version), TORCH_VERSION)) {
+      throw UsageError(fmt::format(
+          "--model-file: {}: {}, whose export format and operators may differ: export it again "
+          "under torch {} (pip install torch=={}), or give --archive-torch any to run it anyway",
+          printable(s.model_file), *other, torchRelease(TORCH_VERSION), TORCH_VERSION));
+    }
+  }
   if (s.momentum != 0 && s.optimizer != StepOptimizer::Sgd) {
     throw UsageError("--momentum: applies to sgd only");
   }

@@ -43,5 +43,27 @@ TEST(ExportedModel, TheReadersRefusalReachesTheCaller) {
   EXPECT_THROW(loadExportedModel("missing.pt2"), std::invalid_argument);
 }
 
+TEST(ExportedModel, AnArchiveOfAnotherTorchReleaseIsNamedWithBothVersions) {
+  EXPECT_EQ(otherTorchRelease("2.15.0", "2.11.0"),
+            "exported with torch 2.15.0, this splitstep runs LibTorch 2.11.0");
+  EXPECT_EQ(otherTorchRelease("2.1.0", "2.11.0"),
+            "exported with torch 2.1.0, this splitstep runs LibTorch 2.11.0");
+  EXPECT_EQ(otherTorchRelease("3.11.0", "2.11.0"),
+            "exported with torch 3.11.0, this splitstep runs LibTorch 2.11.0");
+  EXPECT_EQ(otherTorchRelease("", "2.11.0"),
+            "exported with torch of no recorded version, this splitstep runs LibTorch 2.11.0");
+  EXPECT_EQ(otherTorchRelease("nightly", "2.11.0"),
+            "exported with torch nightly, this splitstep runs LibTorch 2.11.0");
+  // One release: the patch level and the local build suffix do not count.
+  EXPECT_EQ(otherTorchRelease("2.11.0", "2.11.0"), std::nullopt);
+  EXPECT_EQ(otherTorchRelease("2.11.1+cu130", "2.11.0"), std::nullopt);
+  EXPECT_EQ(otherTorchRelease("2.11.0a0+git1234", "2.11.0"), std::nullopt);
+  EXPECT_EQ(torchRelease("2.11.0+cpu"), "2.11");
+  EXPECT_EQ(torchRelease("2.11"), "2.11");
+  EXPECT_EQ(torchRelease("2"), "");
+  EXPECT_EQ(torchRelease(".11.0"), "");
+  EXPECT_EQ(torchRelease("2..0"), "");
+}
+
 }  // namespace
 }  // namespace splitstep

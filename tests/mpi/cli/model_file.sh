@@ -3,23 +3,17 @@
 # (the tiny Sequential, and tiny configs of torchvision's ResNet-50, timm's ViT-B/16 and Hugging
 # Face's Llama) trained through every sync mode with the check passing, and failing on a faulty
 # sync; bad archives, and a model too large for the node, refused at start, exit 2 on every rank.
-#   model_file.sh MPIEXEC RANKS BINARY CONFIG PYTHON
+#   model_file.sh MPIEXEC RANKS BINARY CONFIG PYTHON ARCHIVES
+# ARCHIVES: the folder tests/reference/exported/export_models.sh exported them into (the CTest
+# fixture exported_models), read only: what this test changes it changes in copies.
 set -u
 source "$(dirname "$0")/common.sh"
-mpiexec=$1 ranks=$2 binary=$3 config=$4 python=$5
-models=$(realpath "$(dirname "$0")/../../reference/exported")
+mpiexec=$1 ranks=$2 binary=$3 config=$4 python=$5 archives=$6
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-
-export_model() {  # export_model NAME MODULE LOSS
-  (cd "$models" && "$python" -m splitstep_analysis export "$2:model" --batch "$2:batch" \
-    --loss "$3" -o "$dir/$1.pt2" >/dev/null 2>&1) || fail "export of $2 failed"
-}
-export_model seq sequential mse
-export_model resnet resnet cross-entropy
-export_model vit vit cross-entropy
-(cd "$models" && "$python" -m splitstep_analysis export decoders:llama --batch decoders:batch \
-  --loss cross-entropy -o "$dir/llama.pt2" >/dev/null 2>&1) || fail "export of llama failed"
+for model in seq resnet vit llama llama_hf; do
+  cp "$archives/$model.pt2" "$dir/" || fail "no $model.pt2 in $archives (export_models.sh)"
+done
 
 for model in seq resnet vit llama; do
   # shellcheck disable=SC2086
@@ -91,8 +85,6 @@ echo "ok: CSV, trace, LibTorch profiles, breakdown, ledger and projection of the
 
 # bf16: transformers' causal-LM loss casts the logits to fp32 (logits.float()), which torch.export
 # guards with the traced dtype; under autocast the logits are bf16, and the run must go on.
-(cd "$models" && "$python" -m splitstep_analysis export decoders:llama --batch decoders:hf_batch \
-  --loss decoders:loss -o "$dir/llama_hf.pt2" >/dev/null 2>&1) || fail "export of llama_hf failed"
 # shellcheck disable=SC2086
 output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" step \
   --config "$config" --model-file "$dir/llama_hf.pt2" --precision bf16 --sync-modes overlap \
@@ -154,7 +146,8 @@ def ops(name, data):
     if not name.endswith("models/model.json"):
         return data
     program = json.loads(data)
-    program["graph_module"]["graph"]["nodes"][0]["target"] = "torch.ops.aten.no_such_op.default"
+    # With the bytes that would erase the line on a terminal: they are shown, not sent.
+    program["graph_module"]["graph"]["nodes"][0]["target"] = "torch.ops.aten.no_such_op\x1b[2K\r.default"
     return json.dumps(program)
 def huge(name, data):
     # A value the graph computes, recorded as 2^20 x 2^20: 4 TiB in fp32, on no node.
@@ -165,7 +158,14 @@ def huge(name, data):
     computed = [v for v in values if not v.startswith(("p_", "b_", "c_"))][-1]
     values[computed]["sizes"] = [{"as_int": 1 << 20}, {"as_int": 1 << 20}]
     return json.dumps(program)
+def torch_release(name, data):
+    if not name.endswith("extra/splitstep.json"):
+        return data
+    meta = json.loads(data)
+    meta["torch_version"] = "2.15.0"
+    return json.dumps(meta)
 rewrite("version.pt2", version)
+rewrite("torch.pt2", torch_release)
 rewrite("ops.pt2", ops)
 rewrite("huge.pt2", huge)
 PY
@@ -173,9 +173,20 @@ refused "--model-file: $dir/missing.pt2: " step --model-file "$dir/missing.pt2"
 refused "--model-file: $dir/truncated.pt2: " step --model-file "$dir/truncated.pt2"
 refused "--model-file: $dir/text.pt2: " step --model-file "$dir/text.pt2"
 refused "--model-file: $dir/version.pt2: .*version" step --model-file "$dir/version.pt2"
-refused "--model-file: $dir/ops.pt2: the graph has what splitstep cannot run: .*no_such_op" \
+torch_release=$("$python" -c 'import torch; print(torch.__version__.split("+")[0])')
+refused "--model-file: $dir/torch.pt2: exported with torch 2.15.0, this splitstep runs LibTorch $torch_release, whose export format and operators may differ: export it again under torch ${torch_release%.*} (pip install torch==$torch_release), or give --archive-torch any to run it anyway$" \
+  step --model-file "$dir/torch.pt2"
+# shellcheck disable=SC2086
+timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" step --config "$config" \
+  --model-file "$dir/torch.pt2" --archive-torch any --sync-modes none --samples 2 --warmup 0 \
+  --check off >"$dir/any.txt" 2>&1 || { cat "$dir/any.txt"; fail "--archive-torch any: exited non-zero"; }
+echo "ok: an archive of another torch release runs with --archive-torch any"
+refused "--model-file: $dir/ops.pt2: the graph has what splitstep cannot run: .*no_such_op\\\\x1b\\[2K\\\\x0d\\.default" \
   step --model-file "$dir/ops.pt2"
 refused "--model-file: exported [a-z0-9]* needs about [0-9.]* TiB per rank .* of activations), more than the .* usable on .*; lower the model or its batch and export it again" \
   step --model-file "$dir/huge.pt2"
 refused "--model-file: trains the exported model in place of --step-models" \
   step --model-file "$dir/seq.pt2" --step-models mlp
+# An output never replaces an input, --overwrite or not.
+refused "--metrics: '$dir/./seq.pt2' is the --model-file file, which the run reads (it would be replaced)" \
+  step --model-file "$dir/seq.pt2" --metrics "$dir/./seq.pt2" --overwrite

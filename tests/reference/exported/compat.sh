@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# A model exported with a release of its library other than the pinned one, as users have them:
+# LIBDIR holds that release (launch/setup installs it under .venv/compat), first on PYTHONPATH.
+# The model is held to eager PyTorch under that release (check.sh), then trained by splitstep on
+# 2 CPU ranks through none and overlap, the sync check passing.
+#   compat.sh PYTHON EXPORTED_CHECK SPLITSTEP MPIEXEC LIBDIR MODULE:MODEL MODULE:BATCH LOSS
+set -euo pipefail
+python=$1 check=$2 splitstep=$3 mpiexec=$4 libdir=$5 model=$6 batch=$7 loss=$8
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+here=$(cd "$(dirname "$0")" && pwd)
+export PYTHONPATH=$libdir${PYTHONPATH:+:$PYTHONPATH}
+echo "under $("$python" -c 'import transformers; print("transformers", transformers.__version__)')"
+bash "$here/check.sh" "$python" "$check" "$model" "$batch" "$loss"
+(cd "$here" && "$python" -m splitstep_analysis export "$model" --batch "$batch" --loss "$loss" \
+  -o "$dir/model.pt2")
+# shellcheck disable=SC2086
+output=$(timeout 150 "$mpiexec" -np 2 ${SPLITSTEP_MPIEXEC_FLAGS:-} "$splitstep" step --device cpu \
+  --model-file "$dir/model.pt2" --sync-modes none,overlap --precision fp32 --samples 2 \
+  --warmup 0 --verbose 2>&1) || { echo "$output"; echo "FAIL: splitstep exited non-zero"; exit 1; }
+grep -Eq '^  exported fp32 overlap .* ok ' <<<"$output" \
+  || { echo "$output"; echo "FAIL: overlap not checked ok"; exit 1; }
+echo "ok: trained through none and overlap on 2 ranks, checked"
