@@ -43,6 +43,11 @@ exit status:
 """
 
 
+# A refusal quotes names from files and the command line; a newline or an escape sequence in
+# one would break the one line or rewrite the terminal, so control characters are shown as \xNN.
+_CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7f, 0xa0))}
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with splitstep's bad-input rule: one line on stderr, exit status 2."""
 
@@ -97,7 +102,7 @@ def main(argv=None):
     try:
         return args.run(args)
     except BadInput as error:
-        sys.stderr.write(f"{PROG} {args.command}: {error}\n")
+        sys.stderr.write(f"{PROG} {args.command}: {str(error).translate(_CONTROL)}\n")
         return 2
     except BrokenPipeError:
         # The reader left (`| head`): what it read is all it wanted. Python would report the

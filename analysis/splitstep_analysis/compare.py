@@ -48,7 +48,8 @@ import pandas as pd
 from scipy import stats
 
 from .cli import option_type
-from .differences import parse_pattern, parse_suites, refusal, run_differences, select
+from .differences import (device_warnings, parse_pattern, parse_suites, refusal,
+                          run_differences, select)
 from .schema import BadInput, read_results
 
 SEED = 20261130
@@ -378,7 +379,7 @@ def _describe(path, document):
 
 
 def report(baseline_paths, baselines, candidate_paths, candidates, frame, threshold, alpha,
-           per_rank, differences=(), out=None):
+           per_rank, differences=(), out=None, warnings=()):
     """Print the comparison of one candidate: header (each side's runs), what differs between
     the runs, table, cases not compared, summary. The paths and documents are lists: the runs
     of a side; `differences` is run_differences' list."""
@@ -394,6 +395,8 @@ def report(baseline_paths, baselines, candidate_paths, candidates, frame, thresh
             print(f"  {what} {name}: {before} | {after}", file=out)
     else:
         print("differs:   nothing in the plans, versions, GPUs and environment", file=out)
+    for warning in warnings:
+        print(warning, file=out)
     print(f"rule: slower/faster when Mann-Whitney p < {alpha:g} and the {level:g}% interval of "
           f"the median ratio, bootstrapped over runs and over contiguous blocks of each run's "
           f"samples, lies beyond +-{threshold * 100:g}%; same when it lies within; times, so a "
@@ -421,6 +424,11 @@ def report(baseline_paths, baselines, candidate_paths, candidates, frame, thresh
         f"; {only} only in one file ({int(counts.get('only in baseline', 0))} baseline, "
         f"{int(counts.get('only in candidate', 0))} candidate); "
         f"{int(counts.get('skipped', 0))} skipped", file=out)
+    if len(baselines) == 1 and len(candidates) == 1 and \
+            compared["verdict"].isin(("faster", "slower")).any():
+        print("note: one run a side: a verdict cannot tell the change from the variation between "
+              "runs (the clocks, the GPU's state, the node's load at the time); give each side "
+              "two or more runs (docs/analysis.md#repeats)", file=out)
 
 
 def parse_threshold(text):
@@ -598,7 +606,10 @@ def run(args):
         if index:
             print("")
         report(args.baseline, base_docs, paths, documents, frame, args.threshold, args.alpha,
-               args.per_rank, differences)
+               args.per_rank, differences, warnings=device_warnings(base_docs, documents))
+        if not frame["verdict"].isin(VERDICTS).any():
+            raise BadInput(f"nothing compared: no case of {','.join(args.baseline)} was measured "
+                           f"in {','.join(paths)}")
         failing = ("slower", "unclear") if args.fail_on_unclear else ("slower",)
         failed = failed or frame["verdict"].isin(failing).any()
         frames.append(frame.assign(baseline=",".join(args.baseline), candidate=",".join(paths)))

@@ -29,6 +29,30 @@ def _gpus(document):
     return ", ".join(names) or "none"
 
 
+def _device_kinds(document):
+    """"GPU", "CPU" or both, of the ranks' devices ("cuda:0", "cpu")."""
+    kinds = {"CPU" if str(r.get("device", "")).startswith("cpu") else "GPU"
+             for r in document.get("ranks", []) if isinstance(r, dict) and r.get("device")}
+    return " and ".join(sorted(kinds)) or "unknown"
+
+
+def device_warnings(baseline, candidate):
+    """Warnings, one line each, where the sides ran on different kinds of device (CPU ranks
+    against GPUs) or different GPU models: a verdict then says as much about the machines as
+    about the change. Each side is a list of documents."""
+    warnings = []
+    kinds = [" / ".join(sorted({_device_kinds(d) for d in side})) for side in (baseline, candidate)]
+    if kinds[0] != kinds[1]:
+        warnings.append(f"warning: the baseline ran on {kinds[0]} ranks, the candidate on "
+                        f"{kinds[1]} ranks: their times measure different machines")
+    elif "GPU" in kinds[0]:
+        gpus = [" / ".join(sorted({_gpus(d) for d in side})) for side in (baseline, candidate)]
+        if gpus[0] != gpus[1]:
+            warnings.append(f"warning: the GPUs differ ({gpus[0]} | {gpus[1]}): a difference is "
+                            f"the hardware's as much as the change's")
+    return warnings
+
+
 def _keys(documents, section):
     keys = {}
     for document in documents:

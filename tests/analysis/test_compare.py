@@ -324,8 +324,10 @@ class CompareCommandTest(FilesTestCase):
         self.assertEqual(float(rows["both"]["n_baseline"]), 800)
 
     def test_a_case_skipped_in_one_run_stands_for_each_rank(self):
-        base = self.write("base.json", document([case("a", [], skipped=True)]))
-        cand = self.write("cand.json", document([case("a", draw(1))]))
+        # Case b is measured on both sides: with nothing compared, the status would be 2.
+        base = self.write("base.json", document([case("a", [], skipped=True),
+                                                 case("b", draw(2))]))
+        cand = self.write("cand.json", document([case("a", draw(1)), case("b", draw(3))]))
         result = self.run_compare(base, cand, "--per-rank")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertIn("skipped (not compared):\n"
@@ -378,6 +380,58 @@ def consistency_case(name, median, cvs, part_of=""):
     return {"suite": "matmul", "case": name, "series": "mm", "part_of": part_of,
             "skipped": False, "params": {}, "across_ranks": {"median": median},
             "ranks": [{"rank": r, "summary": {"cv": cv}} for r, cv in enumerate(cvs)]}
+
+
+class WhatCompareCannotKnowTest(FilesTestCase):
+    def on(self, name, cases, devices):
+        doc = document(cases)
+        doc["ranks"] = [dict(rank=r, **device) for r, device in enumerate(devices)]
+        return self.write(name, doc)
+
+    H200 = {"device": "cuda:0", "device_name": "NVIDIA H200"}
+    H100 = {"device": "cuda:0", "device_name": "NVIDIA H100 80GB HBM3"}
+    CPU = {"device": "cpu"}
+
+    def test_a_gpu_run_against_a_cpu_run_is_warned_about(self):
+        base = self.on("gpu.json", [case("bf16 n=8192", draw(1))], [self.H200, self.H200])
+        cand = self.on("cpu.json", [case("bf16 n=8192", draw(2))], [self.CPU, self.CPU])
+        result = run_command("compare", base, cand)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("warning: the baseline ran on GPU ranks, the candidate on CPU ranks: their "
+                      "times measure different machines\n", result.stdout)
+
+    def test_other_gpu_models_are_warned_about_and_the_same_ones_are_not(self):
+        base = self.on("h200.json", [case("bf16 n=8192", draw(1))], [self.H200, self.H200])
+        cand = self.on("h100.json", [case("bf16 n=8192", draw(2))], [self.H100, self.H100])
+        same = self.on("h200-2.json", [case("bf16 n=8192", draw(3))], [self.H200, self.H200])
+        self.assertIn("warning: the GPUs differ (NVIDIA H200 | NVIDIA H100 80GB HBM3): a "
+                      "difference is the hardware's as much as the change's",
+                      run_command("compare", base, cand).stdout)
+        self.assertNotIn("warning:", run_command("compare", base, same).stdout)
+
+    def test_nothing_compared_is_status_2(self):
+        base = self.write("base.json", document([case("bf16 n=4096", draw(1))]))
+        cand = self.write("cand.json", document([case("bf16 n=8192", draw(2))]))
+        result = run_command("compare", base, cand, process=True)
+        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+        self.assertEqual(result.stderr, f"splitstep-analysis compare: nothing compared: no case "
+                                        f"of {base} was measured in {cand}\n")
+        # The table, with the cases found on one side only, is printed first.
+        self.assertIn("only in baseline:\n  matmul / bf16 n=4096 / mm", result.stdout)
+
+    def test_one_run_a_side_says_what_a_verdict_cannot_tell(self):
+        base = self.write("base.json", document([case("bf16 n=8192", draw(1))]))
+        slower = self.write("slower.json", document([case("bf16 n=8192", draw(2, 1.10))]))
+        note = "note: one run a side: a verdict cannot tell the change from the variation"
+        self.assertIn(note, run_command("compare", base, slower).stdout)
+        base_2 = self.write("base-2.json", document([case("bf16 n=8192", draw(3))]))
+        slower_2 = self.write("slower-2.json", document([case("bf16 n=8192", draw(4, 1.10))]))
+        result = run_command("compare", f"{base},{base_2}", f"{slower},{slower_2}")
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertNotIn(note, result.stdout)
+        # Nothing faster or slower: nothing to caution about.
+        same = self.write("same.json", document([case("bf16 n=8192", draw(5))]))
+        self.assertNotIn(note, run_command("compare", base, same).stdout)
 
 
 class ConsistencyTest(FilesTestCase):
