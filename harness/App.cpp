@@ -8,6 +8,8 @@
 #include <utility>
 
 #include "analysis/Analyses.hpp"
+#include "analysis/RunStatus.hpp"
+#include "analysis/Verdict.hpp"
 #include "cluster/ClockSync.hpp"
 #include "cluster/Cluster.hpp"
 #include "cluster/LaunchCheck.hpp"
@@ -58,6 +60,9 @@ class Run {
   void startReports();
   // Rank 0, once every suite ended: the figures derived from several cases, the files, the trace.
   void finishReports(const std::vector<RankTimeline>& timelines);
+  // Rank 0, once the reports are written: the status the measured cases earn, each reason on
+  // stderr.
+  int judgedStatus();
   // Rank 0, when the run ends early on the thread that records spans: its own timeline, since
   // the other ranks' can no longer be gathered.
   void writeOwnTrace();
@@ -132,6 +137,15 @@ void Run::finishReports(const std::vector<RankTimeline>& timelines) {
   std::cout << std::flush;
 }
 
+int Run::judgedStatus() {
+  const std::vector<CaseResult>& cases = stream_.results();
+  const RunStatus run = judgeRun(cases, judgeNodes(cases, context_.ranks), context_.ranks,
+                                 plan_.output.fail_below_expected);
+  for (const std::string& reason : run.reasons) std::cerr << "splitstep: " << reason << '\n';
+  std::cerr << std::flush;
+  return run.status;
+}
+
 void Run::writeOwnTrace() {
   if (context_.ranks.empty()) return;
   std::vector<TelemetryReading> readings;
@@ -203,9 +217,16 @@ int Run::execute() {
   }
   parts_.sampler.reset();
   context_.wall.gather = lap();
-  if (cluster_.rank() == 0) finishReports(timelines);
+  int status = 0;
+  if (cluster_.rank() == 0) {
+    finishReports(timelines);
+    status = judgedStatus();
+  }
+  // Every rank exits with rank 0's status, as a job script reads any rank's.
+  watchdog_.setOperation("agreeing on the exit status");
+  status = static_cast<int>(parts_.agreement->maxOverRanks(status));
   ending_.completed();
-  return 0;
+  return status;
 }
 
 }  // namespace

@@ -77,6 +77,9 @@ struct CollectivesPlan {
   // slow GPU or link that the group analysis must flag.
   int slow_rank = -1;
   double slow_seconds = 0;
+  // Test only: this rank overwrites the first element of each case's result before its check,
+  // the wrong result the exit status must report (fp32 cases: a value no pattern holds).
+  int spoil_rank = -1;
   // NCCL runs with splitstep's profiler plugin, which tells the algorithm, protocol and channels
   // NCCL chose for each case (comm/NcclCallReader.hpp).
   bool nccl_algorithms = true;

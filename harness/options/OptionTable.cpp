@@ -288,6 +288,10 @@ std::vector<OptionSpec> collectiveOptions() {
         d.plan.collectives.slow_seconds = v.number(slowMs, "a number of milliseconds in [0, 60000]") / 1000;
       },
       [](const RunPlan& p) { return number(p.collectives.slow_seconds * 1000); }),
+    testHook("test-spoil-rank", "-1",
+      "for tests of the exit status only: this rank overwrites one element of each collective's result before its check",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.spoil_rank = integerIn(v, -1, kMaxRank); },
+      [](const RunPlan& p) { return std::to_string(p.collectives.spoil_rank); }),
     option("nccl-algorithms", "off",
       "collectives: show the algorithm, protocol and channels NCCL chose per case, from NCCL's "
       "profiler plugin interface (on, off; off until its cost per call is measured)",
@@ -360,6 +364,11 @@ std::vector<OptionSpec> outputOptions() {
       "write the verdict to this file in the Prometheus text format (node-exporter's textfile collector)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.metrics_path = v.path(); },
       [](const RunPlan& p) { return p.output.metrics_path; }),
+    flagOption("fail-below-expected",
+      "exit with status 3 when the verdict finds a figure below expected (a node check's failure; "
+      "wrong elements exit 1 without it)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.output.fail_below_expected = v.onOff(); },
+      [](const RunPlan& p) { return trueFalse(p.output.fail_below_expected); }),
     flagOption("overwrite",
       "let --json, --csv, --trace and --metrics replace a file splitstep did not write (without it, such a "
       "file is refused at start)",

@@ -44,6 +44,7 @@ std::optional<std::string> rankOutsideWorld(const RunPlan& plan, int world_size)
   const std::pair<const char*, int> named[] = {
       {"--delay-rank", plan.step.delay_rank},
       {"--test-slow-rank", plan.collectives.slow_rank},
+      {"--test-spoil-rank", plan.collectives.spoil_rank},
       {"--test-stall-rank", plan.launch.stall_rank},
       // The fault's rank is read only when there is a fault.
       {"--test-fault-rank", plan.step.fault == SyncFault::None ? -1 : plan.step.fault_rank}};

@@ -43,6 +43,8 @@ struct OutputPlan {
   bool overwrite = false;  // the outputs may replace files splitstep did not write
   bool verbose = false;    // the console adds %timeit lines, per-rank figures and the models
   ConsoleFormat format = ConsoleFormat::Console;
+  // A verdict item below expected fails the run (analysis/RunStatus.hpp), for a node check.
+  bool fail_below_expected = false;
 };
 
 // GPU telemetry read on a thread of each rank while cases run (telemetry/TelemetrySampler).

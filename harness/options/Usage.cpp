@@ -80,16 +80,20 @@ constexpr std::array kExamples = {
 
 constexpr std::array kExitStatuses = {
     ExitStatus{"0",
-               "the run completed (--help and --version too); a check's wrong elements are "
-               "counted in the report, not in the status"},
+               "the run completed and every check found its elements right (--help and "
+               "--version too)"},
     ExitStatus{"1",
-               "the run failed after its start: an error on a rank, a wait past --timeout, "
-               "a rank that died or stopped answering; the cases measured so far are kept"},
+               "a check found wrong elements (a line per case names it and the ranks), or the "
+               "run failed after its start: an error on a rank, a wait past --timeout, a rank "
+               "that died or stopped answering; the cases measured so far are kept"},
     ExitStatus{"2",
                "refused at start, on every rank, with one line: an unknown or malformed "
                "option, suite or config key, contradictory settings, ranks with different "
                "plans or binaries, an output that cannot be written, no device or memory "
                "for the cases"},
+    ExitStatus{"3",
+               "with --fail-below-expected: the verdict found a figure below expected (a node "
+               "it could not judge does not fail)"},
     ExitStatus{"128+N",
                "ended by signal N, the results so far kept: 130 SIGINT (Ctrl-C), "
                "143 SIGTERM, 129 SIGHUP or the launcher gone"},

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -92,12 +93,14 @@ class CollectiveCall {
     comm_.run(collective_, send_, recv_, layout_.call_count, type_, context_.device.stream());
   }
 
-  // Fills, runs once untimed, and counts wrong elements of this rank's result.
-  Check check() {
+  // Fills, runs once untimed, and counts wrong elements of this rank's result; `spoil`
+  // (--test-spoil-rank) overwrites its first element first.
+  Check check(bool spoil) {
     fill();
     runOnce();
     context_.device.synchronize();
     if (collective_.result_at_root_only && comm_.rank() != 0) return {"pattern", 0, 0};
+    if (spoil && layout_.recv > 0) spoilFirstElement();
     const auto spec = collective_.expect(layout_, comm_.rank(), comm_.size());
     const auto pattern = toPattern(type_);
     std::uint64_t wrong = 0;
@@ -120,6 +123,17 @@ class CollectiveCall {
   }
 
  private:
+  // Bytes of 0x70: in fp32 about 3e29, far from every value the patterns hold.
+  void spoilFirstElement() {
+    constexpr int kSpoilt = 0x70;
+    if (comm_.usesDeviceBuffers()) {
+      SPLITSTEP_CUDA_CHECK(cudaMemsetAsync(recv_, kSpoilt, element_, context_.device.stream()));
+      context_.device.synchronize();
+    } else {
+      std::memset(recv_, kSpoilt, element_);
+    }
+  }
+
   const SuiteContext& context_;
   const CollectiveDescriptor& collective_;
   Communicator& comm_;
@@ -316,7 +330,7 @@ class RoundRunner {
       if (Timeline* timeline = runner_.timeline()) {
         scope.emplace(*timeline, span_kind::kCheck, "check");
       }
-      sample.checks.push_back(body.check());
+      sample.checks.push_back(body.check(plan_.spoil_rank == context_.rank));
     }
   }
 

@@ -117,15 +117,16 @@ TEST(Help, TheExamplesAreRealCommandLines) {
 
 TEST(Help, TheExitStatusesAreEveryOneThatSplitstepUses) {
   const std::string text = help();
-  // 0 done, 1 a failure after the start (fault/FaultEnding, main's MPI_Abort), 2 refused at start
-  // (UsageError, StartupRefused), 128+N a signal (fault/RunEnding, SignalWatch), 138 the early
-  // warning (FaultHandling::endAtEarlyWarning: 128 + SIGUSR1).
+  // 0 done, 1 wrong elements (analysis/RunStatus) or a failure after the start
+  // (fault/FaultEnding, main's MPI_Abort), 2 refused at start (UsageError, StartupRefused), 3
+  // below expected where asked (analysis/RunStatus), 128+N a signal (fault/RunEnding, SignalWatch),
+  // 138 the early warning (FaultHandling::endAtEarlyWarning: 128 + SIGUSR1).
   std::vector<std::string> statuses;
   for (const ExitStatus& status : exitStatuses()) {
     statuses.emplace_back(status.status);
     EXPECT_NE(text.find("\n  " + statuses.back() + " "), std::string::npos) << status.status;
   }
-  EXPECT_EQ(statuses, (std::vector<std::string>{"0", "1", "2", "128+N", "138"}));
+  EXPECT_EQ(statuses, (std::vector<std::string>{"0", "1", "2", "3", "128+N", "138"}));
   const std::size_t section = heading(text, "Exit status");
   for (const char* word : {"SIGINT", "SIGTERM", "SIGHUP", "SIGUSR1", "--timeout", "130", "143"}) {
     EXPECT_NE(text.find(word, section), std::string::npos) << word;
