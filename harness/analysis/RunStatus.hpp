@@ -21,7 +21,8 @@ inline constexpr int kBelowExpectedStatus = 3;
 struct RunStatus {
   int status = 0;
   // One line per case with wrong elements, naming the case and each rank's count, then one per
-  // node below expected: "wrong results: collectives allreduce ...: rank 1 (host b) 1 of 262144".
+  // node below expected: "wrong results: allreduce nccl fp32 1 MiB: rank 1 (host b) 1 of 262144
+  // elements wrong".
   std::vector<std::string> reasons;
 };
 

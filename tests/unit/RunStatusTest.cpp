@@ -17,9 +17,9 @@ std::vector<RankInfo> twoHosts() {
 }
 
 // A collective case checked on two ranks, with `wrong[r]` wrong elements of 1024 on rank r.
-CaseResult checkedCase(std::string name, std::array<std::uint64_t, 2> wrong) {
+CaseResult checkedCase(std::string suite, std::string name, std::array<std::uint64_t, 2> wrong) {
   CaseResult c;
-  c.suite = "collectives";
+  c.suite = std::move(suite);
   c.case_name = std::move(name);
   for (int r = 0; r < 2; ++r) {
     RankResult& rank = c.ranks.emplace_back();
@@ -44,24 +44,24 @@ NodeVerdict gemmAt(double measured) {
 }
 
 TEST(RunStatus, ARunWithNothingWrongPasses) {
-  const RunStatus run =
-      judgeRun({checkedCase("allreduce", {0, 0})}, {gemmAt(700)}, twoHosts(), true);
+  const RunStatus run = judgeRun({checkedCase("allreduce", "nccl fp32 1 KiB", {0, 0})},
+                                 {gemmAt(700)}, twoHosts(), true);
   EXPECT_EQ(run.status, 0);
   EXPECT_TRUE(run.reasons.empty());
 }
 
 TEST(RunStatus, WrongElementsFailTheRunNamingTheCaseAndEachRank) {
-  const RunStatus run =
-      judgeRun({checkedCase("allreduce nccl fp32 1 KiB", {0, 3}), checkedCase("broadcast", {0, 0}),
-                checkedCase("allgather", {1, 2})},
-               {}, twoHosts(), false);
+  const RunStatus run = judgeRun({checkedCase("allreduce", "nccl fp32 1 KiB", {0, 3}),
+                                  checkedCase("broadcast", "nccl fp32 1 KiB", {0, 0}),
+                                  checkedCase("allgather", "mpi fp32 4 KiB", {1, 2})},
+                                 {}, twoHosts(), false);
   EXPECT_EQ(run.status, kWrongResultsStatus);
   EXPECT_EQ(run.reasons,
             (std::vector<std::string>{
-                "wrong results: collectives allreduce nccl fp32 1 KiB: rank 1 (host b) 3 of 1024 "
-                "elements wrong",
-                "wrong results: collectives allgather: rank 0 (host a) 1 of 1024, rank 1 (host b) "
-                "2 of 1024 elements wrong"}));
+                "wrong results: allreduce nccl fp32 1 KiB: rank 1 (host b) 3 of 1024 elements "
+                "wrong",
+                "wrong results: allgather mpi fp32 4 KiB: rank 0 (host a) 1 of 1024, rank 1 (host "
+                "b) 2 of 1024 elements wrong"}));
 }
 
 TEST(RunStatus, BelowExpectedFailsOnlyWhereAskedAndWithAStatusOfItsOwn) {
@@ -81,8 +81,8 @@ TEST(RunStatus, BelowExpectedFailsOnlyWhereAskedAndWithAStatusOfItsOwn) {
 }
 
 TEST(RunStatus, WrongResultsOutrankASlowNode) {
-  const RunStatus run =
-      judgeRun({checkedCase("allreduce", {2, 0})}, {gemmAt(100)}, twoHosts(), true);
+  const RunStatus run = judgeRun({checkedCase("allreduce", "nccl fp32 1 KiB", {2, 0})},
+                                 {gemmAt(100)}, twoHosts(), true);
   EXPECT_EQ(run.status, kWrongResultsStatus);
   EXPECT_EQ(run.reasons.size(), 2U);
 }
