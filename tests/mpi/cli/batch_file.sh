@@ -126,7 +126,13 @@ cp "$dir/example.pt" "$dir/rest/batch.pt"
 args=(step --config "$config" --model-file "$dir/seq.pt2" --batch-file batch.pt
   --sync-modes "sequential,overlap" --samples 3 --warmup 1 --verbose)
 # shellcheck disable=SC2086
-output=$(timeout 150 "$mpiexec" ${SPLITSTEP_MPIEXEC_FLAGS:-} -np 1 -wdir "$dir/first" "$binary"   "${args[@]}" : -np $((ranks - 1)) -wdir "$dir/rest" "$binary" "${args[@]}" 2>&1)   || fail "splitstep with a differing file exited non-zero"
+output=$(timeout 150 "$mpiexec" ${SPLITSTEP_MPIEXEC_FLAGS:-} -np 1 -wdir "$dir/first" "$binary" \
+  "${args[@]}" : -np $((ranks - 1)) -wdir "$dir/rest" "$binary" "${args[@]}" 2>&1)
+status=$?
+# Wrong elements fail the run (exit 1), with a line per case.
+[ "$status" -eq 1 ] || fail "splitstep with a differing file exited $status, not 1"
+grep -q "^splitstep: wrong results: step exported fp32 overlap: rank " <<<"$output" \
+  || fail "no line names the overlap case's wrong results"
 for mode in sequential overlap; do
   grep -Eq "^  exported fp32 $mode .* [0-9]+ wrong " <<<"$output" || fail "$mode: differing files not caught"
 done

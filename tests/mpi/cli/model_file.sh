@@ -97,7 +97,9 @@ echo "ok: a decoder whose loss casts to fp32, in bf16, checked"
 output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" step \
   --config "$config" --model-file "$dir/seq.pt2" --sync-modes overlap --test-sync-fault sum \
   --samples 3 --warmup 1 --verbose 2>&1)
+status=$?
 grep -Eq '^  exported fp32 overlap .* [0-9]+ wrong ' <<<"$output" || fail "summed gradients not caught"
+[ "$status" -eq 1 ] || fail "summed gradients: exit status $status, not 1"
 echo "ok: summed gradients caught"
 
 # A graph in which FlopCounterMode counted nothing (no products): a note, and no TFLOP/s.
