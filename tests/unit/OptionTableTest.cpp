@@ -39,10 +39,12 @@ TEST(OptionTable, TheTestHooksAreHiddenFromTheHelpButAccepted) {
     EXPECT_EQ(spec.hidden, spec.name.starts_with("test-")) << spec.name;
     hooks += spec.hidden ? 1 : 0;
   }
-  EXPECT_EQ(hooks, 6u);
+  EXPECT_EQ(hooks, 7u);
   EXPECT_EQ(parseCommandLine({"--test-stall-rank", "1", "--test-stall-after", "2"}, suiteCatalog())
                 .plan.launch.stall_after,
             2);
+  EXPECT_EQ(
+      parseCommandLine({"--test-spoil-rank", "1"}, suiteCatalog()).plan.collectives.spoil_rank, 1);
 }
 
 TEST(OptionTable, EveryDefaultParsesAndPrintsBackTheSameText) {
