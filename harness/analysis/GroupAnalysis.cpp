@@ -43,12 +43,6 @@ std::string slug(std::string text) {
   return text;
 }
 
-const RankInfo* infoOf(int rank, const std::vector<RankInfo>& ranks) {
-  const auto it = std::find_if(ranks.begin(), ranks.end(),
-                               [rank](const RankInfo& info) { return info.rank == rank; });
-  return it == ranks.end() ? nullptr : &*it;
-}
-
 std::size_t nodesSpanned(const std::vector<int>& group, const std::vector<RankInfo>& ranks) {
   std::set<int> nodes;
   for (int rank : group) {

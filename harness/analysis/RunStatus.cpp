@@ -9,9 +9,8 @@ namespace splitstep {
 namespace {
 
 std::string hostOf(int rank, const std::vector<RankInfo>& ranks) {
-  const auto info = std::find_if(ranks.begin(), ranks.end(),
-                                 [rank](const RankInfo& r) { return r.rank == rank; });
-  return info == ranks.end() ? std::string("host unknown") : "host " + info->host;
+  const RankInfo* info = infoOf(rank, ranks);
+  return info ? "host " + info->host : std::string("host unknown");
 }
 
 // "rank 1 (host b) 1 of 262144", for each rank of the case whose checks found wrong elements.

@@ -17,12 +17,6 @@
 namespace splitstep {
 namespace {
 
-const RankInfo* infoOf(int rank, const std::vector<RankInfo>& ranks) {
-  const auto it = std::find_if(ranks.begin(), ranks.end(),
-                               [rank](const RankInfo& i) { return i.rank == rank; });
-  return it == ranks.end() ? nullptr : &*it;
-}
-
 std::optional<double> caseRate(const CaseResult& c, std::string_view name) {
   const auto it = std::find_if(c.rates.begin(), c.rates.end(),
                                [name](const RateValue& r) { return r.name == name; });

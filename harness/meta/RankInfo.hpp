@@ -1,8 +1,10 @@
 // Where one rank ran: what reports need to name a rank.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace splitstep {
 
@@ -22,5 +24,12 @@ struct RankInfo {
   // path as nvidia-smi topo names it ("PIX", "PXB", "PHB", "NODE", "SYS"); empty without NVML.
   std::map<std::string, std::string> gpu_links{};
 };
+
+// The entry of `rank` in `ranks`; null where it has none (a rank whose facts were not gathered).
+inline const RankInfo* infoOf(int rank, const std::vector<RankInfo>& ranks) {
+  const auto it = std::find_if(ranks.begin(), ranks.end(),
+                               [rank](const RankInfo& i) { return i.rank == rank; });
+  return it == ranks.end() ? nullptr : &*it;
+}
 
 }  // namespace splitstep
