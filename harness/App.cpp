@@ -141,8 +141,11 @@ int Run::judgedStatus() {
   const std::vector<CaseResult>& cases = stream_.results();
   const RunStatus run = judgeRun(cases, judgeNodes(cases, context_.ranks), context_.ranks,
                                  plan_.output.fail_below_expected);
-  for (const std::string& reason : run.reasons) std::cerr << "splitstep: " << reason << '\n';
-  std::cerr << std::flush;
+  // One write for all lines: mpirun forwards each write apart, and stdout's lines would
+  // otherwise fall between a line's prefix and its text.
+  std::string lines;
+  for (const std::string& reason : run.reasons) lines += fmt::format("splitstep: {}\n", reason);
+  std::cerr << lines << std::flush;
   return run.status;
 }
 

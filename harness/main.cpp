@@ -101,8 +101,9 @@ int main(int argc, char** argv) {
     } catch (const splitstep::StartupRefused& e) {
       // Refusals quote file names and the files' own names (operations, types): shown, not sent.
       if (e.shouldPrint()) {
-        std::cerr << "splitstep: error: " << splitstep::withControlBytesShown(e.what())
-                  << std::endl;
+        std::cerr << fmt::format("splitstep: error: {}\n",
+                                 splitstep::withControlBytesShown(e.what()))
+                  << std::flush;
       }
       status = 2;
     } catch (const std::exception& e) {
