@@ -39,9 +39,11 @@ constexpr std::string_view kNvls8 =
     "with NVLink SHARP on 8 GPUs, 'a peak busBw of ~480GB/s' "
     "(https://github.com/NVIDIA/nccl-tests/issues/212)";
 
-constexpr ReferenceFigure kGemmBf16{989.5, 797.51, kDenseSpecs, kGemmMeasured};
-constexpr ReferenceFigure kHostDevice{63.0, 52.77, kPcie5, kPcie5Measured};
-constexpr ReferenceFigure kNvlinkRingFigure{450, 370, kNvlinkLine, kNvlinkRing};
+constexpr std::string_view kH100 = "NVIDIA H100 80GB HBM3";
+
+constexpr ReferenceFigure kGemmBf16{989.5, 797.51, kDenseSpecs, kGemmMeasured, kH100};
+constexpr ReferenceFigure kHostDevice{63.0, 52.77, kPcie5, kPcie5Measured, kH100};
+constexpr ReferenceFigure kNvlinkRingFigure{450, 370, kNvlinkLine, kNvlinkRing, kH100};
 
 constexpr std::array kNvlink4Allreduce = {
     AllreduceReference{2, kNvlinkRingFigure, std::nullopt, ""},
@@ -55,13 +57,13 @@ constexpr std::array kGpus = {
     GpuReference{"NVIDIA H200",
                  "SXM5, 141 GB HBM3e, NVLink 4 (18 links), PCIe 5.0 x16",
                  kGemmBf16,
-                 {4800, 4800 * kHbmEfficiency, kDenseSpecs, kHbmDerived},
+                 {4800, 4800 * kHbmEfficiency, kDenseSpecs, kHbmDerived, kH100},
                  kHostDevice,
                  kNvlink4Allreduce},
     GpuReference{"NVIDIA H100 80GB HBM3",
                  "SXM5, 80 GB HBM3, NVLink 4 (18 links), PCIe 5.0 x16",
                  kGemmBf16,
-                 {3350, 3350 * kHbmEfficiency, kDenseSpecs, kHbmDerived},
+                 {3350, 3350 * kHbmEfficiency, kDenseSpecs, kHbmDerived, kH100},
                  kHostDevice,
                  kNvlink4Allreduce},
 };

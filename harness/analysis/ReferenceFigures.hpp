@@ -17,6 +17,9 @@ struct ReferenceFigure {
   double expected = 0;  // what the verdict compares with
   std::string_view peak_source;
   std::string_view expected_source;
+  // The GPU model (as NVML names it) the expected figure, or the efficiency it is derived with,
+  // was measured on: a verdict on another model says that its figure is borrowed.
+  std::string_view measured_on;
 };
 
 // Allreduce busbw over NVLink for a number of GPUs of one node (nccl-tests' definition).

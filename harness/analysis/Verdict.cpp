@@ -35,7 +35,17 @@ std::optional<double> rankRate(const CaseResult& c, const RankResult& r, std::st
 struct Best {
   double value = 0;
   std::string what;
+  std::string clock_limit;  // what held the SM clock down in that case, where NVML said
 };
+
+// What held a rank's SM clock down while its case was timed ("power cap"), at its end or its
+// start; empty where nothing did or NVML could not tell.
+std::string clockLimit(const RankResult& r) {
+  for (const auto& clock : {r.measurement.clock_at_end, r.measurement.clock_at_start}) {
+    if (clock && !clock->limited_by.empty()) return clock->limited_by;
+  }
+  return {};
+}
 
 // Each rank's best `rate` over the cases `wanted` picks.
 std::map<int, Best> bestPerRank(const std::vector<CaseResult>& cases,
@@ -47,7 +57,7 @@ std::map<int, Best> bestPerRank(const std::vector<CaseResult>& cases,
     for (const RankResult& r : c.ranks) {
       const auto value = rankRate(c, r, rate);
       if (value && (!best.contains(r.rank) || *value > best[r.rank].value)) {
-        best[r.rank] = {*value, c.case_name};
+        best[r.rank] = {*value, c.case_name, clockLimit(r)};
       }
     }
   }
@@ -84,7 +94,9 @@ ItemVerdict perGpuItem(VerdictItem item, const std::map<int, Best>& best,
       v.expected = expected.expected;
       v.rank = rank;
       v.what = it->second.what;
+      v.clock_limit = it->second.clock_limit;
       v.expected_source = expected.expected_source;
+      v.expected_on = expected.measured_on;
     }
   }
   if (!v.measured) {
@@ -204,6 +216,7 @@ ItemVerdict allreduceItem(int node, const std::vector<CaseResult>& cases,
     v.measured = busbw;
     v.expected = figures->ring.expected;
     v.expected_source = figures->ring.expected_source;
+    v.expected_on = figures->ring.measured_on;
   }
   return v;
 }
@@ -258,19 +271,25 @@ std::string NodeVerdict::line(const std::vector<RankInfo>& ranks) const {
   }
   std::vector<std::string> below;
   std::vector<std::string> fine;
+  // Expected figures measured on another GPU model than this node's, by model.
+  std::map<std::string_view, std::vector<std::string_view>> borrowed;
   for (const ItemVerdict& i : items) {
     const std::string_view label = itemLabel(i.item);
     if (!i.measured) continue;
+    if (!i.expected_on.empty() && i.expected_on != gpu) borrowed[i.expected_on].push_back(label);
+    // A clock held down is why a figure may fall short, whatever the device could do unheld.
+    const std::string clock =
+        i.clock_limit.empty() ? std::string() : fmt::format(", clock held by {}", i.clock_limit);
     if (i.below()) {
       const RankInfo* info = i.rank >= 0 ? infoOf(i.rank, ranks) : nullptr;
-      below.push_back(
-          fmt::format("{} {}{} is {:.0f}% of the expected {} ({:.0f}% short)", label,
-                      formatValue(i.item, *i.measured),
-                      info ? fmt::format(" on rank {} ({})", i.rank, info->device) : std::string(),
-                      100 * i.ratio(), formatValue(i.item, i.expected), 100 * (1 - i.ratio())));
+      below.push_back(fmt::format(
+          "{} {}{} is {:.0f}% of the expected {} ({:.0f}% short{})", label,
+          formatValue(i.item, *i.measured),
+          info ? fmt::format(" on rank {} ({})", i.rank, info->device) : std::string(),
+          100 * i.ratio(), formatValue(i.item, i.expected), 100 * (1 - i.ratio()), clock));
     } else {
-      fine.push_back(fmt::format("{} {} ({:.0f}%{})", label, formatValue(i.item, *i.measured),
-                                 100 * i.ratio(), fine.empty() ? " of expected" : ""));
+      fine.push_back(fmt::format("{} {} ({:.0f}%{}{})", label, formatValue(i.item, *i.measured),
+                                 100 * i.ratio(), fine.empty() ? " of expected" : "", clock));
     }
   }
   if (below.empty() && fine.empty()) {
@@ -278,8 +297,16 @@ std::string NodeVerdict::line(const std::vector<RankInfo>& ranks) const {
   }
   std::vector<std::string> parts = below;
   parts.insert(parts.end(), fine.begin(), fine.end());
-  return fmt::format("node {}: {} — {}", host, below.empty() ? "healthy" : "below expected",
-                     fmt::join(parts, ", "));
+  std::string line = fmt::format(
+      "node {}: {} — {}", host,
+      below.empty()
+          ? fmt::format("healthy, each figure at least {:.0f}% of expected", 100 * kBelowExpected)
+          : fmt::format("below expected (under {:.0f}%)", 100 * kBelowExpected),
+      fmt::join(parts, ", "));
+  for (const auto& [model, labels] : borrowed) {
+    line += fmt::format("; expected {} measured on an {}", fmt::join(labels, ", "), model);
+  }
+  return line;
 }
 
 std::string NodeVerdict::notJudged() const {

@@ -52,6 +52,10 @@ struct ItemVerdict {
   std::vector<std::pair<int, double>> per_rank;  // each rank's figure, for per-GPU items
   std::string what;  // the case it is: "bf16 n=8192", "triad 256 MiB", "2 GPUs, 4 GiB"
   std::string expected_source;
+  // The GPU model the expected figure was measured on, where another than the node's
+  // (ReferenceFigure::measured_on); the line says so.
+  std::string_view expected_on;
+  std::string clock_limit;  // what held the SM clock down while `what` was timed, if anything
 
   double ratio() const { return measured && expected > 0 ? *measured / expected : 0; }
   bool below() const { return measured && ratio() < kBelowExpected; }

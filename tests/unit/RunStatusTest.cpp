@@ -70,7 +70,8 @@ TEST(RunStatus, BelowExpectedFailsOnlyWhereAskedAndWithAStatusOfItsOwn) {
   const RunStatus asked = judgeRun({}, {gemmAt(600)}, twoHosts(), true);
   EXPECT_EQ(asked.status, kBelowExpectedStatus);
   ASSERT_EQ(asked.reasons.size(), 1U);
-  EXPECT_EQ(asked.reasons[0].rfind("--fail-below-expected: node a: below expected — bf16 GEMM", 0),
+  EXPECT_EQ(asked.reasons[0].rfind(
+                "--fail-below-expected: node a: below expected (under 80%) — bf16 GEMM", 0),
             0U)
       << asked.reasons[0];
   // At 80% and above the node is not below expected; a node not judged does not fail either.
