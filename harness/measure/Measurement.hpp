@@ -22,7 +22,16 @@ struct SmClock {
 // The rule that ended sampling on a rank (docs/measurement.md): the fixed --samples count,
 // --max-time, the case's share of --sweep-time, the median known within --ci-target, std/mean
 // within --max-noise, or the noise stable above it. None: no samples were taken.
-enum class StopRule { None, Fixed, TimeLimit, SweepTime, Converged, NoiseTarget, NoiseStable };
+enum class StopRule {
+  None,
+  Fixed,
+  TimeLimit,
+  SweepTime,
+  Converged,
+  NoiseTarget,
+  NoiseStable,
+  OutOfReach
+};
 
 template <>
 struct EnumNames<StopRule> {
@@ -33,7 +42,8 @@ struct EnumNames<StopRule> {
       std::pair{StopRule::SweepTime, std::string_view("sweep-time")},
       std::pair{StopRule::Converged, std::string_view("converged")},
       std::pair{StopRule::NoiseTarget, std::string_view("noise-target")},
-      std::pair{StopRule::NoiseStable, std::string_view("noise-stable")}};
+      std::pair{StopRule::NoiseStable, std::string_view("noise-stable")},
+      std::pair{StopRule::OutOfReach, std::string_view("out-of-reach")}};
 };
 
 // Host wall time of each of the Measurer's phases on one rank, waits for other ranks included:

@@ -225,6 +225,17 @@ StopCheck judge(const MeasureSettings& settings, std::span<const double> values,
   if (samples_to_target > kOutOfReachSampleFactor && noiseStable(steady)) {
     return {StopState::Done, StopRule::NoiseStable, noise, transient};
   }
+  // At the rate so far, the interval would reach the target only after max_time, and samples
+  // this long leave no time to see the noise settle: sampling on would end on max-time with
+  // little more known (pageable copies of 100 ms that spread by 10-20%, and from run to run as
+  // much). A shorter case waits for its noise to settle, which says more.
+  const double sample_seconds = timed_seconds / static_cast<double>(n);
+  if (samples_to_target > kOutOfReachSampleFactor &&
+      timed_seconds * samples_to_target > settings.max_time &&
+      sample_seconds * static_cast<double>(kStableMinSamples) >
+          kStableJudgeShare * settings.max_time) {
+    return {StopState::Done, StopRule::OutOfReach, uncertainty, transient};
+  }
   return {};
 }
 
@@ -273,6 +284,9 @@ std::string stopReason(StopRule rule, double figure) {
       return fmt::format("noise target met (std/mean {:.2f}%)", figure * 100);
     case StopRule::NoiseStable:
       return fmt::format("noise stable (std/mean {:.2f}%)", figure * 100);
+    case StopRule::OutOfReach:
+      return fmt::format("--ci-target out of reach within --max-time (median ±{:.2f}% at {:g}%)",
+                         figure * 100, kMedianConfidence * 100);
   }
   return "?";
 }

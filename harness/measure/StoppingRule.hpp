@@ -29,6 +29,10 @@ inline constexpr double kStableNoiseSpread = 0.05;
 // reaches more than twice the target); nearer, the few more samples are worth taking. So a
 // workload spreading by less than about 2% ends with its median known within --ci-target.
 inline constexpr double kOutOfReachSampleFactor = 4;
+// A case whose kStableMinSamples samples would take more than this share of max_time has no
+// time to show a stable noise: once the target is out of reach within max_time, it ends with
+// the interval it has (StopRule::OutOfReach).
+inline constexpr double kStableJudgeShare = 1.0 / 3;
 
 // Up to this many samples every sample is judged; past it, kCheckpointsPerDoubling times per
 // doubling of the count, so that judging (O(n) each time) stays a small share of the time, and
@@ -61,8 +65,8 @@ inline constexpr double kDriftT = 2.145;
 struct StopCheck {
   StopState state = StopState::Continue;
   StopRule rule = StopRule::None;  // the rule that holds, when state is not Continue
-  // Converged, SweepTime: the median's relative reach (infinite where the samples left after a
-  // transient are too few for an interval); Noise*: std/mean; TimeLimit: the median's drift
+  // Converged, SweepTime, OutOfReach: the median's relative reach (infinite where the samples left
+  // after a transient are too few for an interval); Noise*: std/mean; TimeLimit: the median's drift
   // between the halves of the samples (0 where it did not drift); else 0.
   double figure = 0;
   // When state is not Continue: how many samples at the start were a start-up transient, left
@@ -82,8 +86,10 @@ struct StopCheck {
 // - Done (NoiseTarget) when std/mean <= max_noise: a quiet case ends here, whatever min_time;
 // - Continue below min_time of timed samples;
 // - Done (Converged) when the median's 95% interval reaches at most ci_target from it, or
-//   Done (NoiseStable) when the noise is stable and ci_target out of reach (above), either
-//   only where the series does not drift;
+//   Done (NoiseStable) when the noise is stable and ci_target out of reach (above), or
+//   Done (OutOfReach) when ci_target is out of reach, would be reached only after max_time at
+//   the rate of timed samples so far, and the samples are too long to see the noise settle
+//   (kStableJudgeShare); each only where the series does not drift;
 // - otherwise TimeLimit (SweepTime: stoppedOnTime) where wall_seconds has reached
 //   settings.sweep_share with min_samples taken, and Continue where it has not.
 StopCheck evaluateStop(const MeasureSettings& settings, std::span<const double> values,

@@ -98,6 +98,29 @@ TEST(StoppingRule, ASlowNoisySeriesStopsOnceItsNoiseIsStable) {
   EXPECT_NEAR(stop.check.figure, 0.05, 0.01);  // the noise it settled at
 }
 
+TEST(StoppingRule, ALongSampleOutOfReachEndsWithTheIntervalItHas) {
+  // A pageable host copy of 1 GiB: 150 ms a sample, spreading by 15%. Its median would be known
+  // within 0.5% only after thousands of samples, and the 64 the noise-stable rule needs would
+  // take 9.6 s of the 15: it ends once --min-samples and --min-time are there, its interval
+  // stated, instead of at --max-time.
+  const std::vector<double> series = testing::stableSeries(200, 0.15, 0.15, 13);
+  const FirstStop stop = firstStop(defaults(), series);
+  EXPECT_EQ(stop.check.state, StopState::Done);
+  EXPECT_EQ(stop.check.rule, StopRule::OutOfReach);
+  EXPECT_EQ(stop.samples, static_cast<std::size_t>(defaults().min_samples));
+  EXPECT_LT(stop.wall, 4.0);
+  EXPECT_NEAR(stop.check.figure, medianUncertainty(std::span(series).first(stop.samples)), 1e-12);
+  EXPECT_GT(stop.check.figure, defaults().ci_target);
+  // The same spread in samples of 50 ms: 64 of them take 3.2 s, so it waits for its noise.
+  const FirstStop shorter = firstStop(defaults(), testing::stableSeries(400, 0.05, 0.15, 13));
+  EXPECT_NE(shorter.check.rule, StopRule::OutOfReach);
+  EXPECT_GE(shorter.samples, kStableMinSamples);
+  // Where the target is within reach by --max-time, long samples go on: 150 ms spreading by
+  // 0.8% reach ±0.5% in a few dozen samples.
+  const FirstStop near = firstStop(defaults(), testing::stableSeries(200, 0.15, 0.008, 14));
+  EXPECT_EQ(near.check.rule, StopRule::Converged);
+}
+
 TEST(StoppingRule, AQuietShortCaseEndsInMilliseconds) {
   // A 5 us collective spreading by 0.1%, autoranged to samples of 2 ms (400 executions): its
   // median is known once the guards have their samples, 40 ms in; --min-time's 0.5 s is for
@@ -295,9 +318,13 @@ TEST(StoppingRule, NeverStopsBeforeMinSamplesNorANoisyCaseBeforeMinTime) {
 }
 
 TEST(StoppingRule, NoisySamplesContinueUntilMaxTime) {
+  // Samples of 1.5 s on average: 64 of them (the noise-stable rule's) fit in a third of a
+  // --max-time of 1000 s, so nothing but the limit ends them (out of reach needs less room).
+  MeasureSettings settings = rule();
+  settings.max_time = 1000;
   const std::vector<double> noisy = {1, 2, 1, 2, 1, 2};
-  EXPECT_EQ(evaluateStop(rule(), noisy, 9.0, 9.9).state, StopState::Continue);
-  const StopCheck late = evaluateStop(rule(), noisy, 9.0, 10.0);
+  EXPECT_EQ(evaluateStop(settings, noisy, 9.0, 999.9).state, StopState::Continue);
+  const StopCheck late = evaluateStop(settings, noisy, 9.0, 1000.0);
   EXPECT_EQ(late.state, StopState::TimeLimit);
   EXPECT_EQ(late.rule, StopRule::TimeLimit);
 }
@@ -374,6 +401,8 @@ TEST(StoppingRule, ReasonsNameTheRuleWithItsFigure) {
             "max-time reached, the median still moving (3.3% between the first and second half "
             "of the samples)");
   EXPECT_EQ(stopReason(StopRule::Fixed, 0), "fixed sample count");
+  EXPECT_EQ(stopReason(StopRule::OutOfReach, 0.052),
+            "--ci-target out of reach within --max-time (median ±5.20% at 95%)");
   EXPECT_EQ(stopReason(StopRule::SweepTime, 0.012),
             "sweep-time share reached (median ±1.20% at 95%)");
   // Too few samples left after a transient for an interval: the share alone is named.
