@@ -8,7 +8,11 @@ sampling), the rest of the suites' time (buffers, set-up, checks), gathering the
 "launch": what the run's wall time holds beyond (starting the processes, loading libraries,
 MPI, writing the report). The standard library only, so that it runs on a bare GPU node.
 
-    splitstep-analysis time-to-answer OUTDIR [NAME ...]
+    splitstep-analysis time-to-answer OUTDIR [NAME ...] [--at-most NAME=LIMIT ...]
+
+Each --at-most holds a run's wall time to a limit, in seconds ("default=30") or as a multiple
+of another run's ("allreduce-sweep-budget=3x:nccl-tests"): a run over its limit is named on a
+line, and the status is 1.
 """
 import os
 
@@ -16,12 +20,14 @@ from .schema import BadInput, read_bytes, read_results
 
 # Every rule a rank can stop on (harness/measure/Measurement.hpp's StopRule, but "none", which a
 # measured case never holds): a rank-case on another is refused, never left out of the count.
-RULES = ["converged", "noise-target", "noise-stable", "sweep-time", "max-time", "fixed"]
+RULES = ["converged", "noise-target", "noise-stable", "out-of-reach", "sweep-time", "max-time",
+         "fixed"]
 PHASES = ["cold_start", "warm_up", "prepare", "sampling"]
 TIMES = ["start_up"] + PHASES + ["set_up_and_checks", "gather", "launch"]
 TIME_HEADERS = ["start-up", "cold start", "warm-up", "prepare", "sampling", "set-up+checks",
                 "gather", "launch"]
-NAMES = ["default", "step", "allreduce-sweep", "allreduce-sweep-budget", "quick", "nccl-tests"]
+NAMES = ["default", "step", "allreduce-sweep", "allreduce-sweep-budget", "quick", "nccl-tests",
+         "nccl-tests-long", "nccl-tests-graph"]
 
 
 def _seconds(path):
@@ -94,15 +100,50 @@ def format_table(rows):
                      for line in lines)
 
 
+def parse_limit(text):
+    """NAME=SECONDS or NAME=FACTORx:OTHER, as (name, factor, other): other None for seconds."""
+    name, sep, limit = text.partition("=")
+    factor, times, other = limit.partition("x:")
+    try:
+        value = float(factor)
+    except ValueError:
+        value = float("nan")
+    if not sep or not name or not value > 0 or (times and not other):
+        raise BadInput(f"--at-most: {text!r} is not NAME=SECONDS or NAME=FACTORx:OTHER")
+    return name, value, other or None
+
+
+def over_limits(rows, limits):
+    """A line for each limit a run exceeds, saying by how much; a limit on a run or against a
+    run that is not in `rows` is one too, since nothing then shows it was met."""
+    walls = {row["run"]: row["wall_s"] for row in rows}
+    lines = []
+    for name, value, other in limits:
+        against = f"{value:g}x {other}'s" if other else f"{value:g} s"
+        if name not in walls or (other and other not in walls):
+            lines.append(f"{name}: no wall time to hold to {against}")
+            continue
+        limit = value * walls[other] if other else value
+        if walls[name] > limit:
+            detail = f" ({limit:.2f} s)" if other else ""
+            lines.append(f"{name}: {walls[name]:.2f} s, over {against}{detail}")
+    return lines
+
+
 def add_arguments(parser):
     parser.add_argument("outdir", help="the folder launch/verify time-to-answer wrote")
     parser.add_argument("names", nargs="*", default=NAMES,
                         help=f"the runs, by name (default: {' '.join(NAMES)})")
+    parser.add_argument("--at-most", action="append", default=[], metavar="NAME=LIMIT",
+                        help="hold run NAME's wall time to LIMIT: seconds (default=30), or a "
+                             "multiple of another run's (allreduce-sweep-budget=3x:nccl-tests); "
+                             "status 1 where one is over")
 
 
 def run(args):
     if not os.path.isdir(args.outdir):
         raise BadInput(f"{args.outdir}: not a folder")
+    limits = [parse_limit(text) for text in args.at_most]
     rows = [row for row in (run_row(args.outdir, name) for name in args.names) if row]
     if not rows:
         raise BadInput(f"{args.outdir}: no NAME.seconds of {', '.join(args.names)}")
@@ -111,4 +152,9 @@ def run(args):
           "Measurer's phases summed over the cases, the suites' other work, the gather, and the "
           "launch (the wall time beyond: processes, libraries, MPI, the report)")
     print(format_table(rows))
-    return 0
+    over = over_limits(rows, limits)
+    for line in over:
+        print(f"over its limit: {line}")
+    if limits and not over:
+        print(f"within every limit: {', '.join(args.at_most)}")
+    return 1 if over else 0

@@ -9,7 +9,7 @@ import tempfile
 import unittest
 
 from splitstep_analysis.schema import BadInput
-from splitstep_analysis.time_to_answer import format_table, run_row
+from splitstep_analysis.time_to_answer import format_table, over_limits, parse_limit, run_row
 
 
 def rank(number, rule, wall):
@@ -110,6 +110,34 @@ class TimeToAnswerTest(unittest.TestCase):
                               self.dir.name], check=True, capture_output=True, text=True).stdout
         self.assertIn("allreduce-sweep", out)
         self.assertIn("nccl-tests", out)
+
+    def test_limits_in_seconds_and_against_another_run(self):
+        rows = [run_row(self.dir.name, "allreduce-sweep"), run_row(self.dir.name, "nccl-tests")]
+        # 14 s against 5.5 s: 2.55x.
+        self.assertEqual(over_limits(rows, [parse_limit("allreduce-sweep=3x:nccl-tests"),
+                                            parse_limit("allreduce-sweep=14")]), [])
+        self.assertEqual(over_limits(rows, [parse_limit("allreduce-sweep=2.5x:nccl-tests")]),
+                         ["allreduce-sweep: 14.00 s, over 2.5x nccl-tests's (13.75 s)"])
+        self.assertEqual(over_limits(rows, [parse_limit("allreduce-sweep=13.9")]),
+                         ["allreduce-sweep: 14.00 s, over 13.9 s"])
+        # A limit nothing can show was met fails too.
+        self.assertEqual(over_limits(rows, [parse_limit("default=30")]),
+                         ["default: no wall time to hold to 30 s"])
+        for bad in ("default", "default=", "=3", "default=-1", "a=3x:", "a=fast"):
+            with self.assertRaises(BadInput, msg=bad):
+                parse_limit(bad)
+
+    def test_the_command_line_exits_1_over_a_limit(self):
+        command = [sys.executable, "-m", "splitstep_analysis", "time-to-answer", self.dir.name,
+                   "allreduce-sweep", "nccl-tests"]
+        within = subprocess.run(command + ["--at-most", "allreduce-sweep=3x:nccl-tests"],
+                                capture_output=True, text=True)
+        self.assertEqual(within.returncode, 0, within.stderr)
+        self.assertIn("within every limit", within.stdout)
+        over = subprocess.run(command + ["--at-most", "allreduce-sweep=2x:nccl-tests"],
+                              capture_output=True, text=True)
+        self.assertEqual(over.returncode, 1, over.stderr)
+        self.assertIn("over its limit: allreduce-sweep: 14.00 s, over 2x nccl-tests's", over.stdout)
 
     def test_bad_input_is_one_line_and_status_2(self):
         with open(os.path.join(self.dir.name, "quick.seconds"), "w") as f:

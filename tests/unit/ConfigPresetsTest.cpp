@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "analysis/ReferenceFigures.hpp"
 #include "options/Options.hpp"
 #include "suites/SuiteCatalog.hpp"
 
@@ -100,7 +101,25 @@ TEST(ConfigPresets, QuickLooksAtEverySuiteWithinItsBudget) {
     EXPECT_LE(shape.m * shape.n * shape.k, std::int64_t{4096} * 4096 * 4096);
   }
   for (std::uint64_t bytes : plan.membw.bytes) EXPECT_LE(bytes, 256u << 20);
-  for (std::uint64_t bytes : plan.collectives.bytes) EXPECT_LE(bytes, 64u << 20);
+  // The largest collective at busbw's plateau, so that the verdict judges the link on two GPUs
+  // or more; none larger.
+  ASSERT_FALSE(plan.collectives.bytes.empty());
+  EXPECT_EQ(static_cast<double>(
+                *std::max_element(plan.collectives.bytes.begin(), plan.collectives.bytes.end())),
+            kAllreducePlateauBytes);
+}
+
+TEST(ConfigPresets, SweepIsNcclTestsSizesWithinABudget) {
+  const RunPlan plan =
+      parseCommandLine({"allreduce", "--config", std::string(SPLITSTEP_CONFIGS_DIR) + "/sweep.ini"},
+                       suiteCatalog())
+          .plan;
+  // all_reduce_perf -b 8 -e 4G -f 2: 30 sizes.
+  ASSERT_EQ(plan.collectives.bytes.size(), 30u);
+  EXPECT_EQ(plan.collectives.bytes.front(), 8u);
+  EXPECT_EQ(plan.collectives.bytes.back(), 4ull << 30);
+  EXPECT_GT(plan.collectives.sweep_time, 0);
+  EXPECT_LE(plan.collectives.sweep_time, 4);
 }
 
 TEST(ConfigPresets, H200StepIsTheReferenceCaseOfTheStepComparison) {
