@@ -12,35 +12,43 @@ import sys
 from .schema import BadInput
 
 PROG = "splitstep-analysis"
-# name: (module, one line for the list of subcommands)
+# name: (module, one line for the list of subcommands, what its status 1 means or None where
+# it has none)
 COMMANDS = {
     "plot": ("plot", "figures of results files: step breakdown, bucket ledger, busbw per "
                      "collective, pairs heatmap, GEMM TFLOP/s, memory bandwidth, telemetry, "
-                     "scaling, parity"),
+                     "scaling, parity",
+             "cases that could not be plotted"),
     "compare": ("compare", "run-to-run comparison: faster, slower, same or unclear per case "
-                           "(or, with --consistency, do two runs' medians agree)"),
-    "trace": ("trace", "draw a --trace file (.json or .json.gz) to PNG/SVG/PDF"),
+                           "(or, with --consistency, do two runs' medians agree)",
+                "a verdict: a case slower, or (--consistency) medians that disagree"),
+    "trace": ("trace", "draw a --trace file (.json or .json.gz) to PNG/SVG/PDF", None),
     "nccl-tests": ("nccl_tests", "nccl-tests' output as a reference table, and splitstep "
-                                 "beside it (or beside a reference table)"),
-    "scaling": ("scaling", "markdown tables by rank count: allreduce busbw, step times"),
+                                 "beside it (or beside a reference table)",
+                   "a ratio outside the tolerance or a failed check (compare)"),
+    "scaling": ("scaling", "markdown tables by rank count: allreduce busbw, step times", None),
     "projection": ("projection", "a run's projection to more ranks against runs at those "
-                                 "rank counts"),
+                                 "rank counts", None),
     "report": ("report", "one self-contained HTML page of one run or more: metadata, a summary "
-                         "per suite, every figure, the diagnosis, the comparison"),
-    "time-to-answer": ("time_to_answer", "where a run's wall time went (launch/verify time-to-answer's "
-                                         "table)"),
+                         "per suite, every figure, the diagnosis, the comparison", None),
+    "time-to-answer": ("time_to_answer", "where a run's wall time went (launch/verify "
+                                         "time-to-answer's table), held to limits",
+                       "a run over its --at-most limit"),
     "export": ("export", "a PyTorch model and its loss as an archive for splitstep step "
-                         "--model-file"),
+                         "--model-file", None),
 }
-EXIT_STATUS = """\
-exit status:
-  0  done, and no verdict against the input
-  1  a verdict: a case slower (compare), medians that disagree (compare --consistency), a ratio
-     outside the tolerance or a failed check (nccl-tests compare), cases that could not be
-     plotted (plot)
+BAD_INPUT = """\
   2  bad input: an unreadable or malformed file, a file of another schema, a bad option, an
      unknown subcommand, nothing to compare or a comparison refused; one line on stderr
 """
+EXIT_STATUS = "exit status:\n  0  done, and no verdict against the input\n" + \
+    "".join(f"  1  {name}: {one}\n" for name, (_, _, one) in COMMANDS.items() if one) + BAD_INPUT
+
+
+def exit_status(one):
+    """A subcommand's own exit statuses: its 1 only where it has one."""
+    return ("exit status:\n  0  done, and no verdict against the input\n" +
+            (f"  1  {one}\n" if one else "") + BAD_INPUT)
 
 
 # A refusal quotes names from files and the command line; a newline or an escape sequence in
@@ -80,13 +88,13 @@ def parser_for(argv):
                                      parser_class=Parser,
                                      title="subcommands (splitstep-analysis SUBCOMMAND --help)")
     chosen = next((a for a in argv if not a.startswith("-")), None)
-    for name, (module_name, summary) in COMMANDS.items():
+    for name, (module_name, summary, one) in COMMANDS.items():
         if name != chosen:
             commands.add_parser(name, help=summary)
             continue
         module = importlib.import_module(f".{module_name}", __package__)
         sub = commands.add_parser(name, help=summary, description=module.__doc__,
-                                  epilog=EXIT_STATUS)
+                                  epilog=exit_status(one))
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
     return parser

@@ -102,7 +102,66 @@ constexpr std::array kExitStatuses = {
                "was kept"},
 };
 
+constexpr std::array kPresets = {
+    HelpEntry{"quick.ini",
+              "a first look at a GPU node in seconds: every suite at a few sizes, every result "
+              "checked (splitstep all --config configs/quick.ini)"},
+    HelpEntry{"cpu-quick.ini",
+              "small cases for a CPU-only machine; a run that finds no GPU on any rank takes it "
+              "as its defaults"},
+    HelpEntry{"sweep.ini",
+              "nccl-tests' 8 B - 4 GiB sweep at factor 2 in seconds: the sizes share 3 s "
+              "(splitstep allreduce --config configs/sweep.ini)"},
+    HelpEntry{"h200-reference.ini",
+              "the cases of the H200 reference figures: GEMM, copies, allreduce 8 B - 4 GiB"},
+    HelpEntry{"h200-step.ini", "the reference step comparison on 2 x H200: MLP and ViT-B/16"},
+    HelpEntry{"resnet50.ini", "torchvision's ResNet-50 training step (splitstep step --config)"},
+    HelpEntry{"vit-b16.ini", "timm's vit_base_patch16_224 training step"},
+    HelpEntry{"gpt2.ini", "Hugging Face GPT-2 small's training step"},
+    HelpEntry{"llama.ini", "Hugging Face Llama at Llama-3.2-1B's config: its training step"},
+};
+
+constexpr std::array kEnvironment = {
+    HelpEntry{"CUDA_VISIBLE_DEVICES",
+              "the GPUs a rank may use; each rank takes the one of its local rank among them"},
+    HelpEntry{"NCCL_*, UCX_*, OMPI_*, CUDA_*",
+              "recorded in the results (JSON \"environment\"); those that tune NCCL's transports "
+              "are shown in the header, and ranks whose values differ are named"},
+    HelpEntry{"NCCL_PROFILER_PLUGIN",
+              "left as set: a user's own NCCL profiler comes first, and NCCL's algorithm per "
+              "collective is then not read"},
+    HelpEntry{"SLURM_JOB_ID, SLURM_JOB_NODELIST",
+              "the Slurm job, named in the header, the results and the outputs' locks"},
+    HelpEntry{"OMPI_COMM_WORLD_SIZE, SLURM_STEP_NUM_TASKS, SLURM_NTASKS",
+              "how many processes the launcher started: an MPI world of another size (an "
+              "mpirun of another MPI than splitstep's) is refused"},
+};
+
+constexpr std::array kFiles = {
+    HelpEntry{"--config FILE.ini",
+              "read: options as keys without the dashes; configs/ holds the presets above"},
+    HelpEntry{"--json, --csv, --metrics, --trace",
+              "written whole or not at all (a temporary file renamed over it), after every "
+              "case; FILE.lock beside each while a run writes it; --overwrite to replace"},
+    HelpEntry{"--model-file, --batch-file",
+              "read: a torch.export archive (.pt2) and its batch (docs/own-model.md); never "
+              "an output"},
+};
+
+// A section of name/meaning entries, the meaning beside the name where it fits.
+void printEntries(std::ostringstream& text, std::string_view title,
+                  std::span<const HelpEntry> entries) {
+  text << '\n' << title << ":\n";
+  for (const HelpEntry& entry : entries) {
+    text << kIndent << entry.name << '\n'
+         << std::string(3 * kIndent.size(), ' ') << wrapped(entry.meaning, 3 * kIndent.size())
+         << '\n';
+  }
+}
+
 }  // namespace
+
+std::span<const HelpEntry> presetEntries() { return kPresets; }
 
 po::options_description generalOptions() {
   po::options_description general(kColumns);
@@ -156,12 +215,16 @@ std::string usageText(std::span<const SuiteInfo> suites) {
     addOptions(part, section.options, false);
     sections.add(part);
   }
-  text << sections << "\nExamples:\n";
+  text << sections;
+  printEntries(text, "Presets (configs/, for --config)", kPresets);
+  text << "\nExamples:\n";
   for (const UsageExample& example : kExamples) {
     text << kIndent << example.command << '\n'
          << std::string(3 * kIndent.size(), ' ') << wrapped(example.meaning, 3 * kIndent.size())
          << '\n';
   }
+  printEntries(text, "Environment", kEnvironment);
+  printEntries(text, "Files", kFiles);
   text << "\nExit status:\n";
   for (const ExitStatus& status : kExitStatuses) {
     text << kIndent << fmt::format("{:<{}}", status.status, kStatusWidth)

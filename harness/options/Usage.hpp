@@ -33,8 +33,17 @@ struct ExitStatus {
 };
 std::span<const ExitStatus> exitStatuses();
 
-// The manual: usage, the suites, every section's options but the test hooks, the examples, the
-// exit statuses; no line over 100 columns.
+// A named thing --help lists with one line about it: a preset of configs/, an environment
+// variable splitstep reads or records, a file it reads or writes.
+struct HelpEntry {
+  std::string_view name;
+  std::string_view meaning;
+};
+// Every configs/*.ini, by file name (a test holds the list to the folder).
+std::span<const HelpEntry> presetEntries();
+
+// The manual: usage, the suites, every section's options but the test hooks, the presets, the
+// examples, the environment, the files, the exit statuses; no line over 100 columns.
 std::string usageText(std::span<const SuiteInfo> suites);
 
 }  // namespace splitstep

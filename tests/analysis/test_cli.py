@@ -25,8 +25,24 @@ class CommandTest(unittest.TestCase):
         self.assertEqual(list(cli.COMMANDS), SUBCOMMANDS)
         for name in SUBCOMMANDS:
             self.assertRegex(done.stdout, rf"\n    {name}\b")
-        for status in ("0  done", "1  a verdict", "2  bad input"):
+        for status in ("0  done", "1  compare: a verdict", "2  bad input"):
             self.assertIn(status, done.stdout)
+
+    def test_each_subcommands_help_lists_only_its_own_exit_statuses(self):
+        for name, (_, _, one) in cli.COMMANDS.items():
+            done = command(name, "--help")
+            self.assertEqual(done.returncode, 0, done.stderr)
+            statuses = done.stdout[done.stdout.index("exit status:"):]
+            self.assertIn("0  done", statuses, name)
+            self.assertIn("2  bad input", statuses, name)
+            if one:
+                self.assertIn(f"1  {one}", statuses, name)
+            else:
+                self.assertNotIn("\n  1  ", statuses, name)
+            # No other subcommand's status 1.
+            for other, (_, _, theirs) in cli.COMMANDS.items():
+                if theirs and theirs != one:
+                    self.assertNotIn(theirs, statuses, (name, other))
 
     def test_bad_subcommands_and_options_are_one_line_and_status_2(self):
         for args in ((), ("plots",), ("--colour",), ("time-to-answer",), ("nccl-tests", "tables")):

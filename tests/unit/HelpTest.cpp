@@ -2,6 +2,7 @@
 // parse, the exit statuses, no line over 100 columns.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -36,7 +37,10 @@ TEST(Help, ListsTheSectionsInOrderThenTheExamplesAndTheExitStatus) {
       "Projection (analysis)",
       "Outputs",
       "Faults",
+      "Presets (configs/, for --config)",
       "Examples",
+      "Environment",
+      "Files",
       "Exit status"};
   std::size_t last = 0;
   for (const std::string& title : titles) {
@@ -44,6 +48,39 @@ TEST(Help, ListsTheSectionsInOrderThenTheExamplesAndTheExitStatus) {
     ASSERT_NE(at, std::string::npos) << title;
     EXPECT_GT(at, last) << title;
     last = at;
+  }
+}
+
+// The presets section is the configs folder: a preset added there and not here fails, and so
+// does one listed that is gone.
+TEST(Help, ListsEveryPresetOfTheConfigsFolderWithALine) {
+  std::set<std::string> folder;
+  for (const auto& entry : std::filesystem::directory_iterator(SPLITSTEP_CONFIGS_DIR)) {
+    if (entry.path().extension() == ".ini") folder.insert(entry.path().filename().string());
+  }
+  std::set<std::string> listed;
+  const std::string text = help();
+  for (const HelpEntry& preset : presetEntries()) {
+    listed.insert(std::string(preset.name));
+    EXPECT_FALSE(preset.meaning.empty()) << preset.name;
+    EXPECT_NE(text.find("\n  " + std::string(preset.name) + "\n"), std::string::npos)
+        << preset.name;
+  }
+  EXPECT_EQ(listed, folder);
+}
+
+TEST(Help, NamesTheEnvironmentAndTheFiles) {
+  const std::string text = help();
+  const std::size_t environment = heading(text, "Environment");
+  const std::size_t files = heading(text, "Files");
+  ASSERT_NE(environment, std::string::npos);
+  ASSERT_NE(files, std::string::npos);
+  for (const std::string name : {"CUDA_VISIBLE_DEVICES", "SLURM_JOB_ID", "NCCL_PROFILER_PLUGIN"}) {
+    const std::size_t at = text.find(name, environment);
+    EXPECT_TRUE(at != std::string::npos && at < files) << name;
+  }
+  for (const std::string name : {"--json", "--config FILE.ini", "--model-file"}) {
+    EXPECT_NE(text.find("\n  " + name, files), std::string::npos) << name;
   }
 }
 
