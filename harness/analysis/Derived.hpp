@@ -42,6 +42,9 @@ struct DerivedResult {
   std::vector<std::string> assumptions;
   // What the columns of the short table (DerivedFigure::row, column) stand for, in one line.
   std::string legend;
+  // Figures the compact console leaves to --verbose (and the files): they say nothing that its
+  // warnings and the other results do not.
+  bool verbose_only = false;
 
   // A figure with these, appended; the caller fills in the rest.
   DerivedFigure& addFigure(std::string tag, std::string name, std::string unit, double value) {

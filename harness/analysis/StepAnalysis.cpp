@@ -38,6 +38,11 @@ MatmulDtype matmulDtypeOf(StepPrecision precision) {
   return MatmulDtype::Fp32;
 }
 
+// The short table's row of the GPU's busy share of the step, and those of each phase under
+// it: "  in backward".
+constexpr std::string_view kBusyRow = "GPU busy, kernel time / step";
+constexpr std::string_view kPhaseRow = "  in ";
+
 class StepFigures {
  public:
   StepFigures(const WorkloadCases& workload, const std::vector<CaseResult>& cases)
@@ -55,6 +60,7 @@ class StepFigures {
   DerivedResult run() {
     stepTimes();
     for (const ModeName& m : kModeNames) busy(m.mode);
+    foldBusyPhases();
     for (std::string_view mode : {kSequential, kOverlap}) {
       communication(mode);
       exposed(mode);
@@ -105,24 +111,46 @@ class StepFigures {
     DerivedFigure& f =
         tabulate(add(fmt::format("step/busy/{}", mode),
                      fmt::format("GPU busy, kernel time / step ({})", mode), "%", share * 100),
-                 "GPU busy, kernel time / step", mode);
+                 std::string(kBusyRow), mode);
     const auto steps = rankMedians(*step);
     for (const auto& [rank, median] : rankMedians(*busy)) {
       if (const auto s = steps.find(rank); s != steps.end() && s->second > 0) {
         f.per_rank.emplace_back(rank, std::min(1.0, median / s->second) * 100);
       }
     }
-    tabulate(add(fmt::format("step/idle/{}", mode),
-                 fmt::format("GPU idle, step - kernel time ({})", mode), "s",
-                 std::max(0.0, step->across.median - busy->across.median)),
-             "GPU idle, step - kernel time", mode);
+    // The idle time is the step less its busy share: in the results, not in the short table.
+    add(fmt::format("step/idle/{}", mode), fmt::format("GPU idle, step - kernel time ({})", mode),
+        "s", std::max(0.0, step->across.median - busy->across.median));
     for (const WorkloadCases::PhaseBusy& p : w_.busyPhases(mode)) {
       const std::string_view phase = toString(p.phase);
       tabulate(add(fmt::format("step/busy/{}/{}", mode, phase),
                    fmt::format("GPU busy in {} ({})", phase, mode), "%",
                    std::min(1.0, p.busy / p.time) * 100),
-               fmt::format("  in {}", phase), mode)
+               fmt::format("{}{}", kPhaseRow, phase), mode)
           .note = fmt::format("kernels {} of {}", formatSeconds(p.busy), formatSeconds(p.time));
+    }
+  }
+
+  // A phase's busy row stays in the short table where the GPU idles there in some mode
+  // (under kHostBoundBusy), so that the table points at the phases that hold the step back;
+  // every phase's figure stays in the results.
+  void foldBusyPhases() {
+    std::map<std::string, bool> idles;  // by row: a mode under kHostBoundBusy
+    for (const DerivedFigure& f : result_.figures) {
+      if (f.row.starts_with(kPhaseRow)) idles[f.row] |= f.value < kHostBoundBusy * 100;
+    }
+    bool folded = false;
+    for (DerivedFigure& f : result_.figures) {
+      if (f.row.starts_with(kPhaseRow) && !idles[f.row]) {
+        f.row.clear();
+        folded = true;
+      }
+    }
+    if (!folded) return;
+    const std::string label =
+        fmt::format("GPU busy / step, phases under {:.0f}%", kHostBoundBusy * 100);
+    for (DerivedFigure& f : result_.figures) {
+      if (f.row == kBusyRow) f.row = label;
     }
   }
 
@@ -290,8 +318,10 @@ class StepFigures {
               : fmt::format("{} ({})", part.name, mode);
       DerivedFigure& f =
           add(fmt::format("step/breakdown/{}/{}", mode, part.tag), name, "s", mean.value);
-      // The whole is the exposed communication's row already.
-      if (part.name[0] != '\0') tabulate(f, part.name, mode);
+      // The whole is the exposed communication's row already; alone, a rank waits for no one
+      // (its figure, 0, stays in the results).
+      const bool alone = b.ranks.size() < 2 && part.field == &StepParts::wait;
+      if (part.name[0] != '\0' && !alone) tabulate(f, part.name, mode);
       f.interval = std::pair{mean.low, mean.high};
       for (const StepParts& r : b.ranks) f.per_rank.emplace_back(r.rank, (r.*part.field).value);
     }

@@ -137,9 +137,13 @@ std::vector<DerivedResult> deriveStepTelemetry(const std::vector<CaseResult>& ca
       if (c.series == kBackward && fields->mode == SyncMode::Overlap) backward_overlap = &c;
       const auto t = telemetryOf(c);
       if (!t) continue;
-      result.figures.push_back({fmt::format("telemetry/sm_clock/{}/{}", mode, c.series),
-                                fmt::format("SM clock, {} ({})", c.series, mode), "MHz", t->clock,
-                                t->clock_per_rank, powerNote(*t)});
+      DerivedFigure& f = result.figures.emplace_back(
+          DerivedFigure{fmt::format("telemetry/sm_clock/{}/{}", mode, c.series),
+                        fmt::format("SM clock, {} ({})", c.series, mode), "MHz", t->clock,
+                        t->clock_per_rank, powerNote(*t)});
+      // A row per phase, a column per mode: one line where only whole steps were sampled.
+      f.row = fmt::format("SM clock, {}", c.series);
+      f.column = mode;
     }
     if (result.figures.empty()) continue;
     if (backward_none && backward_overlap) {
@@ -147,6 +151,8 @@ std::vector<DerivedResult> deriveStepTelemetry(const std::vector<CaseResult>& ca
         result.findings.push_back(std::move(*finding));
       }
     }
+    // Without a finding, the clocks are the warnings' business (a clock held down is one).
+    result.verbose_only = result.findings.empty();
     results.push_back(std::move(result));
   }
   return results;

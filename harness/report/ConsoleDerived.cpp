@@ -14,7 +14,7 @@ namespace splitstep {
 namespace {
 
 // Findings a compact console prints of one result's diagnosis.
-constexpr std::size_t kCompactFindings = 2;
+constexpr std::size_t kCompactFindings = 1;
 
 // Rows and columns in the order their first figure came.
 void printShortTable(std::ostream& out, const DerivedResult& derived) {
@@ -69,7 +69,9 @@ void printFigures(std::ostream& out, const DerivedResult& derived, bool verbose)
 
 }  // namespace
 
-bool onlyVerbose(const DerivedResult& derived) { return !derived.assumptions.empty(); }
+bool onlyVerbose(const DerivedResult& derived) {
+  return derived.verbose_only || !derived.assumptions.empty();
+}
 
 void printDerived(std::ostream& out, const DerivedResult& derived, bool verbose) {
   out << fmt::format("\n{} {}: {}\n", derived.suite, derived.subject, derived.title);

@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <optional>
 
 #include "cases/CollectiveCase.hpp"
 #include "common/Units.hpp"
@@ -45,12 +47,14 @@ void ConsoleReporter::reportContext(const RunContext& context) {
 void ConsoleReporter::reportCase(const CaseResult& result) {
   if (result.detail) return;  // results files hold it; a derived figure sums it up here
   if (!pending_.empty() && pending_.front().suite != result.suite) flushSuite();
-  if (pending_.empty()) {
+  if (!heldBack(result)) flushHeldBack();
+  if (pending_.empty() && !heldBack(result)) {
     // Compact tables follow each other without a blank line: their titles set them apart.
     text_ << fmt::format("{}{} [{}]\n", style_.verbose || !legend_shown_ ? "\n" : "", result.suite,
                          result.clock);
     method_shown_ = false;
   }
+  if (isCollective(result)) collective_suites_.insert(result.suite);
   pending_.push_back(result);
   // With --verbose, the case's own lines now, as %timeit prints each statement; the suite's
   // table at its end.
@@ -72,9 +76,19 @@ void ConsoleReporter::printCaseLines(const CaseResult& result) {
 
 void ConsoleReporter::reportDerived(const DerivedResult& derived) {
   flushSuite();
+  flushHeldBack();
   if (derived.suite == kVerdictSuite) {
-    verdicts_.push_back(derived.findings.empty() ? derived.subject + ": " + derived.title
-                                                 : derived.findings.front());
+    // The line, then what it could not judge and why (beside it where both fit a line): a node
+    // check reads both.
+    if (derived.findings.empty()) verdicts_.push_back(derived.subject + ": " + derived.title);
+    for (std::size_t i = 0; i < derived.findings.size(); ++i) {
+      const std::string& finding = derived.findings[i];
+      if (i > 0 && verdicts_.back().size() + 2 + finding.size() <= kConsoleWidth) {
+        verdicts_.back() += "; " + finding;
+      } else {
+        verdicts_.push_back((i == 0 ? "" : "  ") + finding);
+      }
+    }
     if (!style_.verbose) return;
   } else if (!style_.verbose && onlyVerbose(derived)) {
     left_out_.push_back(derived.subject + ": " + derived.title);
@@ -88,11 +102,13 @@ void ConsoleReporter::reportWallTimes(const RunWallTimes& wall) { wall_ = wall; 
 
 void ConsoleReporter::finalize() {
   flushSuite();
+  flushHeldBack();
   printEnd("");
 }
 
 void ConsoleReporter::endEarly(const std::string& reason) {
   flushSuite();
+  flushHeldBack();
   printEnd(reason);
 }
 
@@ -100,10 +116,23 @@ void ConsoleReporter::endEarly(const std::string& reason) {
 // verdict last.
 void ConsoleReporter::printEnd(const std::string& early) {
   std::vector<std::string> parts = {"start-up " + formatSeconds(wall_.start_up)};
+  // Several collectives are one entry, where the first of them ran: a line, not three.
+  std::optional<std::size_t> collective_part;
+  double collectives = 0;
   for (const auto& [suite, seconds] : wall_.suites) {
-    parts.push_back(suite + " " + formatSeconds(seconds));
+    if (collective_suites_.size() > 1 && collective_suites_.contains(suite)) {
+      if (!collective_part) collective_part = parts.size();
+      collectives += seconds;
+    } else {
+      parts.push_back(suite + " " + formatSeconds(seconds));
+    }
   }
-  if (wall_.gather > 0) parts.push_back("collecting results " + formatSeconds(wall_.gather));
+  if (collective_part) {
+    parts.insert(
+        parts.begin() + static_cast<std::ptrdiff_t>(*collective_part),
+        fmt::format("{} collectives {}", collective_suites_.size(), formatSeconds(collectives)));
+  }
+  if (wall_.gather > 0) parts.push_back("gather " + formatSeconds(wall_.gather));
   text_ << '\n';
   printWarnings(text_, warnings_);
   printWrapped(text_, fmt::format("wall time: {}", fmt::join(parts, ", ")));
@@ -116,21 +145,51 @@ void ConsoleReporter::printEnd(const std::string& early) {
   emit();
 }
 
+bool ConsoleReporter::heldBack(const CaseResult& result) const {
+  return ranks_.size() == 1 && !style_.verbose && style_.format == ConsoleFormat::Console &&
+         isCollective(result);
+}
+
 void ConsoleReporter::flushSuite() {
   if (pending_.empty()) return;
-  if (style_.format == ConsoleFormat::NcclTests &&
-      std::any_of(pending_.begin(), pending_.end(), isCollective)) {
+  if (heldBack(pending_.front())) {
+    noteWarnings(pending_, warnings_);
+    held_back_.push_back(std::move(pending_));
+  } else if (style_.format == ConsoleFormat::NcclTests &&
+             std::any_of(pending_.begin(), pending_.end(), isCollective)) {
     emit();
     printNcclTestsTable(out_, pending_);
+    if (!style_.verbose) noteWarnings(pending_, warnings_);
   } else {
-    printSuiteTable(text_, pending_, ranks_, style_.verbose);
-    // The columns are the same in every compact table: explained once.
-    if (!style_.verbose && !legend_shown_) text_ << kCompactLegend << '\n';
-    legend_shown_ = true;
+    printSuite(pending_);
   }
-  if (!style_.verbose) noteWarnings(pending_, warnings_);
   emit();
   pending_.clear();
+}
+
+void ConsoleReporter::printSuite(const std::vector<CaseResult>& cases) {
+  printSuiteTable(text_, cases, ranks_, style_.verbose);
+  // The columns are the same in every compact table: explained once.
+  if (!style_.verbose && !legend_shown_) text_ << compactLegend(ranks_.size()) << '\n';
+  legend_shown_ = true;
+  if (!style_.verbose) noteWarnings(cases, warnings_);
+}
+
+void ConsoleReporter::flushHeldBack() {
+  if (held_back_.empty()) return;
+  if (held_back_.size() == 1) {
+    // One collective asked for alone: its table, as on more ranks.
+    const CaseResult& first = held_back_.front().front();
+    text_ << fmt::format("{}{} [{}]\n", legend_shown_ ? "" : "\n", first.suite, first.clock);
+    printSuiteTable(text_, held_back_.front(), ranks_, false);
+    if (!legend_shown_) text_ << compactLegend(ranks_.size()) << '\n';
+    legend_shown_ = true;
+  } else {
+    text_ << (legend_shown_ ? "" : "\n");
+    printCollectivesOnOneRank(text_, held_back_);
+  }
+  held_back_.clear();
+  emit();
 }
 
 }  // namespace splitstep

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <ostream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -41,6 +42,12 @@ class ConsoleReporter final : public Reporter {
  private:
   void printCaseLines(const CaseResult& result);
   void flushSuite();
+  // Whether `result`'s suite is held back for printCollectivesOnOneRank: a collective's, in the
+  // compact console of a run on one rank.
+  bool heldBack(const CaseResult& result) const;
+  // Prints the held-back collective suites: in a few lines, or as its table where one alone.
+  void flushHeldBack();
+  void printSuite(const std::vector<CaseResult>& cases);
   // `early`: why the run ended before its last case; empty when it did not.
   void printEnd(const std::string& early);
   // Writes what `text_` holds: as it is, or as nccl-tests' comment lines.
@@ -51,11 +58,13 @@ class ConsoleReporter final : public Reporter {
   std::ostringstream text_;
   std::vector<RankInfo> ranks_;
   RunWallTimes wall_;
-  std::vector<CaseResult> pending_;    // the cases of the suite being reported
-  bool method_shown_ = false;          // the suite's timing method was printed
-  bool legend_shown_ = false;          // the compact tables' legend was printed
-  CaseWarnings warnings_;              // compact: printed together at the end
-  std::vector<std::string> left_out_;  // titles of the results only --verbose prints
+  std::vector<CaseResult> pending_;                 // the cases of the suite being reported
+  std::vector<std::vector<CaseResult>> held_back_;  // heldBack suites, each's cases
+  std::set<std::string> collective_suites_;         // the run's, for the wall-time line
+  bool method_shown_ = false;                       // the suite's timing method was printed
+  bool legend_shown_ = false;                       // the compact tables' legend was printed
+  CaseWarnings warnings_;                           // compact: printed together at the end
+  std::vector<std::string> left_out_;               // titles of the results only --verbose prints
   std::vector<std::string> verdicts_;
 };
 

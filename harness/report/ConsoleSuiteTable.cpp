@@ -4,7 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -258,40 +260,89 @@ void printNamed(std::ostream& out, const std::string& head, const std::vector<st
   }
 }
 
+struct TimeUnit {
+  double factor;
+  std::string_view name;
+};
+constexpr TimeUnit kMicroseconds{1e6, "us"};
+
+// The unit %timeit would print the median of the cases' medians in.
+TimeUnit columnUnit(const std::vector<CaseResult>& cases) {
+  std::vector<double> medians;
+  for (const CaseResult& c : cases) {
+    if (!c.skipped() && c.part_of.empty()) medians.push_back(c.across.median);
+  }
+  if (medians.empty()) return kMicroseconds;
+  std::nth_element(medians.begin(), medians.begin() + medians.size() / 2, medians.end());
+  const double median = medians[medians.size() / 2];
+  static constexpr std::array kUnits = {TimeUnit{1, "s"}, TimeUnit{1e3, "ms"}, kMicroseconds,
+                                        TimeUnit{1e9, "ns"}};
+  for (const TimeUnit& unit : kUnits) {
+    if (median * unit.factor >= 1) return unit;
+  }
+  return kUnits.back();
+}
+
+// "data 44.3%  forward 17.1%  ...": the shares of `whole`'s parts, in the order they came;
+// empty where it has none.
+std::string partShares(const std::vector<CaseResult>& cases, const CaseResult& whole) {
+  std::vector<std::string> shares;
+  for (const CaseResult& part : cases) {
+    if (isPartOf(part, whole) && part.share) {
+      shares.push_back(fmt::format("{} {}", part.series, formatShare(*part.share)));
+    }
+  }
+  return shares.empty() ? std::string() : fmt::format("    {}", fmt::join(shares, "  "));
+}
+
 void printCompact(std::ostream& out, const std::vector<CaseResult>& cases,
                   const std::vector<RankInfo>& ranks) {
   const Columns columns(cases);
   const bool name_hosts = nodeCount(ranks) > 1;
   std::vector<std::string> header = {"case"};
   if (columns.collectives) header.insert(header.end(), {"size (B)", "count", "type"});
-  header.push_back("time (us)");
+  // Collectives keep nccl-tests' microseconds; other tables take the unit %timeit would give
+  // their median case, so that a step reads 5.505 ms, not 5504.69 us.
+  const TimeUnit unit = columns.collectives ? kMicroseconds : columnUnit(cases);
+  header.push_back(fmt::format("time ({})", unit.name));
   header.insert(header.end(), columns.rates.begin(), columns.rates.end());
   if (columns.nccl) header.push_back("nccl");
   if (!columns.baseline.empty()) header.push_back("vs " + columns.baseline);
   if (columns.checks) header.push_back("#wrong");
-  header.insert(header.end(), {"±ci", "slowest", "noise"});
+  // One rank is always the slowest: the column would say nothing.
+  const bool slowest = ranks.size() > 1;
+  header.push_back("±ci");
+  if (slowest) header.push_back("slowest");
+  header.push_back("noise");
   TableRows rows = {header};
+  // Each whole's parts' shares, on a line of their own under its row, outside the columns.
+  LinesBetween shares;
   for (const CaseResult& c : cases) {
     if (c.skipped() || !c.part_of.empty()) continue;
+    if (std::string line = partShares(cases, c); !line.empty()) {
+      shares.emplace_back(rows.size(), std::move(line));
+    }
     std::vector<std::string> row = {compactLabel(c)};
     if (columns.collectives) {
       for (std::string& cell : collectiveCells(c)) row.push_back(std::move(cell));
     }
-    row.push_back(ncclTestsNumber(c.across.median * 1e6, 7));
+    row.push_back(ncclTestsNumber(c.across.median * unit.factor, 7));
     for (const std::string& name : columns.rates) row.push_back(rateCell(c, name));
     if (columns.nccl) row.push_back(ncclCell(c));
     if (!columns.baseline.empty()) {
       row.push_back(c.speedup ? fmt::format("{:.2f}x", *c.speedup) : "-");
     }
     if (columns.checks) row.push_back(c.checked == 0 ? "N/A" : std::to_string(c.wrong));
-    const RankInfo& slow = ranks.at(static_cast<std::size_t>(c.slowest_rank));
     row.push_back(uncertaintyCell(c));
-    row.push_back(name_hosts ? fmt::format("r{} {}", slow.rank, slow.host)
-                             : fmt::format("r{}", slow.rank));
+    if (slowest) {
+      const RankInfo& slow = ranks.at(static_cast<std::size_t>(c.slowest_rank));
+      row.push_back(name_hosts ? fmt::format("r{} {}", slow.rank, slow.host)
+                               : fmt::format("r{}", slow.rank));
+    }
     row.push_back(noiseCell(c));
     rows.push_back(std::move(row));
   }
-  if (rows.size() > 1) printTable(out, rows);
+  if (rows.size() > 1) printTable(out, rows, shares);
   for (const auto& [note, named] : mergedNotes(cases, true)) {
     printNamed(out, fmt::format("  {}: ", note), named);
   }
@@ -311,6 +362,58 @@ void printCompact(std::ostream& out, const std::vector<CaseResult>& cases,
 }
 
 }  // namespace
+
+std::string compactLegend(std::size_t ranks) {
+  return ranks > 1
+             ? "  time: median of the ranks' medians; ±ci: reach of its 95% interval; slowest: "
+               "longest median; noise: std/mean"
+             : "  time: the median; ±ci: reach of its 95% interval; noise: std/mean";
+}
+
+void printCollectivesOnOneRank(std::ostream& out,
+                               const std::vector<std::vector<CaseResult>>& suites) {
+  std::size_t collectives = 0;
+  // Fastest and slowest median at each size, over every collective, in bytes' order.
+  std::map<std::uint64_t, std::pair<double, double>> by_size;
+  std::size_t measured = 0;
+  std::size_t skipped = 0;
+  std::vector<std::string> wrong;
+  std::string clock;
+  for (const std::vector<CaseResult>& suite : suites) {
+    if (suite.empty()) continue;
+    ++collectives;
+    for (const CaseResult& c : suite) {
+      const auto fields = CollectiveCase::decode(c.fields);
+      if (!c.part_of.empty() || !fields) continue;
+      if (c.skipped()) {
+        ++skipped;
+        continue;
+      }
+      ++measured;
+      clock = c.clock;
+      const double median = c.across.median;
+      const auto [it, added] = by_size.try_emplace(fields->bytes, median, median);
+      it->second = {std::min(it->second.first, median), std::max(it->second.second, median)};
+      if (c.wrong > 0)
+        wrong.push_back(fmt::format("{} {} ({} wrong)", c.suite, c.case_name, c.wrong));
+    }
+  }
+  std::vector<std::string> sizes;
+  for (const auto& [bytes, range] : by_size) {
+    sizes.push_back(fmt::format("{} {} to {}", formatBytes(bytes), formatSeconds(range.first),
+                                formatSeconds(range.second)));
+  }
+  out << fmt::format(
+      "{} collectives on one rank [{}]: no link crossed, so no bandwidth to judge (--verbose: a "
+      "table each)\n",
+      collectives, clock.empty() ? "none measured" : clock);
+  std::string checks = wrong.empty()
+                           ? fmt::format("{} cases, none wrong", measured)
+                           : fmt::format("{} cases, wrong: {}", measured, fmt::join(wrong, ", "));
+  if (skipped > 0) checks += fmt::format(", {} skipped", skipped);
+  printWrapped(out, fmt::format("  {}; time by size, fastest to slowest collective: {}", checks,
+                                fmt::join(sizes, ", ")));
+}
 
 void noteWarnings(const std::vector<CaseResult>& cases, CaseWarnings& warned) {
   for (const CaseResult& c : cases) {

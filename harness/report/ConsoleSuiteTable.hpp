@@ -19,13 +19,17 @@ namespace splitstep {
 // Per-rank medians are listed inline up to this many ranks; beyond, the JSON has them.
 inline constexpr std::size_t kMaxRanksInline = 8;
 
-// What the compact tables' columns hold, in one line.
-inline constexpr std::string_view kCompactLegend =
-    "  time: median of the ranks' medians; ±ci: reach of its 95% interval; slowest: longest "
-    "median; noise: std/mean";
+// What the compact tables' columns hold, in one line, for a run of `ranks` ranks.
+std::string compactLegend(std::size_t ranks);
 
 void printSuiteTable(std::ostream& out, const std::vector<CaseResult>& cases,
                      const std::vector<RankInfo>& ranks, bool verbose);
+
+// The collective suites of a run on one rank, in a few lines instead of a table each: one rank
+// crosses no link, so only their times (fastest and slowest collective at each size) and their
+// checks say anything. `suites`: each suite's cases, in the order run.
+void printCollectivesOnOneRank(std::ostream& out,
+                               const std::vector<std::vector<CaseResult>>& suites);
 
 // The cases of each kind of warning, named "suite case".
 using CaseWarnings = std::map<WarningKind, std::vector<std::string>>;

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <sstream>
 
@@ -11,7 +12,9 @@
 
 namespace splitstep {
 
-void printTable(std::ostream& out, const TableRows& rows) {
+void printTable(std::ostream& out, const TableRows& rows) { printTable(out, rows, {}); }
+
+void printTable(std::ostream& out, const TableRows& rows, const LinesBetween& between) {
   std::vector<std::size_t> widths;
   for (const auto& row : rows) {
     widths.resize(std::max(widths.size(), row.size()));
@@ -26,7 +29,16 @@ void printTable(std::ostream& out, const TableRows& rows) {
     }
     line.erase(line.find_last_not_of(' ') + 1);
     out << line << '\n';
+    const std::size_t index = static_cast<std::size_t>(&row - rows.data());
+    for (const auto& [after, text] : between) {
+      if (after == index) out << text << '\n';
+    }
   }
+}
+
+std::string formatShare(double fraction) {
+  const double percent = fraction * 100;
+  return fmt::format("{:.{}f}%", percent, std::fabs(percent) >= 10 ? 1 : 2);
 }
 
 std::vector<std::string> wrapText(const std::string& text, std::size_t width, std::size_t indent) {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace splitstep {
@@ -17,6 +18,10 @@ using TableRows = std::vector<std::vector<std::string>>;
 // Left-aligned first and last columns, right-aligned numbers, two spaces between columns, each
 // line indented by two.
 void printTable(std::ostream& out, const TableRows& rows);
+// Lines to print between a table's rows, each after the row of its index (0: the header), as
+// they are: they take no part in the columns' widths.
+using LinesBetween = std::vector<std::pair<std::size_t, std::string>>;
+void printTable(std::ostream& out, const TableRows& rows, const LinesBetween& between);
 
 // `text` in lines of at most `width` columns, broken at spaces; lines after the first indented
 // by `indent` spaces. A word longer than a line stands on a line of its own.
@@ -35,6 +40,8 @@ std::string rankRanges(const std::vector<int>& ranks);
 
 // A rate: two decimals below 10, one above.
 std::string formatRate(double value);
+// A share: "44.3%", "2.37%".
+std::string formatShare(double fraction);
 // A derived figure in its unit ("s", "%", "rank", "B" or a rate's).
 std::string formatFigure(const std::string& unit, double value);
 

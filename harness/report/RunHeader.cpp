@@ -18,25 +18,36 @@ namespace {
 
 // Rank 0's launch environment: NCCL_*, UCX_* and CUDA_* in full, OMPI_* counted (Open MPI's
 // launcher sets dozens; the JSON holds them all).
-std::string environmentLine(const EnvironmentList& environment) {
+// Whether a variable tunes NCCL or its transports: NCCL_* and UCX_*, but not a container's
+// NCCL_VERSION, which says what is installed.
+bool tunes(const std::string& name) {
+  return (name.starts_with("NCCL_") || name.starts_with("UCX_")) && !name.ends_with("_VERSION");
+}
+
+// Verbose: every variable but OMPI_*'s, which are counted. Compact: the tuning ones, the rest
+// counted.
+std::string environmentLine(const EnvironmentList& environment, bool verbose) {
   std::vector<std::string> shown;
-  std::size_t ompi = 0;
+  std::size_t counted = 0;
   for (const auto& [name, value] : environment) {
-    if (name.starts_with("OMPI_")) {
-      ++ompi;
+    if (verbose ? name.starts_with("OMPI_") : !tunes(name)) {
+      ++counted;
     } else {
       shown.push_back(name + "=" + value);
     }
   }
-  if (shown.empty() && ompi == 0) return "no NCCL_*, UCX_*, OMPI_* or CUDA_* variables";
-  if (ompi > 0) shown.push_back(fmt::format("and {} OMPI_* (in the JSON)", ompi));
+  if (shown.empty() && counted == 0) return "no NCCL_*, UCX_*, OMPI_* or CUDA_* variables";
+  if (counted > 0) {
+    shown.push_back(
+        verbose ? fmt::format("and {} OMPI_* (in the JSON)", counted)
+                : fmt::format("and {} more NCCL_*, UCX_*, OMPI_*, CUDA_* (in the JSON)", counted));
+  }
   return fmt::format("{}", fmt::join(shown, " "));
 }
 
 bool tunesTransport(const EnvironmentList& environment) {
-  return std::any_of(environment.begin(), environment.end(), [](const auto& variable) {
-    return variable.first.starts_with("NCCL_") || variable.first.starts_with("UCX_");
-  });
+  return std::any_of(environment.begin(), environment.end(),
+                     [](const auto& variable) { return tunes(variable.first); });
 }
 
 // One line per node: how its ranks' GPUs connect.
@@ -91,26 +102,28 @@ std::vector<std::string> rankGroupLines(const std::vector<RankInfo>& ranks) {
   return lines;
 }
 
-// How each case is measured, in words: the stopping rule and the loops.
+// How each case is measured, in words: the loops and the stopping rule, in two lines of the
+// console.
 std::string measurementLine(const MeasureSettings& ms) {
+  const std::string loops = ms.loops > 0
+                                ? fmt::format("of {} loops", ms.loops)
+                                : fmt::format("of >= {}", formatSeconds(ms.min_sample_time));
   const std::string samples =
       ms.samples > 0
-          ? fmt::format("{} samples", ms.samples)
+          ? fmt::format("{} samples {}", ms.samples, loops)
           : fmt::format(
-                "samples until the median is known within ±{:g}% ({:g}% confidence), "
-                "std/mean <= {:g}% or the noise is stable ({} samples at least{}, {} at most)",
-                ms.ci_target * 100, kMedianConfidence * 100, ms.max_noise * 100, ms.min_samples,
-                ms.min_time > 0 ? fmt::format(", {} for the interval or a stable noise",
-                                              formatSeconds(ms.min_time))
-                                : "",
+                "samples {} until the median's {:g}% interval is within ±{:g}%, std/mean "
+                "<= {:g}% or the noise is stable; >= {} samples{}, <= {}",
+                loops, kMedianConfidence * 100, ms.ci_target * 100, ms.max_noise * 100,
+                ms.min_samples,
+                ms.min_time > 0
+                    ? fmt::format(" ({} for interval or noise)", formatSeconds(ms.min_time))
+                    : "",
                 formatSeconds(ms.max_time));
-  const std::string loops = ms.loops > 0
-                                ? fmt::format("{} loops each", ms.loops)
-                                : fmt::format("each of >= {}", formatSeconds(ms.min_sample_time));
   return fmt::format(
-      "Each case: a timed cold start, {} warm-up run(s){}, then {}, {}.", ms.warmup,
+      "Each case: a timed cold start, {} warm-up(s){}, then {}.", ms.warmup,
       ms.warmup_time > 0 ? fmt::format(" and {} of warm-up", formatSeconds(ms.warmup_time)) : "",
-      samples, loops);
+      samples);
 }
 
 }  // namespace
@@ -141,7 +154,7 @@ void printRunHeader(std::ostream& out, const RunContext& context, bool verbose) 
   }
   // The compact header names the variables that tune NCCL and its transports; the JSON has all.
   if (verbose || tunesTransport(context.environment)) {
-    printWrapped(out, "  environment (rank 0): " + environmentLine(context.environment));
+    printWrapped(out, "  environment (rank 0): " + environmentLine(context.environment, verbose));
   }
   if (!context.environment_differs.empty()) {
     printWrapped(out, fmt::format("  note: the NCCL_*, UCX_*, OMPI_* or CUDA_* variables of "

@@ -33,6 +33,10 @@ std::string render(const std::vector<CaseResult>& cases,
   return out.str();
 }
 
+std::string renderStyled(const ConsoleStyle& style, const std::vector<CaseResult>& cases,
+                         const std::vector<DerivedResult>& derived = {},
+                         const RunContext& context = testing::twoRankContext());
+
 bool hasLine(const std::string& text, const std::string& pattern) {
   return std::regex_search(text, std::regex(pattern, std::regex::multiline));
 }
@@ -49,12 +53,10 @@ TEST(ConsoleReporter, HeaderNamesVersionsRanksAndTheTimingPlan) {
                       "GPU-11111111-1111-1111-1111-111111111111\\)$"))
       << text;
   // Known only once the run is over, so printed after the last table rather than in the header.
-  EXPECT_TRUE(hasLine(
-      text, "^wall time: start-up 2\\.500 s, matmul 12\\.25 s, collecting results 125\\.0 ms$"))
+  EXPECT_TRUE(hasLine(text, "^wall time: start-up 2\\.500 s, matmul 12\\.25 s, gather 125\\.0 ms$"))
       << text;
   EXPECT_GT(text.find("wall time:"), text.find("per-rank median")) << text;
-  EXPECT_TRUE(
-      hasLine(text, "a timed cold start, 1 warm-up run\\(s\\), then 2 samples, 1 loops each"))
+  EXPECT_TRUE(hasLine(text, "a timed cold start, 1 warm-up\\(s\\), then 2 samples of 1 loops\\."))
       << text;
   EXPECT_TRUE(hasLine(text, "^host: how long the host took to queue one loop")) << text;
   EXPECT_TRUE(hasLine(text,
@@ -71,15 +73,24 @@ TEST(ConsoleReporter, HeaderStatesTheStoppingRule) {
   ConsoleReporter reporter(out, kVerbose);
   reporter.reportContext(context);
   EXPECT_TRUE(hasLine(out.str(),
-                      "then samples until the median is known within ±1% \\(95% confidence\\), "
-                      "std/mean <= 0\\.5% or the noise is stable \\(20 samples at least, "
-                      "500\\.0 ms for the interval or a stable noise, 15\\.00 s at most\\)"))
+                      "then samples of >= 2\\.000 ms until the median's 95% interval is within "
+                      "±1%, std/mean <= 0\\.5% or the noise is stable; >= 20 samples \\(500\\.0 ms "
+                      "for interval or noise\\), <= 15\\.00 s\\.$"))
       << out.str();
   // Without a floor of timed work, the samples alone.
   context.measure.min_time = 0;
   out.str("");
   reporter.reportContext(context);
-  EXPECT_TRUE(hasLine(out.str(), "\\(20 samples at least, 15\\.00 s at most\\)")) << out.str();
+  EXPECT_TRUE(hasLine(out.str(), "stable; >= 20 samples, <= 15\\.00 s\\.$")) << out.str();
+  // Compact: two lines.
+  out.str("");
+  ConsoleReporter compact(out, {});
+  context.measure = MeasureSettings{};
+  compact.reportContext(context);
+  const auto first = out.str().find("Each case:");
+  ASSERT_NE(first, std::string::npos);
+  const std::string rest = out.str().substr(first);
+  EXPECT_EQ(std::count(rest.begin(), rest.end(), '\n'), 2) << out.str();
 }
 
 TEST(ConsoleReporter, HeaderNamesTheJobTheGpuLinksAndTheLaunchEnvironment) {
@@ -92,6 +103,16 @@ TEST(ConsoleReporter, HeaderNamesTheJobTheGpuLinksAndTheLaunchEnvironment) {
                       "OMPI_\\* \\(in the JSON\\)$"))
       << plain;
   EXPECT_FALSE(hasLine(plain, "differ from rank 0's")) << plain;
+  // Compact: the variables that tune NCCL, the rest counted (a container's NCCL_VERSION too).
+  context.environment.emplace_back("NCCL_VERSION", "2.28.3-1");
+  const std::string compact = renderStyled({}, testing::matmulCases(), {}, context);
+  EXPECT_TRUE(hasLine(compact,
+                      "^  environment \\(rank 0\\): NCCL_DEBUG=WARN and 3 more NCCL_\\*, UCX_\\*, "
+                      "OMPI_\\*, CUDA_\\* \\(in the JSON\\)$"))
+      << compact;
+  context.environment = {{"NCCL_VERSION", "2.28.3-1"}};
+  EXPECT_FALSE(hasLine(renderStyled({}, testing::matmulCases(), {}, context), "environment"));
+  context.environment = testing::twoRankContext().environment;
 
   context.job = {"slurm", "4242", "node[1-2]"};
   context.environment_differs = {1};
@@ -350,10 +371,10 @@ namespace splitstep {
 namespace {
 
 std::string renderStyled(const ConsoleStyle& style, const std::vector<CaseResult>& cases,
-                         const std::vector<DerivedResult>& derived = {}) {
+                         const std::vector<DerivedResult>& derived, const RunContext& context) {
   std::ostringstream out;
   ConsoleReporter reporter(out, style);
-  reporter.reportContext(testing::twoRankContext());
+  reporter.reportContext(context);
   for (const CaseResult& c : cases) reporter.reportCase(c);
   for (const DerivedResult& d : derived) reporter.reportDerived(d);
   reporter.finalize();
@@ -430,7 +451,7 @@ std::vector<CaseResult> allreduceCases() {
 
 TEST(CompactConsole, OneLinePerCaseWithTheColumnsInTheirOrderAndNoTimeitLines) {
   const std::string text = renderStyled({}, testing::matmulCases());
-  EXPECT_TRUE(hasLine(text, "^  case +time \\(us\\) +TFLOP/s +vs fp32 +±ci +slowest +noise$"))
+  EXPECT_TRUE(hasLine(text, "^  case +time \\(ms\\) +TFLOP/s +vs fp32 +±ci +slowest +noise$"))
       << text;
   EXPECT_TRUE(
       hasLine(text, "^  fp32 n=8192 +[0-9.]+ +[0-9.]+ +1\\.00x +[-0-9.%]+ +r[01] +[0-9.]+%$"))
@@ -439,8 +460,121 @@ TEST(CompactConsole, OneLinePerCaseWithTheColumnsInTheirOrderAndNoTimeitLines) {
   EXPECT_FALSE(hasLine(text, "^  rank 1:")) << text;
   EXPECT_TRUE(hasLine(text, "^  ranks 0-1 on nodeA: NVIDIA H200$")) << text;
   EXPECT_TRUE(hasLine(text, "^  time: median of the ranks' medians; ±ci:")) << text;
-  EXPECT_TRUE(hasLine(text, "collecting results 125\\.0 ms$")) << text;
+  EXPECT_TRUE(hasLine(text, "gather 125\\.0 ms$")) << text;
   for (const std::string& line : linesOf(text)) EXPECT_LE(columns(line), kConsoleWidth) << line;
+}
+
+// A run of one rank: its context, and the compact console of `cases` reported in order.
+std::string renderOneRank(const std::vector<CaseResult>& cases,
+                          const std::vector<DerivedResult>& derived = {},
+                          const ConsoleStyle& style = {}) {
+  RunContext context = testing::twoRankContext();
+  context.ranks.resize(1);
+  context.gpu_links.clear();
+  std::vector<std::pair<std::string, double>> wall = {{"matmul", 1.0}};
+  for (const CaseResult& c : cases) {
+    if (std::none_of(wall.begin(), wall.end(),
+                     [&c](const auto& w) { return w.first == c.suite; })) {
+      wall.emplace_back(c.suite, 0.5);
+    }
+  }
+  context.wall.suites = wall;
+  std::ostringstream out;
+  ConsoleReporter reporter(out, style);
+  reporter.reportContext(context);
+  for (const CaseResult& c : cases) reporter.reportCase(c);
+  for (const DerivedResult& d : derived) reporter.reportDerived(d);
+  reporter.finalize();
+  return out.str();
+}
+
+// `sample` as another collective's: the same case under another suite.
+Sample asCollective(Sample sample, const std::string& collective) {
+  auto fields = CollectiveCase::decode(sample.fields);
+  fields->collective = collective;
+  sample.fields = fields->encode();
+  sample.suite = collective;
+  sample.series = collective;
+  return sample;
+}
+
+TEST(CompactConsole, OneRanksCollectivesAreAFewLinesOfTimesAndChecks) {
+  std::vector<Sample> rank;
+  for (const std::string collective : {"allreduce", "broadcast", "alltoall"}) {
+    for (const auto& [bytes, seconds] :
+         {std::pair{std::uint64_t{8}, 5e-6}, std::pair{std::uint64_t{1} << 30, 500e-6}}) {
+      const double slower = collective == "alltoall" ? 1.2 : 1.0;
+      rank.push_back(asCollective(allreduceSample(bytes, Placement::OutOfPlace, seconds * slower),
+                                  collective));
+    }
+  }
+  rank.back().checks = {{"pattern", 4, 1}};  // alltoall 1 GiB: one element wrong
+  const std::vector<CaseResult> cases = summarizeCases({rank});
+  const std::string text = renderOneRank(cases);
+  // Their names are in --verbose's tables.
+  EXPECT_TRUE(hasLine(text,
+                      "^3 collectives on one rank \\[device \\(CUDA events\\)\\]: no link crossed, "
+                      "so no bandwidth to judge \\(--verbose: a table each\\)$"))
+      << text;
+  EXPECT_TRUE(hasLine(text,
+                      "^  6 cases, wrong: alltoall nccl fp32 1073741824 \\(1 wrong\\); time by "
+                      "size, fastest to slowest collective: 8 B 5\\.000 us to$"))
+      << text;
+  EXPECT_TRUE(hasLine(text, "^    6\\.000 us, 1 GiB 500\\.0 us to 600\\.0 us$")) << text;
+  EXPECT_FALSE(hasLine(text, "busbw")) << text;
+  EXPECT_FALSE(hasLine(text, "^allreduce \\[")) << text;
+  // Their wall time is one entry.
+  EXPECT_TRUE(hasLine(text,
+                      "^wall time: start-up 2\\.500 s, matmul 1\\.000 s, 3 collectives "
+                      "1\\.500 s, gather 125\\.0 ms$"))
+      << text;
+  // --verbose, and a run of two ranks, have a table each.
+  EXPECT_TRUE(hasLine(renderOneRank(cases, {}, kVerbose), "^alltoall \\[device")) << text;
+  // One collective alone keeps its table, without a slowest column.
+  const std::string alone = renderOneRank(summarizeCases({{rank[0], rank[1]}}));
+  EXPECT_TRUE(hasLine(alone, "^allreduce \\[device \\(CUDA events\\)\\]$")) << alone;
+  EXPECT_TRUE(hasLine(alone,
+                      "^  case +size \\(B\\) +count +type +time \\(us\\) +algbw GB/s +busbw GB/s "
+                      "+#wrong +±ci +noise$"))
+      << alone;
+  EXPECT_TRUE(hasLine(alone,
+                      "^  time: the median; ±ci: reach of its 95% interval; noise: "
+                      "std/mean$"))
+      << alone;
+}
+
+TEST(CompactConsole, AStepsPhasesShareItUnderItsRowInAUnitThatFits) {
+  const std::string text = renderStyled({}, testing::stepCases());
+  EXPECT_TRUE(hasLine(text, "^  case +time \\(ms\\) +samples/s")) << text;
+  EXPECT_TRUE(hasLine(text, "^  mlp bf16 overlap +12\\.10 ")) << text;
+  EXPECT_TRUE(hasLine(text, "^    forward 24\\.8%  backward 44\\.6%  comm 41\\.3%$")) << text;
+  const std::vector<std::string> lines = linesOf(text);
+  const auto row = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.starts_with("  mlp bf16 overlap ");
+  });
+  ASSERT_NE(row, lines.end());
+  EXPECT_TRUE((row + 1)->starts_with("    forward ")) << text;
+}
+
+TEST(CompactConsole, TheVerdictsReasonsForWhatItDidNotJudgeFollowItsLine) {
+  DerivedResult verdict;
+  verdict.suite = std::string(ConsoleReporter::kVerdictSuite);
+  verdict.subject = "node nodeA";
+  verdict.findings = {
+      "node nodeA: healthy, each figure at least 80% of expected — bf16 GEMM 673 "
+      "TFLOP/s (84% of expected)",
+      "not judged: allreduce busbw (one GPU)"};
+  std::vector<std::string> lines = linesOf(renderStyled({}, testing::matmulCases(), {verdict}));
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines[lines.size() - 2], verdict.findings[0]);
+  EXPECT_EQ(lines.back(), "  not judged: allreduce busbw (one GPU)");
+  // Where both fit in a line, one line.
+  verdict.findings[0] = "node vm: no reference figures for AMD EPYC: not judged";
+  verdict.findings[1] = "the reference table has NVIDIA H200";
+  lines = linesOf(renderStyled({}, testing::matmulCases(), {verdict}));
+  EXPECT_EQ(lines.back(),
+            "node vm: no reference figures for AMD EPYC: not judged; the reference table has "
+            "NVIDIA H200");
 }
 
 TEST(CompactConsole, CollectivesHaveNcclTestsColumns) {
@@ -624,16 +758,16 @@ TEST(ConsoleText, WrappedAndNamedWithinTheWidth) {
   EXPECT_EQ(namesWithin({"alpha", "beta", "gamma"}, 20), "alpha, and 2 more");
 }
 
-TEST(ConsoleReporter, ACompactDiagnosisShowsItsFirstTwoFindingsAndCountsTheRest) {
+TEST(ConsoleReporter, ACompactDiagnosisShowsItsFirstFindingAndCountsTheRest) {
   DerivedResult d;
   d.suite = "step";
   d.subject = "mlp fp32";
   d.title = "where the step time goes";
   d.findings = {"first finding", "second finding", "third finding", "fourth finding"};
   const std::string compact = renderStyled(ConsoleStyle{}, {}, {d});
-  EXPECT_TRUE(hasLine(compact, "^    second finding$")) << compact;
-  EXPECT_FALSE(hasLine(compact, "^    third finding$")) << compact;
-  EXPECT_TRUE(hasLine(compact, "^    and 2 more findings \\(--verbose\\)$")) << compact;
+  EXPECT_TRUE(hasLine(compact, "^    first finding$")) << compact;
+  EXPECT_FALSE(hasLine(compact, "^    second finding$")) << compact;
+  EXPECT_TRUE(hasLine(compact, "^    and 3 more findings \\(--verbose\\)$")) << compact;
   const std::string verbose = renderStyled(ConsoleStyle{.verbose = true}, {}, {d});
   EXPECT_TRUE(hasLine(verbose, "^    fourth finding$")) << verbose;
   EXPECT_FALSE(hasLine(verbose, "more finding")) << verbose;

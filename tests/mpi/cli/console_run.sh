@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What a user sees: the default CPU run (launch/run's suites and preset) fits a terminal, at most
-# 60 lines of at most 120 columns; and --format nccl-tests prints what the analysis package's
-# nccl-tests parser reads as nccl-tests' own output, with the figures of the run's JSON.
+# 60 lines on one rank and 80 on more (where each collective's table and the step's waiting
+# mean something), of at most 120 columns, with each step case's phase shares under it; and
+# --format nccl-tests prints what the analysis package's nccl-tests parser reads as nccl-tests'
+# own output, with the figures of the run's JSON.
 set -u
 source "$(dirname "$0")/common.sh"
 mpiexec=$1 ranks=$2 binary=$3 config=$4 analysis=$5
@@ -12,18 +14,21 @@ trap 'rm -rf "$dir"' EXIT
 output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" \
   --config "$config" matmul membw allreduce step 2>/dev/null) || fail "default run exited non-zero"
 printf '%s\n' "$output" >"$dir/default.txt"
-python3 - "$dir/default.txt" <<'PY' || fail "the default run does not fit a terminal"
+python3 - "$dir/default.txt" "$ranks" <<'PY' || fail "the default run does not fit a terminal"
 import sys
 lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
 widest = max(lines, key=len)
-assert len(lines) <= 60, f"{len(lines)} lines"
+most = 60 if sys.argv[2] == "1" else 80
+assert len(lines) <= most, f"{len(lines)} lines, more than {most}"
 assert len(widest) <= 120, f"{len(widest)} columns: {widest}"
 print(f"ok: {len(lines)} lines, the widest {len(widest)} columns")
 PY
 grep -Eq '^  case +size \(B\) +count +type +time \(us\) +algbw GB/s +busbw GB/s +#wrong +±ci +slowest +noise$' \
   <<<"$output" || fail "no allreduce table in nccl-tests' columns"
 grep -q '^step mlp fp32: where the step time goes$' <<<"$output" || fail "no step breakdown"
-grep -q 'collecting results' <<<"$output" || fail "no wall time of collecting the results"
+grep -Eq '^    data [0-9.]+%  forward [0-9.]+%  loss [0-9.]+%  backward [0-9.]+%  sync [0-9.]+%' \
+  <<<"$output" || fail "no phase shares under a synced step"
+grep -q ', gather [0-9]' <<<"$output" || fail "no wall time of gathering the results"
 
 # shellcheck disable=SC2086
 output=$(timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" \
