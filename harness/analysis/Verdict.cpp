@@ -279,7 +279,7 @@ std::string NodeVerdict::line(const std::vector<RankInfo>& ranks) const {
     if (!i.expected_on.empty() && i.expected_on != gpu) borrowed[i.expected_on].push_back(label);
     // A clock held down is why a figure may fall short, whatever the device could do unheld.
     const std::string clock =
-        i.clock_limit.empty() ? std::string() : fmt::format(", clock held by {}", i.clock_limit);
+        i.clock_limit.empty() ? std::string() : fmt::format(", clock: {}", i.clock_limit);
     if (i.below()) {
       const RankInfo* info = i.rank >= 0 ? infoOf(i.rank, ranks) : nullptr;
       below.push_back(fmt::format(
@@ -300,11 +300,15 @@ std::string NodeVerdict::line(const std::vector<RankInfo>& ranks) const {
   std::string line = fmt::format(
       "node {}: {} — {}", host,
       below.empty()
-          ? fmt::format("healthy, each figure at least {:.0f}% of expected", 100 * kBelowExpected)
+          ? fmt::format("healthy (each at least {:.0f}% of expected)", 100 * kBelowExpected)
           : fmt::format("below expected (under {:.0f}%)", 100 * kBelowExpected),
       fmt::join(parts, ", "));
+  const std::size_t judged = below.size() + fine.size();
   for (const auto& [model, labels] : borrowed) {
-    line += fmt::format("; expected {} measured on an {}", fmt::join(labels, ", "), model);
+    // Every figure from one other model: the model alone says it.
+    line += labels.size() == judged
+                ? fmt::format("; expected figures of an {}", model)
+                : fmt::format("; expected {} of an {}", fmt::join(labels, ", "), model);
   }
   return line;
 }

@@ -561,7 +561,7 @@ TEST(CompactConsole, TheVerdictsReasonsForWhatItDidNotJudgeFollowItsLine) {
   verdict.suite = std::string(ConsoleReporter::kVerdictSuite);
   verdict.subject = "node nodeA";
   verdict.findings = {
-      "node nodeA: healthy, each figure at least 80% of expected — bf16 GEMM 673 "
+      "node nodeA: healthy (each at least 80% of expected) — bf16 GEMM 673 "
       "TFLOP/s (84% of expected)",
       "not judged: allreduce busbw (one GPU)"};
   std::vector<std::string> lines = linesOf(renderStyled({}, testing::matmulCases(), {verdict}));

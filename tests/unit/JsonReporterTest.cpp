@@ -273,7 +273,7 @@ TEST(JsonReporter, TheVerdictPerNodeIsTypedForScripts) {
   EXPECT_EQ(node["reference"], true);
   EXPECT_EQ(node["healthy"], true);
   EXPECT_TRUE(node["line"].get<std::string>().starts_with(
-      "node nodeA: healthy, each figure at least 80% of expected — bf16 GEMM 796"));
+      "node nodeA: healthy (each at least 80% of expected) — bf16 GEMM 796"));
   ASSERT_EQ(node["items"].size(), 4u);
   const nlohmann::json& gemm = node["items"][0];
   EXPECT_EQ(gemm["item"], "gemm-bf16");

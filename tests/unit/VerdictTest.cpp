@@ -107,10 +107,9 @@ TEST(VerdictTest, HealthyNodeInOneLineWithEachRatio) {
   EXPECT_EQ(d.subject, "node vm");
   ASSERT_FALSE(d.findings.empty());
   EXPECT_EQ(d.findings[0],
-            "node vm: healthy, each figure at least 80% of expected — bf16 GEMM 760 TFLOP/s (95% "
+            "node vm: healthy (each at least 80% of expected) — bf16 GEMM 760 TFLOP/s (95% "
             "of expected), HBM 4.00 TB/s (99%), host<->device 54.0 GB/s (102%), allreduce busbw "
-            "344 GB/s (93%); expected bf16 GEMM, HBM, host<->device, allreduce busbw measured on "
-            "an NVIDIA H100 80GB HBM3");
+            "344 GB/s (93%); expected figures of an NVIDIA H100 80GB HBM3");
   const DerivedFigure* measured = figure(d, "verdict/gemm-bf16/measured");
   const DerivedFigure* expected = figure(d, "verdict/gemm-bf16/expected");
   const DerivedFigure* ratio = figure(d, "verdict/gemm-bf16/ratio");
@@ -130,11 +129,12 @@ TEST(VerdictTest, NamesTheSlowItemItsRankAndHowFarShort) {
   slow[1] = membw("triad", 2000);  // rank 1's HBM at half its expected bandwidth
   const auto results = verdictOf({healthySamples(), slow}, h200Ranks());
   ASSERT_EQ(results.size(), 1u);
-  EXPECT_EQ(results[0].findings[0],
-            "node vm: below expected (under 80%) — HBM 2.00 TB/s on rank 1 (cuda:1) is 50% of "
-            "the expected 4.03 TB/s (50% short), bf16 GEMM 760 TFLOP/s (95% of expected), "
-            "host<->device 54.0 GB/s (102%), allreduce busbw 344 GB/s (93%); expected bf16 GEMM, "
-            "HBM, host<->device, allreduce busbw measured on an NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(
+      results[0].findings[0],
+      "node vm: below expected (under 80%) — HBM 2.00 TB/s on rank 1 (cuda:1) is 50% of "
+      "the expected 4.03 TB/s (50% short), bf16 GEMM 760 TFLOP/s (95% of expected), "
+      "host<->device 54.0 GB/s (102%), allreduce busbw 344 GB/s (93%); expected figures of an "
+      "NVIDIA H100 80GB HBM3");
   const DerivedFigure* ratio = figure(results[0], "verdict/hbm-triad/ratio");
   ASSERT_NE(ratio, nullptr);
   EXPECT_NEAR(ratio->value, 100 * 2000 / (4800 * 0.84), 1e-6);
@@ -147,20 +147,19 @@ TEST(VerdictTest, SaysWhatHeldTheClockDownAndWhoseFigureIsExpected) {
   capped.measurement.clock_at_end = SmClock{1755, 1980, "power cap"};
   const auto results = verdictOf({{capped}}, h200Ranks(1));
   EXPECT_EQ(results[0].findings[0],
-            "node vm: healthy, each figure at least 80% of expected — bf16 GEMM 673 TFLOP/s (84% "
-            "of expected, clock held by power cap); expected bf16 GEMM measured on an NVIDIA "
-            "H100 80GB HBM3");
+            "node vm: healthy (each at least 80% of expected) — bf16 GEMM 673 TFLOP/s (84% "
+            "of expected, clock: power cap); expected figures of an NVIDIA H100 80GB HBM3");
   // Below expected under the cap: the reason stands beside how far short it is.
   capped = gemm(400, 4096);
   capped.measurement.clock_at_start = SmClock{1200, 1980, "thermal"};
   EXPECT_NE(verdictOf({{capped}}, h200Ranks(1))[0].findings[0].find(
-                "is 50% of the expected 798 TFLOP/s (50% short, clock held by thermal)"),
+                "is 50% of the expected 798 TFLOP/s (50% short, clock: thermal)"),
             std::string::npos);
   // An H100 is held to H100 figures: nothing borrowed to say.
   std::vector<RankInfo> h100 = h200Ranks(1);
   h100[0].device_name = "NVIDIA H100 80GB HBM3";
   EXPECT_EQ(verdictOf({{gemm(760)}}, h100)[0].findings[0],
-            "node vm: healthy, each figure at least 80% of expected — bf16 GEMM 760 TFLOP/s (95% "
+            "node vm: healthy (each at least 80% of expected) — bf16 GEMM 760 TFLOP/s (95% "
             "of expected)");
 }
 
@@ -190,8 +189,8 @@ TEST(VerdictTest, ACpuRunHasNoReferenceAndSaysSo) {
 TEST(VerdictTest, APartialRunJudgesWhatItMeasuredAndNamesTheRest) {
   const auto matmul_only = verdictOf({{gemm(760)}}, h200Ranks(1));
   EXPECT_EQ(matmul_only[0].findings[0],
-            "node vm: healthy, each figure at least 80% of expected — bf16 GEMM 760 TFLOP/s (95% "
-            "of expected); expected bf16 GEMM measured on an NVIDIA H100 80GB HBM3");
+            "node vm: healthy (each at least 80% of expected) — bf16 GEMM 760 TFLOP/s (95% "
+            "of expected); expected figures of an NVIDIA H100 80GB HBM3");
   EXPECT_EQ(matmul_only[0].findings.at(1),
             "not judged: HBM (no membw triad case), host<->device (no pinned h2d/d2h case), "
             "allreduce busbw (no NCCL allreduce case)");
@@ -236,7 +235,7 @@ TEST(VerdictTest, EachNodeHasItsOwnVerdict) {
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].subject, "node vm");
   EXPECT_TRUE(results[0].findings[0].starts_with(
-      "node vm: healthy, each figure at least 80% of expected — bf16 GEMM 760 TFLOP/s"));
+      "node vm: healthy (each at least 80% of expected) — bf16 GEMM 760 TFLOP/s"));
   EXPECT_TRUE(results[1].findings[0].starts_with(
       "node slow: below expected (under 80%) — bf16 GEMM 400 TFLOP/s on rank 1 (cuda:1) is 50% "
       "of the expected 798 TFLOP/s (50% short)"));
