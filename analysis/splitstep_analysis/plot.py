@@ -9,18 +9,22 @@
   busbw            per collective the file holds (its catalogue's order, then any other by its
                    name): bus bandwidth against message size (log x), one line per backend, dtype
                    and placement, as nccl-tests' plots show it, each point where NCCL's
-                   algorithm/protocol changes labelled with it; with --busbw-together also every
+                   algorithm/protocol changes labelled with it, and the allreduce busbw the
+                   verdict expected where the file has one; with --busbw-together also every
                    collective of every file in one figure, busbw.<format>
   latency          per collective with a busbw: median time (us) against size on log axes, the
                    same lines, as nccl-tests' time column: flat where a size is latency-bound,
                    rising with it where bandwidth-bound
   time             per collective without a busbw (one rank): median time against size
+                   (the report page draws them all in one figure, time-collectives)
   pairs / groups   per collective, backend, dtype and placement run within groups of ranks
                    (--groups): for pairs a heatmap of each pair's busbw, rank against rank, for
                    other groups a bar per group; one panel per size
-  matmul           TFLOP/s per dtype and shape, with the best measured rate of each dtype and,
-                   given --peak, the datasheet figure
-  membw            GB/s per kind of copy and size
+  matmul           TFLOP/s per dtype and shape, with the best measured rate of each dtype, the
+                   verdict's expected figure where the file has one and, given --peak, the
+                   datasheet figure; a log axis where the rates span 20x or more
+  membw            GB/s per kind of copy and size, with the verdict's expected figure over the
+                   case it judged; a log axis where the rates span 20x or more
   telemetry        per model and precision: each phase's mean SM clock, power and the power
                    cap's share of the telemetry readings, one bar per sync mode, on axes from
                    zero with the maximum clock and the power limit drawn
@@ -94,6 +98,55 @@ def size_label(size):
         if size >= scale and size % scale == 0:
             return f"{size // scale} {unit}"
     return f"{size} B"
+
+
+# A bar chart whose values span this factor or more gets a log axis: on a linear one the small
+# bars (a 55 GB/s host copy beside a 4,000 GB/s HBM copy) are too short to see.
+LOG_SPAN = 20.0
+
+
+def spans_orders(values):
+    """True where the positive finite `values` span LOG_SPAN or more (max / min)."""
+    values = [float(v) for v in values if not pd.isna(v) and float(v) > 0 and
+              math.isfinite(float(v))]
+    return len(values) > 1 and max(values) / min(values) >= LOG_SPAN
+
+
+class Expected(NamedTuple):
+    """A figure the run's verdict judged a measurement against (docs/verdict.md): its item
+    ("gemm-bf16", "hbm-triad", "allreduce-busbw"), unit, the expected value, the case it judged
+    ("bf16 n=4096"; "" where the file does not name one) and the figure's source."""
+    item: str
+    unit: str
+    value: float
+    case: str
+    source: str
+
+
+def verdict_expectations(document):
+    """[Expected] of the document's derived results of suite "verdict", each item once (every
+    node of a run has the same GPU's reference figures); [] without a verdict.
+
+    Each item has the figures verdict/<item>/measured, named "<label> (<case>)", and
+    verdict/<item>/expected, whose note is its source."""
+    expected, judged = {}, {}
+    for derived in document.get("derived", []):
+        if derived.get("suite") != "verdict":
+            continue
+        for figure in derived.get("figures", []):
+            parts = str(figure.get("tag", "")).split("/")
+            if len(parts) != 3:
+                continue
+            _, item, kind = parts
+            if kind == "expected" and item not in expected:
+                expected[item] = figure
+            elif kind == "measured" and item not in judged:
+                named = re.search(r"\(([^()]*)\)$", str(figure.get("name", "")))
+                judged[item] = named.group(1) if named else ""
+    return [Expected(item, str(figure.get("unit", "")), float(figure["value"]),
+                     judged.get(item, ""), str(figure.get("note", "")))
+            for item, figure in expected.items()
+            if isinstance(figure.get("value"), (int, float))]
 
 
 # --- step breakdown -------------------------------------------------------------------------
@@ -412,8 +465,9 @@ def _in_order(frame, order):
     return [c for c in order if c in present] + [c for c in present if c not in order]
 
 
-def busbw_figures(cases, world_size=None, reference=None, order=()):
-    """[Plot]: per collective with a bus bandwidth, busbw against size (see _in_order)."""
+def busbw_figures(cases, world_size=None, reference=None, order=(), expected=()):
+    """[Plot]: per collective with a bus bandwidth, busbw against size (see _in_order); on
+    allreduce's, the busbw the verdict expected (`expected`: verdict_expectations'), dash-dot."""
     frame = collective_frame(cases)
     figures = []
     for collective in _in_order(frame, order):
@@ -423,6 +477,13 @@ def busbw_figures(cases, world_size=None, reference=None, order=()):
         label_algorithms(axes, rows)
         if reference is not None:
             plot_reference_lines(axes, reference, collective)
+        # The verdict judges allreduce's busbw only (docs/verdict.md): its item says so.
+        for judged in expected:
+            if collective == "allreduce" and judged.item.startswith("allreduce") and \
+                    judged.unit == "GB/s":
+                at = f", {judged.case}" if judged.case else ""
+                axes.axhline(judged.value, color="black", linestyle="-.", linewidth=1,
+                             label=f"expected {judged.value:.0f} GB/s (verdict{at})")
         ranks = f", {world_size} ranks" if world_size else ""
         finish_size_axes(axes, f"{collective} bus bandwidth{ranks}")
         figure.tight_layout()
@@ -430,11 +491,11 @@ def busbw_figures(cases, world_size=None, reference=None, order=()):
     return figures
 
 
-def _time_figure(rows, title):
+def _time_figure(rows, title, label_collective=False):
     """A figure of the rows' median time (us) against size, log axes, one line per backend,
-    dtype and placement."""
+    dtype and placement (and collective, with label_collective)."""
     figure, axes = plt.subplots(figsize=(9, 5.5))
-    plot_size_lines(axes, rows, label_collective=False, value="median_s", scale=1e6)
+    plot_size_lines(axes, rows, label_collective=label_collective, value="median_s", scale=1e6)
     axes.set_yscale("log")
     finish_size_axes(axes, title, "median time (us, median over ranks)")
     figure.tight_layout()
@@ -469,6 +530,24 @@ def time_figures(cases, world_size=None, order=()):
                             _time_figure(rows, f"{collective} time (no busbw{ranks})"),
                             _keys(rows)))
     return figures
+
+
+def time_together_figures(cases, world_size=None, order=()):
+    """[Plot]: every collective without a bus bandwidth (one rank) in one figure of median time
+    against size, log axes, a line per collective, backend, dtype and placement: with no peer
+    the collectives are copies on one GPU, and a figure per collective would show nine
+    alike. One such collective keeps its own figure (time_figures')."""
+    frame = collective_frame(cases, with_busbw=False)
+    collectives = _in_order(frame, order)
+    if len(collectives) < 2:
+        return time_figures(cases, world_size, order)
+    # Lines in the catalogue's order of collectives, so the legend reads as the file does.
+    rows = frame.iloc[np.argsort([collectives.index(c) for c in frame["collective"]],
+                                 kind="stable")]
+    ranks = f", {world_size} rank{'' if world_size == 1 else 's'}" if world_size else ""
+    title = f"{len(collectives)} collectives' time (no busbw{ranks})"
+    return [Plot("time-collectives", _time_figure(rows, title, label_collective=True),
+                 _keys(rows))]
 
 
 def _pair_heatmap(panel, rows, ranks):
@@ -563,8 +642,29 @@ def parse_peaks(text):
     return peaks
 
 
-def matmul_figure(cases, peaks=None):
-    """Plot of GEMM TFLOP/s per dtype and shape against the ceilings, or None."""
+def _expected_by(frame, expected, unit, column, fallback):
+    """{value of `column` (a dtype, a case): Expected} of the verdict's figures in `unit`: each
+    placed at the row of the case it judged, or where the file names no case found in `frame`,
+    at fallback(expected) (None: not drawn)."""
+    placed = {}
+    for figure in expected:
+        if figure.unit != unit:
+            continue
+        judged = frame[frame["case"] == figure.case] if figure.case else frame.iloc[0:0]
+        key = judged[column].iloc[0] if not judged.empty else fallback(figure)
+        if key is not None and not pd.isna(key):
+            placed.setdefault(key, figure)
+    return placed
+
+
+def matmul_figure(cases, peaks=None, expected=()):
+    """Plot of GEMM TFLOP/s per dtype and shape against the ceilings, or None.
+
+    The ceilings: each dtype's best measured rate (dashed), the verdict's expected figure
+    (`expected`: verdict_expectations'; dash-dot) and, from --peak, the datasheet figure
+    (dotted). Each bar says its rate and its share of the datasheet figure, else of the
+    expected one; without either no share (of the best measured, the best bar would say 100%
+    and nothing else). A log axis where the rates span LOG_SPAN or more."""
     if cases.empty:
         return None
     frame = cases[cases["family"] == "matmul"].copy()
@@ -582,6 +682,10 @@ def matmul_figure(cases, peaks=None):
     shapes = list(frame.sort_values("work").drop_duplicates("shape")["shape"])
     dtypes = [d for d in DTYPES if d in set(frame["dtype"])] + \
         sorted(set(frame["dtype"]) - set(DTYPES))
+    # An item names its dtype last ("gemm-bf16"), where its case is not among the bars.
+    by_dtype = _expected_by(frame, expected, "TFLOP/s", "dtype",
+                            lambda e: e.item.rsplit("-", 1)[-1] if e.item.rsplit("-", 1)[-1]
+                            in dtypes else None)
     colors = dict(zip(dtypes, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 3))
     width = min(0.8 / len(dtypes), 0.3)
     figure, axes = plt.subplots(figsize=(max(8.0, 4.0 + 0.9 * len(shapes) * len(dtypes)), 5.5))
@@ -594,14 +698,18 @@ def matmul_figure(cases, peaks=None):
         axes.bar(positions, rates, width * 0.9, yerr=errors, capsize=3, color=colors[dtype],
                  label=dtype)
         best = float(np.nanmax(rates))
-        ceiling = peaks.get(dtype, best)
+        ceiling = peaks.get(dtype) or (by_dtype[dtype].value if dtype in by_dtype else None)
         for x, value in zip(positions, rates):
             if not math.isnan(value):
-                axes.annotate(f"{value:.0f}\n{value / ceiling:.0%}", (x, value),
-                              textcoords="offset points", xytext=(0, 4), ha="center",
-                              fontsize=7)
+                share = f"\n{value / ceiling:.0%}" if ceiling else ""
+                axes.annotate(f"{value:.0f}{share}", (x, value), textcoords="offset points",
+                              xytext=(0, 4), ha="center", fontsize=7)
         axes.axhline(best, color=colors[dtype], linestyle="--", linewidth=1,
                      label=f"{dtype} best measured {best:.0f}")
+        if dtype in by_dtype:
+            axes.axhline(by_dtype[dtype].value, color=colors[dtype], linestyle="-.",
+                         linewidth=1.5,
+                         label=f"{dtype} expected {by_dtype[dtype].value:.0f} (verdict)")
         if dtype in peaks:
             axes.axhline(peaks[dtype], color=colors[dtype], linestyle=":", linewidth=1.5,
                          label=f"{dtype} datasheet {peaks[dtype]:g}")
@@ -609,18 +717,27 @@ def matmul_figure(cases, peaks=None):
     axes.set_xlim(-0.7, len(shapes) - 0.3)
     axes.set_xlabel("shape (m x n x k)")
     axes.set_ylabel("TFLOP/s (2mnk / median time)")
-    axes.set_ylim(0, max([frame["high"].max()] + list(peaks.values())) * 1.15)
-    what = "datasheet figure" if peaks else "best measured rate"
+    top = max([frame["high"].max()] + list(peaks.values()) +
+              [e.value for e in by_dtype.values()])
+    if spans_orders(frame["tflops"]):
+        axes.set_yscale("log")
+        axes.set_ylim(frame["low"].min() / 2, top * 2.5)  # room for the labels above the bars
+    else:
+        axes.set_ylim(0, top * 1.15)
+    what = "; % of the dtype's " + ("datasheet figure" if peaks else "expected figure") \
+        if peaks or by_dtype else ""
     axes.set_title(f"GEMM TFLOP/s per dtype and shape\nbars: median over ranks; whiskers: "
-                   f"fastest and slowest rank; % of the dtype's {what}", fontsize=9)
+                   f"fastest and slowest rank{what}", fontsize=9)
     axes.grid(True, axis="y", alpha=0.3)
     axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     figure.tight_layout()
     return Plot("matmul-tflops", figure, _keys(frame))
 
 
-def membw_figure(cases):
-    """Plot of memory bandwidth (GB/s) per kind of copy and size, or None."""
+def membw_figure(cases, expected=()):
+    """Plot of memory bandwidth (GB/s) per kind of copy and size, or None: a log axis where the
+    rates span LOG_SPAN or more, and the verdict's expected figure (`expected`:
+    verdict_expectations') as a black dash over the bar of the case it judged."""
     if cases.empty or "GB/s" not in cases:
         return None
     frame = cases[(cases["family"] == "membw") & cases["GB/s"].notna()]
@@ -628,6 +745,9 @@ def membw_figure(cases):
         return None
     sizes = sorted(set(frame["bytes"]))
     kinds = list(dict.fromkeys(frame["kind"])) if "kind" in frame else [""]
+    # Only at the case it judged: an HBM figure drawn across the host copies would mislead.
+    by_case = _expected_by(frame, [e for e in expected if not e.item.startswith("allreduce")],
+                           "GB/s", "case", lambda e: None)
     width = 0.8 / len(kinds)
     figure, axes = plt.subplots(figsize=(max(7.0, 2.0 + 1.2 * len(sizes) * len(kinds)), 5))
     for index, kind in enumerate(kinds):
@@ -639,13 +759,27 @@ def membw_figure(cases):
             if not pd.isna(value):
                 axes.annotate(f"{value:.0f}", (x, value), textcoords="offset points",
                               xytext=(0, 3), ha="center", fontsize=7)
+        for case, size in zip(rows["case"], rows["bytes"]):
+            if case in by_case:
+                x = positions[sizes.index(size)]
+                value = by_case[case].value
+                axes.hlines(value, x - width / 2, x + width / 2, color="black",
+                            linestyle="-.", linewidth=1.5, label="expected (verdict)")
+                axes.annotate(f"exp. {value:.0f}", (x, value), textcoords="offset points",
+                              xytext=(0, -9), ha="center", fontsize=6)
     axes.set_xticks(np.arange(len(sizes)), [size_label(s) for s in sizes])
     axes.set_xlabel("bytes moved")
-    axes.set_ylabel("GB/s (1 GB = 1e9 B), median over ranks")
+    log = spans_orders(frame["GB/s"])
+    axes.set_ylabel("GB/s (1 GB = 1e9 B), median over ranks" + (", log axis" if log else ""))
+    if log:
+        axes.set_yscale("log")
+        axes.set_ylim(frame["GB/s"].min() / 2, frame["GB/s"].max() * 2)
     axes.set_title("memory bandwidth per kind")
     axes.grid(True, axis="y", alpha=0.3)
-    if kinds != [""]:
-        axes.legend(fontsize=8)
+    if kinds != [""] or by_case:
+        handles, labels = axes.get_legend_handles_labels()
+        shown = dict(zip(labels, handles))  # the expected dashes, once
+        axes.legend(shown.values(), shown.keys(), fontsize=8)
     figure.tight_layout()
     return Plot("membw", figure, _keys(frame))
 
@@ -795,18 +929,25 @@ def parity_figure(parity):
 
 # --- the command ----------------------------------------------------------------------------
 
-def figures_for(document, peaks=None, reference=None):
-    """[Plot] of every per-file figure the document (from read_results) has cases for."""
+def figures_for(document, peaks=None, reference=None, time_apart=False):
+    """[Plot] of every per-file figure the document (from read_results) has cases for, the
+    verdict's expected figures drawn on the figures of what it judged.
+
+    The collectives of a one-rank run share one time figure (time-collectives), as the report
+    page shows them; with time_apart each has its own (time-<collective>), as `plot` writes a
+    file per collective."""
     cases = load_cases(document)
+    expected = verdict_expectations(document)
     figures = step_breakdown_figures(load_ranks(document))
     figures += bucket_ledger_figures(cases)
     figures += telemetry_figures(load_telemetry(document))
     ranks, order = document["metadata"].get("world_size"), catalogue(document)["collectives"]
-    figures += busbw_figures(cases, ranks, reference, order)
+    figures += busbw_figures(cases, ranks, reference, order, expected)
     figures += latency_figures(cases, ranks, order)
-    figures += time_figures(cases, ranks, order)
+    figures += (time_figures if time_apart else time_together_figures)(cases, ranks, order)
     figures += group_figures(cases, ranks, order)
-    figures += [plot for plot in (matmul_figure(cases, peaks), membw_figure(cases)) if plot]
+    figures += [plot for plot in (matmul_figure(cases, peaks, expected),
+                                  membw_figure(cases, expected)) if plot]
     return figures
 
 
@@ -895,7 +1036,7 @@ def run(args):
     written, incomplete = [], False
     for path, document in documents:
         stem = os.path.splitext(os.path.basename(path))[0]
-        figures = figures_for(document, args.peak, reference)
+        figures = figures_for(document, args.peak, reference, time_apart=True)
         if not figures:
             print(f"{path}: no case to plot")
         for suite, cases in not_drawn(document, figures).items():
