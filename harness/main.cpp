@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,24 +50,46 @@ bool launchedByLauncher() {
          std::getenv("PMI_RANK") != nullptr;
 }
 
+// The command line read with the CPU preset's defaults under it, or why it is refused.
+struct PresetParse {
+  std::optional<splitstep::ParsedCommand> command;
+  std::string error;
+};
+
+PresetParse parseWithCpuPreset(const std::vector<std::string>& args) {
+  try {
+    return {splitstep::parseCommandLine(args, splitstep::suiteCatalog(), splitstep::cpuPreset()),
+            {}};
+  } catch (const splitstep::UsageError& e) {
+    return {std::nullopt, e.what()};
+  }
+}
+
 // On every rank, whatever it parsed: a run that finds no GPU on any rank and was given no
-// --device takes the CPU preset's defaults, with a note, instead of starting a GPU's sizes.
+// --device takes the CPU preset's defaults, with a note, instead of starting a GPU's sizes. A
+// command line refused under the GPU's defaults is read again under the preset's, since those
+// are the ones it would run with (--max-time 0.3s is short of the GPU's --min-time, not of the
+// preset's).
 void chooseDefaults(splitstep::Invocation& invocation, const std::vector<std::string>& args,
                     const splitstep::Cluster& cluster) {
-  const splitstep::ParsedCommand& command = invocation.command;
-  const bool asks = !invocation.usage_error &&
-                    command.action == splitstep::ParsedCommand::Action::Run &&
-                    !command.device_chosen;
+  PresetParse preset;
+  const splitstep::ParsedCommand* read = &invocation.command;
+  if (invocation.usage_error) {
+    preset = parseWithCpuPreset(args);
+    read = preset.command ? &*preset.command : nullptr;
+  }
+  const bool asks = read != nullptr && read->action == splitstep::ParsedCommand::Action::Run &&
+                    !read->device_chosen;
   const std::uint64_t answer = asks ? static_cast<std::uint64_t>(splitstep::visibleCudaDevices())
                                     : splitstep::kDefaultsNotAsked;
   if (!splitstep::takesCpuPreset(cluster.allgather(answer))) return;
-  try {
-    invocation.command =
-        splitstep::parseCommandLine(args, splitstep::suiteCatalog(), splitstep::cpuPreset());
-  } catch (const splitstep::UsageError& e) {
-    invocation.usage_error = e.what();
+  if (!invocation.usage_error) preset = parseWithCpuPreset(args);
+  if (!preset.command) {
+    invocation.usage_error = preset.error;
     return;
   }
+  invocation.command = std::move(*preset.command);
+  invocation.usage_error.reset();
   invocation.notes.push_back(
       "no GPU on any rank: the CPU preset's defaults (configs/cpu-quick.ini) under the options "
       "given; --device chooses");

@@ -58,6 +58,13 @@ else
   [ "$(plan_entry "$dir/auto.json" device)" = cpu ] || fail "no GPU: not on the CPU"
   [ "$(plan_entry "$dir/auto.json" min-time)" = 0.1 ] || fail "no GPU: not the preset's min-time"
   echo "ok: no GPU: the CPU preset, with the note"
+  # A --max-time short of the GPU's --min-time (0.5 s) but not of the preset's (0.1 s) runs: it is
+  # judged against the defaults it runs with.
+  output=$(timeout 120 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" membw \
+    --membw-bytes 16M --max-time 0.3s --quiet --json "$dir/short.json" 2>&1) \
+    || fail "no GPU: --max-time 0.3s refused: $output"
+  [ "$(plan_entry "$dir/short.json" max-time)" = 0.3 ] || fail "no GPU: --max-time 0.3s not kept"
+  echo "ok: no GPU: --max-time 0.3s is held to the preset's --min-time"
 fi
 run_membw "$dir/cpu.json" --device cpu
 grep -qF "$note" <<<"$output" && fail "--device cpu took the CPU preset"
