@@ -27,21 +27,20 @@ std::string formatBytesApprox(double bytes) {
   return fmt::format("{:.{}f} {}", bytes, decimals, kUnits[unit]);
 }
 
-std::string formatSeconds(double seconds) {
-  struct Scale {
-    double factor;
-    const char* unit;
-  };
-  static constexpr Scale kScales[] = {{1, "s"}, {1e3, "ms"}, {1e6, "us"}, {1e9, "ns"}};
-  for (const Scale& scale : kScales) {
-    const double value = seconds * scale.factor;
+TimeUnit timeUnitOf(double seconds) {
+  static constexpr TimeUnit kUnits[] = {{1, "s"}, {1e3, "ms"}, kMicroseconds, {1e9, "ns"}};
+  for (const TimeUnit& unit : kUnits) {
     // The tolerance keeps 1e-6 s (0.99999... us in binary) in microseconds.
-    if (std::fabs(value) >= 1.0 - 1e-9 || scale.factor == 1e9) {
-      const int decimals = std::fabs(value) >= 100 ? 1 : (std::fabs(value) >= 10 ? 2 : 3);
-      return fmt::format("{:.{}f} {}", value, decimals, scale.unit);
-    }
+    if (std::fabs(seconds * unit.factor) >= 1.0 - 1e-9) return unit;
   }
-  return fmt::format("{} s", seconds);
+  return kUnits[3];
+}
+
+std::string formatSeconds(double seconds) {
+  const TimeUnit unit = timeUnitOf(seconds);
+  const double value = seconds * unit.factor;
+  const int decimals = std::fabs(value) >= 100 ? 1 : (std::fabs(value) >= 10 ? 2 : 3);
+  return fmt::format("{:.{}f} {}", value, decimals, unit.name);
 }
 
 }  // namespace splitstep

@@ -13,6 +13,15 @@ std::string formatBytes(std::uint64_t bytes);
 // "2.35 TiB", "140 GiB", "512 B" (estimates, free memory).
 std::string formatBytesApprox(double bytes);
 
+// A unit of time: seconds times `factor` are in `name`.
+struct TimeUnit {
+  double factor;
+  const char* name;
+};
+inline constexpr TimeUnit kMicroseconds{1e6, "us"};
+// The largest of s, ms, us, ns in which `seconds` is at least 1 (ns for less), as %timeit picks.
+TimeUnit timeUnitOf(double seconds);
+
 // A duration with a unit that keeps 3-4 significant digits: "2.703 ms", "11.2 us", "1.250 s".
 std::string formatSeconds(double seconds);
 

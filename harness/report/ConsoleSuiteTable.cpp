@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <cstdint>
 #include <map>
@@ -260,12 +259,6 @@ void printNamed(std::ostream& out, const std::string& head, const std::vector<st
   }
 }
 
-struct TimeUnit {
-  double factor;
-  std::string_view name;
-};
-constexpr TimeUnit kMicroseconds{1e6, "us"};
-
 // The unit %timeit would print the median of the cases' medians in.
 TimeUnit columnUnit(const std::vector<CaseResult>& cases) {
   std::vector<double> medians;
@@ -274,13 +267,7 @@ TimeUnit columnUnit(const std::vector<CaseResult>& cases) {
   }
   if (medians.empty()) return kMicroseconds;
   std::nth_element(medians.begin(), medians.begin() + medians.size() / 2, medians.end());
-  const double median = medians[medians.size() / 2];
-  static constexpr std::array kUnits = {TimeUnit{1, "s"}, TimeUnit{1e3, "ms"}, kMicroseconds,
-                                        TimeUnit{1e9, "ns"}};
-  for (const TimeUnit& unit : kUnits) {
-    if (median * unit.factor >= 1) return unit;
-  }
-  return kUnits.back();
+  return timeUnitOf(medians[medians.size() / 2]);
 }
 
 // "data 44.3%  forward 17.1%  ...": the shares of `whole`'s parts, in the order they came;

@@ -479,13 +479,7 @@ std::string renderOneRank(const std::vector<CaseResult>& cases,
     }
   }
   context.wall.suites = wall;
-  std::ostringstream out;
-  ConsoleReporter reporter(out, style);
-  reporter.reportContext(context);
-  for (const CaseResult& c : cases) reporter.reportCase(c);
-  for (const DerivedResult& d : derived) reporter.reportDerived(d);
-  reporter.finalize();
-  return out.str();
+  return renderStyled(style, cases, derived, context);
 }
 
 // `sample` as another collective's: the same case under another suite.
