@@ -235,7 +235,7 @@ int Run::execute() {
 }  // namespace
 
 int runApp(const Invocation& invocation, Cluster& cluster, RunEnding& ending,
-           const SignalWatch& signals) {
+           SignalWatch& signals) {
   cluster.requireAllOk(invocation.usage_error);
   const ParsedCommand& command = invocation.command;
   if (command.action != ParsedCommand::Action::Run) {  // --help, --version: rank 0 answers

@@ -29,7 +29,6 @@ struct Invocation {
 // failure before the run. A run that fails, times out or is interrupted does not return: rank 0
 // ends its reports with the reason, every rank prints one line (`ending`) and the job ends with
 // a non-zero status.
-int runApp(const Invocation& invocation, Cluster& cluster, RunEnding& ending,
-           const SignalWatch& signals);
+int runApp(const Invocation& invocation, Cluster& cluster, RunEnding& ending, SignalWatch& signals);
 
 }  // namespace splitstep

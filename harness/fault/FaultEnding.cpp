@@ -34,20 +34,28 @@ std::string describePeer(const Cluster& cluster, int rank) {
 
 }  // namespace
 
-std::vector<std::string> PeersAtSignal::notAlive(const std::set<int>& ending) {
-  std::call_once(looked_, [this] {
+PeersAtSignal::PeersAtSignal(const Cluster& cluster, SignalWatch& signals)
+    : cluster_(cluster), signals_(signals) {
+  std::vector<long> pids;
+  for (int r = 0; r < cluster.size(); ++r) {
+    const RankPlace place = placeOf(cluster, r);
+    if (r != cluster.rank() && place.host == cluster.host()) pids.push_back(place.pid);
+  }
+  signals.lookAtOnSignal(std::move(pids));
+}
+
+PeersAtSignal::~PeersAtSignal() { signals_.lookAtOnSignal({}); }
+
+std::vector<std::string> PeersAtSignal::notAlive(const std::set<int>& ending) const {
+  std::vector<std::string> described;
+  for (const auto& [pid, state] : signals_.lookedAt()) {
+    if (state == ProcessState::Alive) continue;
     for (int r = 0; r < cluster_.size(); ++r) {
       const RankPlace place = placeOf(cluster_, r);
-      if (r == cluster_.rank() || place.host != cluster_.host()) continue;
-      if (const ProcessState state = processState(place.pid); state != ProcessState::Alive) {
-        found_.emplace_back(r, state);
+      if (place.pid == pid && place.host == cluster_.host() && r != cluster_.rank() &&
+          ending.count(r) == 0) {
+        described.push_back(describeRank(r, place, describe(state)));
       }
-    }
-  });
-  std::vector<std::string> described;
-  for (const auto& [rank, state] : found_) {
-    if (ending.count(rank) == 0) {
-      described.push_back(describeRank(rank, placeOf(cluster_, rank), describe(state)));
     }
   }
   return described;
@@ -60,7 +68,8 @@ namespace {
 // rank stopped for longer than --timeout until just before is why its peers left (they gave up
 // on it, and the launcher then ends the job): it names none of them, and says so of itself.
 std::string describeInterrupt(const SignalWatch& signals, const Watchdog& watchdog,
-                              PeersAtSignal& peers, const std::set<int>& ending, double timeout) {
+                              const PeersAtSignal& peers, const std::set<int>& ending,
+                              double timeout) {
   if (const double stopped = signals.recentStop(timeout); stopped >= timeout) {
     return stoppedRankInterruptReason(signals.cause(), watchdog.operation(), stopped);
   }
@@ -184,7 +193,7 @@ void outliveRankZero(const FaultScene& scene) {
 }
 
 FaultHandling::FaultHandling(const Cluster& cluster, Watchdog& watchdog, RunEnding& ending,
-                             const SignalWatch& signals, double timeout)
+                             SignalWatch& signals, double timeout)
     : ending_(ending),
       // Its poll is the first check of every wait: a peer's notice wins over this rank's signal.
       faults_(cluster.comm(), watchdog,
@@ -193,7 +202,7 @@ FaultHandling::FaultHandling(const Cluster& cluster, Watchdog& watchdog, RunEndi
                     watchdog.activity(),
                     std::max(signals.recentStop(2 * timeout), watchdog.pausedInWait())};
               }),
-      peers_(cluster),
+      peers_(cluster, signals),
       interrupt_check_(watchdog.watch([&signals] { signals.check(); }, nullptr)),
       scene_{cluster, faults_, ending,  watchdog,
              signals, peers_,  timeout, std::clamp(timeout / 4, 1.0, 10.0)} {

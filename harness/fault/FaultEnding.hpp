@@ -4,7 +4,6 @@
 #pragma once
 
 #include <exception>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,19 +18,21 @@
 namespace splitstep {
 
 // The ranks of this host found stopped or gone: after a signal, who may have caused it. Looked
-// at once, when the first signal arrives (the first call's finding is kept): the launcher
-// signals every rank together, and a rank that ended after its own signal is gone a moment
-// later, innocent.
+// at by the signal watch the moment the first signal arrives (SignalWatch::lookAtOnSignal): the
+// launcher signals every rank together, and a rank that ended after its own signal is gone a
+// moment later, innocent.
 class PeersAtSignal {
  public:
-  explicit PeersAtSignal(const Cluster& cluster) : cluster_(cluster) {}
+  PeersAtSignal(const Cluster& cluster, SignalWatch& signals);
+  ~PeersAtSignal();
+  PeersAtSignal(const PeersAtSignal&) = delete;
+  PeersAtSignal& operator=(const PeersAtSignal&) = delete;
   // Described, but for the ranks in `ending` (which said they end after a signal of their own).
-  std::vector<std::string> notAlive(const std::set<int>& ending = {});
+  std::vector<std::string> notAlive(const std::set<int>& ending = {}) const;
 
  private:
   const Cluster& cluster_;
-  std::once_flag looked_;
-  std::vector<std::pair<int, ProcessState>> found_;
+  SignalWatch& signals_;
 };
 
 // What a rank needs to end the run after a fault.
@@ -41,7 +42,7 @@ struct FaultScene {
   RunEnding& ending;
   const Watchdog& watchdog;
   const SignalWatch& signals;
-  PeersAtSignal& peers;
+  const PeersAtSignal& peers;
   double timeout;  // --timeout, in seconds
   double grace;    // how long to wait for other ranks' answers and farewells
 };
@@ -55,8 +56,8 @@ struct FaultScene {
 // in flight, and a wait that fails ends the run where it stands, before anything is unwound.
 class FaultHandling {
  public:
-  FaultHandling(const Cluster& cluster, Watchdog& watchdog, RunEnding& ending,
-                const SignalWatch& signals, double timeout);
+  FaultHandling(const Cluster& cluster, Watchdog& watchdog, RunEnding& ending, SignalWatch& signals,
+                double timeout);
   ~FaultHandling();
   FaultHandling(const FaultHandling&) = delete;
   FaultHandling& operator=(const FaultHandling&) = delete;

@@ -80,9 +80,23 @@ void SignalWatch::check() const {
   if (const int signal = received_.load(); signal != 0) throw Interrupted(signal);
 }
 
+void SignalWatch::lookAtOnSignal(std::vector<long> pids) {
+  const std::lock_guard lock(look_mutex_);
+  look_at_ = std::move(pids);
+}
+
+std::vector<std::pair<long, ProcessState>> SignalWatch::lookedAt() const {
+  const std::lock_guard lock(look_mutex_);
+  return looked_at_;
+}
+
 std::string SignalWatch::cause() const { return received_.load() != 0 ? cause_ : ""; }
 
 void SignalWatch::begin(int signal, std::string cause) {
+  {
+    const std::lock_guard lock(look_mutex_);
+    for (const long pid : look_at_) looked_at_.emplace_back(pid, processState(pid));
+  }
   cause_ = std::move(cause);
   received_ = signal;
   hand(signal);

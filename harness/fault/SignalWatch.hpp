@@ -9,9 +9,14 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
+
+#include "fault/ProcessState.hpp"
 
 namespace splitstep {
 
@@ -64,6 +69,13 @@ class SignalWatch {
   double recentStop(double window) const;
   // Throws Interrupted once a signal has been received: a watchdog health check.
   void check() const;
+  // The processes (other ranks of this host) whose state is read by the watch itself the moment
+  // the first signal arrives, before received() is set and before any other thread runs: a
+  // launcher signals every rank together when one died, and one that ends after its own signal
+  // is gone a moment later, innocent, while this rank's other threads may still wait for a core.
+  void lookAtOnSignal(std::vector<long> pids);
+  // Each of those processes with its state when the first signal arrived; empty before.
+  std::vector<std::pair<long, ProcessState>> lookedAt() const;
 
  private:
   void watch();
@@ -93,6 +105,9 @@ class SignalWatch {
   std::shared_ptr<std::atomic<int>> pending_ = std::make_shared<std::atomic<int>>(0);
   std::atomic<int> warned_{0};
   std::string warning_cause_;  // written by the watch before warned_ is set, read after
+  mutable std::mutex look_mutex_;
+  std::vector<long> look_at_;
+  std::vector<std::pair<long, ProcessState>> looked_at_;
   std::thread thread_;
 };
 

@@ -53,6 +53,35 @@ TEST(SignalWatch, TheFirstSignalIsReportedAndTheFallbackFollowsAfterTheGrace) {
   EXPECT_GE(std::chrono::steady_clock::now() - sent, std::chrono::milliseconds(200));
 }
 
+// A peer that ends after the signal, as every innocent rank does once the launcher signalled it,
+// is seen alive: the look comes before `first`, and `first` here is what ends the peer.
+TEST(SignalWatch, PeersAreLookedAtWhenTheSignalArrivesBeforeAnythingRuns) {
+  const pid_t ended_before = fork();
+  if (ended_before == 0) _exit(0);
+  waitpid(ended_before, nullptr, 0);
+  const pid_t ends_after = fork();
+  if (ends_after == 0) {
+    pause();
+    _exit(0);
+  }
+  std::atomic<bool> ended{false};
+  SignalWatch watch(
+      5,
+      [&](int) {
+        kill(ends_after, SIGKILL);
+        waitpid(ends_after, nullptr, 0);
+        ended = true;
+      },
+      [](int) {}, [] {}, false);
+  watch.lookAtOnSignal({ended_before, ends_after});
+  EXPECT_TRUE(watch.lookedAt().empty());
+  kill(getpid(), SIGTERM);
+  ASSERT_TRUE(within([&] { return ended.load(); }));
+  const std::vector<std::pair<long, ProcessState>> expected{{ended_before, ProcessState::Gone},
+                                                            {ends_after, ProcessState::Alive}};
+  EXPECT_EQ(watch.lookedAt(), expected);
+}
+
 TEST(SignalWatch, AnEarlyWarningIsHandedOnButInterruptsNothing) {
   std::atomic<int> first{0};
   SignalWatch watch(
