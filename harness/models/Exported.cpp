@@ -82,6 +82,8 @@ const StepModelDescriptor kExportedModel = {
     .activations = activations,
     .batch_bytes = batchBytes,
     .shape_refusal = nullptr,
+    .architecture = {},
+    .named_shapes = {},
 };
 
 }  // namespace splitstep

@@ -102,6 +102,25 @@ inline std::optional<std::string> shapeRefusal(const StepShape& s) {
   return std::nullopt;
 }
 
+// The architecture (not the tokens, batch, dropout or cache), and the other GPT-2 sizes that
+// transformers names (its GPT-2 checkpoints' configs, n_positions 1024 and the 50257 tokens).
+inline constexpr const ShapeOption* kArchitecture[] = {&kLayers, &kWidth, &kHeads, &kPositions,
+                                                       &kVocab};
+inline constexpr ShapeValue kDistil[] = {
+    {&kLayers, 6}, {&kWidth, 768}, {&kHeads, 12}, {&kPositions, 1024}, {&kVocab, 50257}};
+inline constexpr ShapeValue kMedium[] = {
+    {&kLayers, 24}, {&kWidth, 1024}, {&kHeads, 16}, {&kPositions, 1024}, {&kVocab, 50257}};
+inline constexpr ShapeValue kLarge[] = {
+    {&kLayers, 36}, {&kWidth, 1280}, {&kHeads, 20}, {&kPositions, 1024}, {&kVocab, 50257}};
+inline constexpr ShapeValue kXl[] = {
+    {&kLayers, 48}, {&kWidth, 1600}, {&kHeads, 25}, {&kPositions, 1024}, {&kVocab, 50257}};
+inline constexpr NamedShape kNamedShapes[] = {
+    {"distilgpt2", kDistil},
+    {"gpt2-medium", kMedium},
+    {"gpt2-large", kLarge},
+    {"gpt2-xl", kXl},
+};
+
 }  // namespace gpt2_model
 
 inline constexpr StepModelDescriptor kGpt2Model = {
@@ -115,6 +134,8 @@ inline constexpr StepModelDescriptor kGpt2Model = {
     .activations = gpt2_model::activations,
     .batch_bytes = gpt2_model::batchBytes,
     .shape_refusal = gpt2_model::shapeRefusal,
+    .architecture = gpt2_model::kArchitecture,
+    .named_shapes = gpt2_model::kNamedShapes,
 };
 
 }  // namespace splitstep

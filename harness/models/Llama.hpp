@@ -112,6 +112,15 @@ inline std::optional<std::string> headsRefusal(const StepShape& s) {
   return std::nullopt;
 }
 
+// The architecture (not the tokens or batch), and the other Llama that ties its head as this one
+// does: Llama-3.2-3B's config (Llama-3.1-8B's head is untied, another parameter count).
+inline constexpr const ShapeOption* kArchitecture[] = {&kLayers, &kHidden,  &kIntermediate,
+                                                       &kHeads,  &kKvHeads, &kVocab};
+inline constexpr ShapeValue kLlama32_3B[] = {{&kLayers, 28},         {&kHidden, 3072},
+                                             {&kIntermediate, 8192}, {&kHeads, 24},
+                                             {&kKvHeads, 8},         {&kVocab, 128256}};
+inline constexpr NamedShape kNamedShapes[] = {{"llama-3.2-3b", kLlama32_3B}};
+
 }  // namespace llama_model
 
 inline constexpr StepModelDescriptor kLlamaModel = {
@@ -127,6 +136,8 @@ inline constexpr StepModelDescriptor kLlamaModel = {
     .activations = llama_model::activations,
     .batch_bytes = llama_model::batchBytes,
     .shape_refusal = llama_model::headsRefusal,
+    .architecture = llama_model::kArchitecture,
+    .named_shapes = llama_model::kNamedShapes,
 };
 
 }  // namespace splitstep

@@ -52,6 +52,8 @@ inline constexpr StepModelDescriptor kMlpModel = {
     .activations = mlp_model::activations,
     .batch_bytes = mlp_model::batchBytes,
     .shape_refusal = nullptr,
+    .architecture = {},
+    .named_shapes = {},
 };
 
 }  // namespace splitstep

@@ -139,6 +139,11 @@ inline std::optional<std::string> shapeRefusal(const StepShape& s) {
          "raise either";
 }
 
+// The architecture (not the image, batch or memory format), and torchvision's wider ResNet-50.
+inline constexpr const ShapeOption* kArchitecture[] = {&kWidth};
+inline constexpr ShapeValue kWide2[] = {{&kWidth, 128}};
+inline constexpr NamedShape kNamedShapes[] = {{"wide-resnet50-2", kWide2}};  // wide_resnet50_2
+
 }  // namespace resnet50_model
 
 inline constexpr StepModelDescriptor kResNet50Model = {
@@ -154,6 +159,8 @@ inline constexpr StepModelDescriptor kResNet50Model = {
     .activations = resnet50_model::activations,
     .batch_bytes = resnet50_model::batchBytes,
     .shape_refusal = resnet50_model::shapeRefusal,
+    .architecture = resnet50_model::kArchitecture,
+    .named_shapes = resnet50_model::kNamedShapes,
 };
 
 }  // namespace splitstep

@@ -37,6 +37,17 @@ inline constexpr std::int64_t kMaxWidth = 65536;  // also channels
 inline constexpr std::int64_t kMaxBatch = 1 << 20;
 }  // namespace shape_limits
 
+// A shape a library names, by the values of the options that make its architecture: ViT-L/16
+// is vit-b16's model at 24 blocks of width 1024, 16 heads, patch 16, image 224.
+struct ShapeValue {
+  const ShapeOption* option;
+  std::int64_t value;
+};
+struct NamedShape {
+  std::string_view name;  // "vit-l16"
+  std::span<const ShapeValue> values;
+};
+
 // The classes of the classifier heads (vit-b16, resnet50) and of their synthetic labels.
 inline constexpr std::int64_t kClassifierClasses = 1000;
 
@@ -77,7 +88,18 @@ struct StepModelDescriptor {
   double (*batch_bytes)(const StepShape& shape);  // input and target on the device
   // Why its shape options do not go together, naming them; nullptr or empty: they do.
   std::optional<std::string> (*shape_refusal)(const StepShape& shape);
+  // The options that make its architecture (not batch, sequence or dropout): a case at other
+  // values than their defaults is named after its shape (modelAtShape).
+  std::span<const ShapeOption* const> architecture;
+  // The other architectures its library names ("vit-l16"), each by its architecture's values.
+  std::span<const NamedShape> named_shapes;
 };
+
+// What a case calls `model` at `shape`: the model's name at its own architecture; the name of
+// another architecture its library names ("vit-l16", "gpt2-medium"); else the model's name with
+// the architecture's options that differ from their defaults, "vit-b16 (layers 2, width 64)",
+// so that a case at a drawn shape is not called ViT-B/16.
+std::string modelAtShape(const StepModelDescriptor& model, const StepShape& shape);
 
 // Every model, in the order --help and --step-models list them.
 std::span<const StepModelDescriptor* const> stepModels();

@@ -1,3 +1,6 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <array>
 #include <stdexcept>
@@ -58,6 +61,25 @@ std::string stepModelNames() {
     names += model->name;
   }
   return names;
+}
+
+std::string modelAtShape(const StepModelDescriptor& model, const StepShape& shape) {
+  for (const NamedShape& named : model.named_shapes) {
+    if (std::all_of(named.values.begin(), named.values.end(),
+                    [&shape](const ShapeValue& v) { return shape[*v.option] == v.value; })) {
+      return std::string(named.name);
+    }
+  }
+  std::vector<std::string> differing;
+  for (const ShapeOption* option : model.architecture) {
+    if (shape[*option] != option->default_value) {
+      // "vit-layers" as "layers": the model's name says whose option it is.
+      const std::string_view option_name = option->name.substr(option->name.find('-') + 1);
+      differing.push_back(fmt::format("{} {}", option_name, shape[*option]));
+    }
+  }
+  if (differing.empty()) return std::string(model.name);
+  return fmt::format("{} ({})", model.name, fmt::join(differing, ", "));
 }
 
 std::int64_t StepShape::operator[](const ShapeOption& option) const {

@@ -119,6 +119,27 @@ inline std::optional<std::string> shapeRefusal(const StepShape& s) {
   return std::nullopt;
 }
 
+// The architecture, and the other ViTs timm names at image 224 (its vision_transformer.py).
+inline constexpr const ShapeOption* kArchitecture[] = {&kLayers, &kWidth, &kHeads, &kPatch,
+                                                       &kImage};
+inline constexpr ShapeValue kTiny16[] = {
+    {&kLayers, 12}, {&kWidth, 192}, {&kHeads, 3}, {&kPatch, 16}, {&kImage, 224}};
+inline constexpr ShapeValue kSmall16[] = {
+    {&kLayers, 12}, {&kWidth, 384}, {&kHeads, 6}, {&kPatch, 16}, {&kImage, 224}};
+inline constexpr ShapeValue kBase32[] = {
+    {&kLayers, 12}, {&kWidth, 768}, {&kHeads, 12}, {&kPatch, 32}, {&kImage, 224}};
+inline constexpr ShapeValue kLarge16[] = {
+    {&kLayers, 24}, {&kWidth, 1024}, {&kHeads, 16}, {&kPatch, 16}, {&kImage, 224}};
+inline constexpr ShapeValue kHuge14[] = {
+    {&kLayers, 32}, {&kWidth, 1280}, {&kHeads, 16}, {&kPatch, 14}, {&kImage, 224}};
+inline constexpr NamedShape kNamedShapes[] = {
+    {"vit-ti16", kTiny16},  // vit_tiny_patch16_224
+    {"vit-s16", kSmall16},  // vit_small_patch16_224
+    {"vit-b32", kBase32},   // vit_base_patch32_224
+    {"vit-l16", kLarge16},  // vit_large_patch16_224
+    {"vit-h14", kHuge14},   // vit_huge_patch14_224
+};
+
 }  // namespace vit_b16_model
 
 inline constexpr StepModelDescriptor kVitB16Model = {
@@ -133,6 +154,8 @@ inline constexpr StepModelDescriptor kVitB16Model = {
     .activations = vit_b16_model::activations,
     .batch_bytes = vit_b16_model::batchBytes,
     .shape_refusal = vit_b16_model::shapeRefusal,
+    .architecture = vit_b16_model::kArchitecture,
+    .named_shapes = vit_b16_model::kNamedShapes,
 };
 
 }  // namespace splitstep

@@ -10,7 +10,7 @@ bool syncsGradients(SyncMode mode) {
 
 StepSpace::StepSpace(const StepPlan& plan, const std::vector<Communicator*>& communicators,
                      bool on_gpu)
-    : on_gpu_(on_gpu) {
+    : shape_(plan.shape), on_gpu_(on_gpu) {
   for (Communicator* comm : communicators) {
     if (on_gpu ? comm->backend() == "nccl" : !comm->usesDeviceBuffers()) {
       gradient_backend_ = comm;
@@ -36,8 +36,9 @@ std::optional<Skip> StepSpace::whyNot(const Case& c) const {
                       : "gradient sync on CPUs needs the mpi backend"};
 }
 
-std::string StepSpace::name(const Case& c) {
-  return fmt::format("{} {} {}", c.model->name, toString(c.precision), toString(c.mode));
+std::string StepSpace::name(const Case& c) const {
+  return fmt::format("{} {} {}", modelAtShape(*c.model, shape_), toString(c.precision),
+                     toString(c.mode));
 }
 
 }  // namespace splitstep

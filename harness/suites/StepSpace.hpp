@@ -40,10 +40,12 @@ class StepSpace {
   // Why `c` is skipped: a synchronised mode without the backend that averages gradients.
   std::optional<Skip> whyNot(const Case& c) const;
 
-  // "mlp bf16 overlap": what the case is called in reports.
-  static std::string name(const Case& c);
+  // "mlp bf16 overlap", "vit-l16 bf16 single": what the case is called in reports, its model
+  // named at the plan's shape (modelAtShape).
+  std::string name(const Case& c) const;
 
  private:
+  StepShape shape_;
   bool on_gpu_;
   Communicator* gradient_backend_ = nullptr;
   std::vector<Case> cases_;

@@ -267,7 +267,7 @@ void StepSuite::run(const SuiteContext& context) {
       }
       for (const StepSpace::Case& c : modes) {
         const SyncMode mode = c.mode;
-        const std::string case_name = StepSpace::name(c);
+        const std::string case_name = cases.name(c);
         const bool syncs = syncsGradients(mode);
         StepCase fields{std::string(model->name),
                         precision,
