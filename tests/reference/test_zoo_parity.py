@@ -329,9 +329,9 @@ class KernelListTest(unittest.TestCase):
             json.dump(document, f)
         return path
 
-    def pair(self, splitstep_kernels, library_kernels):
+    def pair(self, splitstep_kernels, library_kernels, splitstep_s=0.01, library_s=0.01):
         """A splitstep case of gpt2 at one shape and the library run beside it, each with a
-        profile of three steps."""
+        profile of three steps (10 us a kernel) and every phase of `splitstep_s`, `library_s`."""
         profile = os.path.join(self.dir, "traces")
         os.makedirs(profile, exist_ok=True)
         self.write("traces/splitstep-gpt2-bf16-single-rank0.json", trace(splitstep_kernels * 3))
@@ -340,8 +340,8 @@ class KernelListTest(unittest.TestCase):
                    "fields": {"model": "gpt2", "precision": "bf16", "mode": "single",
                               "world_size": 1, "optimizer": "adamw", "optimizer_impl": "foreach",
                               "input": "device", "parameters": 1000, "batch": 2},
-                   "across_ranks": {"median": 0.01},
-                   "ranks": [{"rank": 0, "values": [0.01] * 3}]}
+                   "across_ranks": {"median": splitstep_s},
+                   "ranks": [{"rank": 0, "values": [splitstep_s] * 3}]}
                   for name in ("forward", "backward", "optimizer", "step")]
         splitstep = self.write("splitstep.json", {
             "schema": "splitstep.results/2", "cases": series,
@@ -352,7 +352,7 @@ class KernelListTest(unittest.TestCase):
             "world_size": 1, "ddp": False, "no_sync": False, "parameters": 1000,
             "shape": {"gpt2-layers": 2, "gpt2-batch": 2}, "trace": library_trace,
             "profiled_steps": 3,
-            "ranks": [{"rank": 0, "phases": {p: [0.01] * 3 for p in
+            "ranks": [{"rank": 0, "phases": {p: [library_s] * 3 for p in
                                              ("forward", "backward", "optimizer", "step")}}]})
         return splitstep, library
 
@@ -381,6 +381,29 @@ class KernelListTest(unittest.TestCase):
         self.assertNotRegex(text, r"  copy\n")
         # Without --strict, differences are reported, not an error.
         self.assertEqual(self.run_parity(splitstep, library, "--kernels")[0], 0)
+
+    def test_step_times_are_judged_where_the_kernels_fill_both_steps(self):
+        # 30 us of kernels in a step of 30.1 us on both sides; splitstep 5% slower.
+        splitstep, library = self.pair(["gemm", "gemm", "softmax"], ["softmax", "gemm", "gemm"],
+                                       31.6e-6, 30.1e-6)
+        status, text = self.run_parity(splitstep, library, "--kernels", "--strict")
+        self.assertEqual(status, 1, text)
+        self.assertRegex(text, r"single\s+1\s+kernels\s+0\.030\s+0\.030\s+1\.000\s+ok\n")
+        self.assertRegex(text, r"single\s+1\s+step\s+0\.032\s+0\.030\s+1\.050\s+slower\n")
+        self.assertNotIn("not judged", text)
+
+    def test_a_host_bound_side_is_named_and_its_step_not_judged(self):
+        # The library's Python launches stretch its step to 60 us around 30 us of kernels: the
+        # kernels are held to each other, its step is not called slower or faster.
+        splitstep, library = self.pair(["gemm", "gemm", "softmax"], ["softmax", "gemm", "gemm"],
+                                       30.1e-6, 60e-6)
+        status, text = self.run_parity(splitstep, library, "--kernels", "--strict")
+        self.assertEqual(status, 0, text)
+        self.assertRegex(text, r"kernels\s+0\.030\s+0\.030\s+1\.000\s+ok\n")
+        self.assertRegex(text, r"step\s+0\.030\s+0\.060\s+0\.502\s+not judged: library "
+                               r"host-bound, kernels 50% of its step\n")
+        self.assertNotIn("faster", text)
+        self.assertIn("1 of 1 rows within 2%; 4 not judged (a side host-bound", text)
 
     def test_a_missing_trace_is_not_profiled(self):
         splitstep, library = self.pair(["gemm"], ["gemm"])
