@@ -24,8 +24,9 @@ output=$(cat "$dir/mpirun.out")
 [ $((SECONDS - sent)) -le 10 ] || fail "mpirun: took $((SECONDS - sent)) s to end"
 # mpirun stops forwarding the ranks' output while it ends the job: any rank's line may be the one
 # that gets through; rank 0's record is in the JSON below.
-# mpirun turns the Ctrl-C into SIGTERM: the ranks say what they received, and from whom.
-from_mpirun="interrupted \(SIGTERM from [^,]+, pid $job\) during allreduce "
+# mpirun turns the Ctrl-C into SIGTERM: the ranks say what they received, and from whom. It may
+# land while a case runs or while its results are gathered.
+from_mpirun="interrupted \(SIGTERM from [^,]+, pid $job\) during (gathering the results of )?allreduce "
 grep -Eq "^splitstep: rank [0-9]+ on [^ ]+: (rank [0-9]+ gave up: )?$from_mpirun" <<<"$output" \
   || fail "mpirun: no rank says it was interrupted by mpirun's SIGTERM"
 check_partial_json "$dir/mpirun.json" "$ranks" 2 "^$from_mpirun"
@@ -41,9 +42,9 @@ wait "$job"
 status=$?
 job=
 [ "$status" -eq 130 ] || fail "alone: exit status $status, expected 130"
-grep -Eq "^splitstep: rank 0 on [^ ]+: interrupted \(SIGINT from [^,]+, pid $$\) during allreduce " "$dir/alone.out" \
+grep -Eq "^splitstep: rank 0 on [^ ]+: interrupted \(SIGINT from [^,]+, pid $$\) during (gathering the results of )?allreduce " "$dir/alone.out" \
   || fail "alone: no line saying it was interrupted by this script"
-check_partial_json "$dir/alone.json" 1 2 "^interrupted \(SIGINT from [^,]+, pid $$\) during allreduce "
+check_partial_json "$dir/alone.json" 1 2 "^interrupted \(SIGINT from [^,]+, pid $$\) during (gathering the results of )?allreduce "
 
 # A process that does not reach a wait (here stalled for good) is ended by the signal watch
 # itself, with the same reason, soon after.

@@ -29,5 +29,5 @@ gone="rank $last \([^,]+, pid $victim, gone\) no longer running"
 # 0's console line, may be the one that gets through; rank 0's record is in the JSON below.
 grep -Eq "^(splitstep: rank [0-9]+ on [^ ]+: (rank [0-9]+ gave up: )?|The run ended early: )interrupted \(SIGTERM from [^)]+\) during .*; $gone" <<<"$output" \
   || fail "no rank names rank $last as gone"
-check_partial_json "$dir/r.json" "$ranks" 2 "^interrupted \(SIGTERM from [^)]+\) during allreduce .*; $gone"
+check_partial_json "$dir/r.json" "$ranks" 2 "^interrupted \(SIGTERM from [^)]+\) during (gathering the results of )?allreduce .*; $gone"
 echo "ok: $(grep -m1 -E '^(splitstep: rank 0|The run ended early)' <<<"$output")"
