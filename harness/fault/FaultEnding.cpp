@@ -39,7 +39,10 @@ PeersAtSignal::PeersAtSignal(const Cluster& cluster, SignalWatch& signals)
   std::vector<long> pids;
   for (int r = 0; r < cluster.size(); ++r) {
     const RankPlace place = placeOf(cluster, r);
-    if (r != cluster.rank() && place.host == cluster.host()) pids.push_back(place.pid);
+    if (r != cluster.rank() && place.host == cluster.host()) {
+      ranks_.push_back(r);
+      pids.push_back(place.pid);
+    }
   }
   signals.lookAtOnSignal(std::move(pids));
 }
@@ -47,15 +50,14 @@ PeersAtSignal::PeersAtSignal(const Cluster& cluster, SignalWatch& signals)
 PeersAtSignal::~PeersAtSignal() { signals_.lookAtOnSignal({}); }
 
 std::vector<std::string> PeersAtSignal::notAlive(const std::set<int>& ending) const {
+  // The watch looked at the pids in the order they were given: ranks_[i]'s is the i-th.
+  const std::vector<std::pair<long, ProcessState>> looked = signals_.lookedAt();
   std::vector<std::string> described;
-  for (const auto& [pid, state] : signals_.lookedAt()) {
-    if (state == ProcessState::Alive) continue;
-    for (int r = 0; r < cluster_.size(); ++r) {
-      const RankPlace place = placeOf(cluster_, r);
-      if (place.pid == pid && place.host == cluster_.host() && r != cluster_.rank() &&
-          ending.count(r) == 0) {
-        described.push_back(describeRank(r, place, describe(state)));
-      }
+  for (std::size_t i = 0; i < looked.size() && i < ranks_.size(); ++i) {
+    const int rank = ranks_[i];
+    const ProcessState state = looked[i].second;
+    if (state != ProcessState::Alive && ending.count(rank) == 0) {
+      described.push_back(describeRank(rank, placeOf(cluster_, rank), describe(state)));
     }
   }
   return described;

@@ -33,6 +33,7 @@ class PeersAtSignal {
  private:
   const Cluster& cluster_;
   SignalWatch& signals_;
+  std::vector<int> ranks_;  // the other ranks of this host, in the order their pids were given
 };
 
 // What a rank needs to end the run after a fault.

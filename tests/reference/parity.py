@@ -91,7 +91,7 @@ class Pair(NamedTuple):
     parameters_equal: bool
     kernels: object  # None: not compared; else (verdict, lines)
     # Each side's kernel time per step, in seconds, where both profiles were read; else None.
-    kernel_seconds: object = None
+    kernel_seconds: object
 
 
 def twin_kind(mode, world_size):
@@ -284,20 +284,29 @@ def compare_kernels(case, reference, steps):
     return ("differ", lines), totals
 
 
-def judged_rows(case, timed, kernel_seconds, steps, label, tolerance):
+def paired(case, path, document, steps, kernels):
+    """`case` and the run it is held to; both profiles' kernel lists compared where `kernels`.
+    `steps`: both sides' step medians, in seconds."""
+    compared, kernel_seconds = (compare_kernels(case, document, steps) if kernels
+                                else (None, None))
+    return Pair(case, path, document, document["parameters"] == case.parameters, compared,
+                kernel_seconds)
+
+
+def judged_rows(pair, timed, steps, tolerance):
     """The rows of one pair: its kernel time per step, judged within KERNEL_TOLERANCE where both
     profiles were read, and its time rows, each judged unless a side is host-bound there, where
     the verdict says which side and by how much instead of "faster" or "slower"."""
     rows = []
-    bound = host_bound(kernel_seconds, steps, label)
-    if kernel_seconds is not None:
-        s, t = kernel_seconds
+    bound = host_bound(pair.kernel_seconds, steps, reference_kind(pair.reference))
+    if pair.kernel_seconds is not None:
+        s, t = pair.kernel_seconds
         ratio = s / t if t > 0 else float("inf")
-        rows.append(Row(case, "kernels", s, t, timed[0][3], timed[0][4], ratio,
+        rows.append(Row(pair.case, "kernels", s, t, pair.reference_file, pair.reference, ratio,
                         verdict(ratio, min(tolerance, KERNEL_TOLERANCE))))
     for phase, s, t, file, doc in timed:
         ratio = s / t if t > 0 else float("inf")
-        rows.append(Row(case, phase, s, t, file, doc, ratio,
+        rows.append(Row(pair.case, phase, s, t, file, doc, ratio,
                         f"not judged: {bound}" if bound else verdict(ratio, tolerance)))
     return rows
 
@@ -317,10 +326,8 @@ def compare(cases, twins, tolerance, kernels=False):
             continue
         path, document = twin
         steps = (splitstep_seconds(case, ("step",)), twin_seconds(document, "step"))
-        compared, kernel_seconds = (compare_kernels(case, document, steps) if kernels
-                                    else (None, None))
-        pairs.append(Pair(case, path, document, document["parameters"] == case.parameters,
-                          compared, kernel_seconds))
+        pair = paired(case, path, document, steps, kernels)
+        pairs.append(pair)
         syncs = "sync" in case.series
         timed = []
         for row in ROWS:
@@ -331,8 +338,7 @@ def compare(cases, twins, tolerance, kernels=False):
         if alone and case.precision != "fp16":
             timed.append(("optimizer alone", splitstep_seconds(case, ("optimizer",)),
                           twin_seconds(alone[-1][1], "optimizer"), alone[-1][0], alone[-1][1]))
-        rows += judged_rows(case, timed, kernel_seconds, steps, reference_kind(document),
-                            tolerance)
+        rows += judged_rows(pair, timed, steps, tolerance)
     return rows, pairs, notes
 
 
@@ -377,14 +383,11 @@ def compare_exported(exported, cases, twins, tolerance, kernels):
                            lambda n: splitstep_seconds(builtin, n)))
         for path, document, seconds in references:
             steps = (splitstep_seconds(case, ("step",)), seconds(("step",)))
-            compared, kernel_seconds = (compare_kernels(case, document, steps) if kernels
-                                        else (None, None))
-            pairs.append(Pair(case, path, document, document["parameters"] == case.parameters,
-                              compared, kernel_seconds))
+            pair = paired(case, path, document, steps, kernels)
+            pairs.append(pair)
             timed = [(" + ".join(row), splitstep_seconds(case, row), seconds(row), path,
                       document) for row in names]
-            rows += judged_rows(case, timed, kernel_seconds, steps, reference_kind(document),
-                                tolerance)
+            rows += judged_rows(pair, timed, steps, tolerance)
     return rows, pairs, notes
 
 
