@@ -171,7 +171,7 @@ Measurer::Timing Measurer::prepare(const std::function<void()>& body, Measuremen
     m.loops =
         autorange(timing.run, std::max(settings_.min_sample_time, 1000 * m.timer_overhead), m);
   }
-  timing.queued = settings_.queued_start;
+  timing.queued = settings_.queued_start || m.loops <= settings_.queued_up_to;
   if (timing.queued && m.loops > kMaxQueuedLoops) {
     note(m, "queued start off: " + std::to_string(m.loops) +
                 " executions per sample would overflow the launch queue");

@@ -13,8 +13,9 @@
 namespace splitstep {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Summary, n, min, max, mean, stddev, median, p5, p95, iqr, cv)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MedianInterval, low, high, coverage)
-// The settings users choose. align_ranks is left out: suites set it per case (collectives and
-// the step), where arrival_waits show it; a run-wide false would misstate those cases.
+// The settings users choose. align_ranks and queued_up_to are left out: suites set them per case
+// (collectives and the step), where arrival_waits and the method show them; a run-wide value
+// would misstate those cases.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MeasureSettings, warmup, warmup_time, loops, min_sample_time,
                                    samples, min_samples, min_time, ci_target, max_noise, max_time,
                                    queued_start, l2_flush, cuda_graph)

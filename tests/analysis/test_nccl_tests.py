@@ -159,6 +159,28 @@ class CompareNcclTestsTest(FilesTestCase):
         self.assertIn("time ratio 1.005-1.020 over 2 sizes >= 33554432 B, OUTSIDE 1% "
                       "(worst at 4294967296 B)", done.stdout)
 
+    def test_best_holds_each_size_to_the_fastest_of_nccl_tests_runs(self):
+        # The eager run is host-bound at 32 MiB (21.0 us), its graph run slower at 4 GiB: each
+        # size is held to the faster run, which the table names.
+        eager = self.write("nccl-tests.txt", ONE_GPU.replace("    18.40 ", "    21.00 "))
+        graph = self.write("nccl-tests-graph.txt", ONE_GPU.replace("  1996.31 ", "  3096.00 "))
+        cases = [case("allreduce", 33554432, 18.492e-6, None),
+                 case("allreduce", 4294967296, 2002.3e-6, None)]
+        args = ["--min-bytes", "32M", "--tolerance", "1"]
+        sources = [f"allreduce={eager}", f"allreduce={graph}"]
+        done = self.run_compare(cases, *args, "--best", sources=sources)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("time ratio 1.003-1.005 over 2 sizes", done.stdout)
+        rows = {line.split()[3]: line.split() for line in done.stdout.splitlines()
+                if line.split()[:1] == ["allreduce"]}
+        self.assertEqual(rows["33554432"][-1], "nccl-tests-graph.txt")
+        self.assertEqual(rows["4294967296"][-1], "nccl-tests.txt")
+        # Without --best every run's rows are judged: the eager 32 MiB and the graph 4 GiB fail.
+        done = self.run_compare(cases, *args, sources=sources)
+        self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+        self.assertIn("time ratio 0.647-1.005 over 4 sizes", done.stdout)
+        self.assertIn("0.881", done.stdout)
+
     def test_nothing_to_compare(self):
         done = self.run_compare([case("allreduce", 67108864, 200e-6, 300.0)])
         self.assertEqual(done.returncode, 2)

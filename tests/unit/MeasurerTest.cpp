@@ -472,6 +472,22 @@ TEST(Measurer, QueuedStartHoldsTheStreamUntilTheSampleIsQueued) {
             (std::vector<std::string>{"hold", "start", "stop", "release"}));
 }
 
+TEST(Measurer, SamplesOfFewExecutionsStartQueuedUpToTheSuitesBound) {
+  for (const int loops : {1, 16, 17}) {
+    FakeDevice device;
+    LocalAgreement agreement;
+    MeasureSettings settings = quickRule();
+    settings.queued_up_to = 16;
+    settings.loops = loops;
+    settings.samples = 3;
+    const Measurement m =
+        Measurer(device, agreement, settings).measure([&] { device.now += 1e-3; });
+    const bool queued = loops <= 16;
+    EXPECT_EQ(device.holds, queued ? 3 : 0) << loops << " loops";
+    EXPECT_EQ(m.method.find("queued start") != std::string::npos, queued) << m.method;
+  }
+}
+
 TEST(Measurer, QueuedStartIsDroppedWhenTheBatchWouldOverflowTheLaunchQueue) {
   FakeDevice device;
   LocalAgreement agreement;
