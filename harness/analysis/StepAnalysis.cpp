@@ -61,6 +61,7 @@ class StepFigures {
     stepTimes();
     for (const ModeName& m : kModeNames) busy(m.mode);
     foldBusyPhases();
+    for (const ModeName& m : kModeNames) graphed(m.mode);
     for (std::string_view mode : {kSequential, kOverlap}) {
       communication(mode);
       exposed(mode);
@@ -128,6 +129,31 @@ class StepFigures {
                    std::min(1.0, p.busy / p.time) * 100),
                fmt::format("{}{}", kPhaseRow, phase), mode)
           .note = fmt::format("kernels {} of {}", formatSeconds(p.busy), formatSeconds(p.time));
+    }
+  }
+
+  // The mode's graphed step beside its eager one (--step-graphs): its time, the gain, and the
+  // GPU's busy share of it. Near 100%, the graph took out what the host's launches cost.
+  void graphed(std::string_view mode) {
+    const CaseResult* graph = w_.graphed(mode, key::kWhole);
+    if (!graph || graph->across.median <= 0) return;
+    const double seconds = graph->across.median;
+    tabulate(add(fmt::format("step/graphed/{}", mode),
+                 fmt::format("graphed step, one CUDA graph replay ({})", mode), "s", seconds),
+             "graphed step, no launches", mode);
+    if (const CaseResult* eager = w_.step(mode)) {
+      tabulate(add(fmt::format("step/graph_gain/{}", mode),
+                   fmt::format("graph gain, eager step / graphed step ({})", mode), "x",
+                   eager->across.median / seconds),
+               "graph gain, eager / graphed", mode);
+    }
+    if (const CaseResult* busy = w_.graphed(mode, key::busySeries(key::kWhole))) {
+      tabulate(add(fmt::format("step/graphed/busy/{}", mode),
+                   fmt::format("GPU busy, kernel time / graphed step ({})", mode), "%",
+                   std::min(1.0, busy->across.median / seconds) * 100),
+               "GPU busy in the graphed step", mode)
+          .note = fmt::format("kernels {} of {}", formatSeconds(busy->across.median),
+                              formatSeconds(seconds));
     }
   }
 

@@ -36,15 +36,22 @@ void hostBound(const WorkloadCases& w, std::string_view mode, std::vector<std::s
                                  percent(p.busy / p.time), formatSeconds(p.time - p.busy)));
     }
   }
+  // Where the graphed step was measured, what the graph removed; else how to measure it.
+  std::string graph = "; a CUDA-graph step removes the launches (--step-graphs on measures it)";
+  if (const CaseResult* graphed = w.graphed(mode, key::kWhole);
+      graphed && graphed->across.median > 0) {
+    graph = fmt::format("; the graphed step, without the launches, takes {} ({:.2f}x faster)",
+                        formatSeconds(graphed->across.median), device / graphed->across.median);
+  }
   findings.push_back(fmt::format(
       "host-bound: the GPU is busy {} of the step and idles {} ({}), while the host takes {} "
       "to launch a step the GPU runs in {}: the step's time depends on the CPU that launches "
-      "it{}; a CUDA-graph step removes the launches (torch.cuda.graph, torch.compile "
-      "mode=\"reduce-overhead\"), as do a larger batch per GPU, fewer and fused kernels (a "
-      "fused optimizer) or a faster host core",
+      "it{}{}; in training, CUDA graphs (torch.cuda.graph, torch.compile "
+      "mode=\"reduce-overhead\"), a larger batch per GPU, fewer and fused kernels (a fused "
+      "optimizer) or a faster host core do the same",
       percent(share), formatSeconds(device - busy->across.median), mode, formatSeconds(host),
-      formatSeconds(device),
-      idle.empty() ? "" : fmt::format(", most in {}", fmt::join(idle, ", "))));
+      formatSeconds(device), idle.empty() ? "" : fmt::format(", most in {}", fmt::join(idle, ", ")),
+      graph));
 }
 
 void communicationBound(const WorkloadCases& w, std::vector<RuleFired>& fired) {

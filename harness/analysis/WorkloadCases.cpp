@@ -26,15 +26,25 @@ std::vector<std::pair<int, double>> perRank(const std::map<int, double>& values)
 std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100); }
 
 void WorkloadCases::add(const CaseResult* c, const StepCase& fields) {
-  cases_[std::string(toString(fields.mode))].try_emplace(c->series, c);
+  ByModeAndSeries& cases = fields.launch == StepLaunch::Graph ? graphed_ : cases_;
+  cases[std::string(toString(fields.mode))].try_emplace(c->series, c);
   fields_.try_emplace(c, fields);
 }
 
-const CaseResult* WorkloadCases::find(std::string_view mode, std::string_view series) const {
-  const auto m = cases_.find(mode);
-  if (m == cases_.end()) return nullptr;
+const CaseResult* WorkloadCases::seriesOf(const ByModeAndSeries& cases, std::string_view mode,
+                                          std::string_view series) {
+  const auto m = cases.find(mode);
+  if (m == cases.end()) return nullptr;
   const auto s = m->second.find(series);
   return s == m->second.end() ? nullptr : s->second;
+}
+
+const CaseResult* WorkloadCases::find(std::string_view mode, std::string_view series) const {
+  return seriesOf(cases_, mode, series);
+}
+
+const CaseResult* WorkloadCases::graphed(std::string_view mode, std::string_view series) const {
+  return seriesOf(graphed_, mode, series);
 }
 
 std::vector<const CaseResult*> WorkloadCases::phases(std::string_view mode) const {

@@ -63,7 +63,10 @@ class WorkloadCases {
   // The decoded fields of a case added before.
   const StepCase& fieldsOf(const CaseResult& c) const { return fields_.at(&c); }
 
+  // The eager cases' series (a graphed case is found by graphed()).
   const CaseResult* find(std::string_view mode, std::string_view series) const;
+  // A series of a mode's graphed case (--step-graphs), or nullptr.
+  const CaseResult* graphed(std::string_view mode, std::string_view series) const;
   const CaseResult* step(std::string_view mode) const { return find(mode, step_keys::kWhole); }
   // The phases of a mode's step (comm left out: it overlaps them).
   std::vector<const CaseResult*> phases(std::string_view mode) const;
@@ -88,7 +91,12 @@ class WorkloadCases {
  private:
   std::string model_;
   StepPrecision precision_;
-  std::map<std::string, std::map<std::string, const CaseResult*, std::less<>>, std::less<>> cases_;
+  using ByModeAndSeries =
+      std::map<std::string, std::map<std::string, const CaseResult*, std::less<>>, std::less<>>;
+  static const CaseResult* seriesOf(const ByModeAndSeries& cases, std::string_view mode,
+                                    std::string_view series);
+  ByModeAndSeries cases_;
+  ByModeAndSeries graphed_;
   std::map<const CaseResult*, StepCase> fields_;
 };
 

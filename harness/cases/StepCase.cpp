@@ -28,7 +28,9 @@ constexpr std::array kFields = {
     FieldSpec{"bucket_sizes", FieldType::Integers, "B", "bytes per bucket, in launch order"},
     FieldSpec{"bucket", FieldType::Integer, "", "detail series: the bucket's index"},
     FieldSpec{"bucket_bytes", FieldType::Integer, "B", "detail series: the bucket's bytes"},
-    FieldSpec{"quantity", FieldType::String, "", "detail series: what of the bucket is timed"}};
+    FieldSpec{"quantity", FieldType::String, "", "detail series: what of the bucket is timed"},
+    FieldSpec{"launch", FieldType::String, "",
+              "graph: one CUDA graph replay per step (--step-graphs); absent: eager launches"}};
 
 constexpr std::array kRates = {RateSpec{"samples/s", "samples/s"}, RateSpec{"TFLOP/s", "TFLOP/s"}};
 
@@ -65,6 +67,7 @@ CaseFields StepCase::encode() const {
     put(fields, "bucket_bytes", bucket->bytes);
     put(fields, "quantity", bucket->quantity);
   }
+  if (launch == StepLaunch::Graph) putEnum(fields, "launch", launch);
   return fields;
 }
 
@@ -103,6 +106,11 @@ std::optional<StepCase> StepCase::decode(const CaseFields& fields) {
     const auto quantity = get<std::string>(fields, "quantity");
     if (!bytes || !quantity) return std::nullopt;
     c.bucket = StepBucketSeries{*index, *bytes, *quantity};
+  }
+  if (fields.get<std::string>("launch") != nullptr) {
+    const auto launch = getEnum<StepLaunch>(fields, "launch");
+    if (!launch) return std::nullopt;
+    c.launch = *launch;
   }
   return c;
 }

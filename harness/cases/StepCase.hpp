@@ -52,6 +52,7 @@ struct StepCase {
   std::optional<StepDelay> delay;
   std::optional<StepBuckets> buckets;      // the synchronised modes only
   std::optional<StepBucketSeries> bucket;  // a bucket's detail series only
+  StepLaunch launch = StepLaunch::Eager;   // graph: the step timed by CUDA graph replays
 
   bool operator==(const StepCase&) const = default;
 

@@ -86,6 +86,12 @@ std::vector<OptionSpec> stepOptions() {
       "profiler after the timed ones (on, off; off saves their time and the profiler's start)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.gpu_busy = v.onOff(); },
       [](const RunPlan& p) { return std::string(p.step.gpu_busy ? "on" : "off"); }),
+    option("step-graphs", "off",
+      "step: on a GPU, each mode (none, single) also as one CUDA graph per step, captured after "
+      "warm-up and replayed for its samples: the step without the host's launches, a case of its "
+      "own beside the eager one (on, off)",
+      [](const OptionValue& v, PlanDraft& d) { d.plan.step.step_graphs = v.onOff(); },
+      [](const RunPlan& p) { return std::string(p.step.step_graphs ? "on" : "off"); }),
     option("archive-torch", "same",
       "step: with --model-file, same: refuse an archive exported by another torch release "
       "(major.minor) than the LibTorch this splitstep runs; any: run it anyway",

@@ -101,6 +101,16 @@ struct EnumNames<InputSource> {
       std::pair{InputSource::Device, std::string_view("device")}};
 };
 
+// How a step's kernels reach the GPU: launched by the host one by one (eager), or as one CUDA
+// graph replay per step (--step-graphs, suites/step/GraphedStep.hpp).
+enum class StepLaunch { Eager, Graph };
+
+template <>
+struct EnumNames<StepLaunch> {
+  static constexpr std::array values = {std::pair{StepLaunch::Eager, std::string_view("eager")},
+                                        std::pair{StepLaunch::Graph, std::string_view("graph")}};
+};
+
 // --archive-torch: an archive exported by another torch release (major.minor) than the LibTorch
 // this splitstep runs is refused (same) or run anyway (any).
 enum class ArchiveTorch { Same, Any };
@@ -134,6 +144,9 @@ struct StepPlan {
   // On a GPU, after each mode's timed steps: a few more under the profiler for the GPU's busy
   // time per phase (suites/step/BusyTime.hpp).
   bool gpu_busy = true;
+  // On a GPU, after each mode's eager steps: the same mode again, captured whole as a CUDA graph
+  // and timed by its replays (a case of its own, "... graphed").
+  bool step_graphs = false;
   // A straggler on purpose: rank `delay_rank` (-1: none) spends `delay` seconds of host time at
   // the start of `delay_phase` in every step.
   int delay_rank = -1;

@@ -107,6 +107,7 @@ std::string formatFigure(const std::string& unit, double value) {
   if (unit == "%") return fmt::format("{:.1f}%", value);
   if (unit == "rank") return fmt::format("r{}", static_cast<long long>(value));
   if (unit == "B") return formatBytes(static_cast<std::uint64_t>(value));
+  if (unit == "x") return fmt::format("{:.2f}x", value);
   return formatRate(value) + " " + unit;
 }
 

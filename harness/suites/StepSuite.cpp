@@ -15,6 +15,7 @@
 #include "suites/StepSpace.hpp"
 #include "suites/TorchScope.hpp"
 #include "suites/step/GradientSync.hpp"
+#include "suites/step/GraphedStep.hpp"
 #include "suites/step/StepCheck.hpp"
 #include "suites/step/StepMemory.hpp"
 #include "suites/step/TorchProfile.hpp"
@@ -109,9 +110,33 @@ void recordSpans(const TrainingStep& step, const GradientSync* sync, Timeline& t
   }
 }
 
+// Measures `body` into `whole`. In mode single rank 0 runs it alone; the others run nothing but
+// take part in every decision of its Measurer, deferring to rank 0, so that all ranks still
+// decide together, step by step.
+void measureStep(CaseRunner& runner, Sample& whole, const MeasureSettings& settings, bool single,
+                 const std::function<void()>& body, const std::function<void()>& after_sample) {
+  const SuiteContext& context = runner.context();
+  if (!single) {
+    runner.measure(whole, settings, body, after_sample);
+    return;
+  }
+  MeasureSettings alone = settings;
+  alone.align_ranks = false;
+  if (context.rank == 0) {
+    runner.measure(whole, alone, body, after_sample);
+    return;
+  }
+  DeferringAgreement deferring(context.agreement);
+  const std::string clock = whole.measurement.clock;
+  runner.measure(
+      whole, alone, [] {}, nullptr, nullptr, &deferring);
+  whole.measurement = Measurement{};  // no values: measured on rank 0 only
+  whole.measurement.clock = clock;
+  whole.telemetry.reset();
+}
+
 PhaseTimes timeMode(TrainingStep& step, GradientSync* sync, SyncMode mode, CaseRunner& runner,
                     Sample& whole, const MeasureSettings& settings) {
-  const SuiteContext& context = runner.context();
   PhaseTimes times;
   const auto body = [&] { step.run(sync, mode == SyncMode::Overlap); };
   const auto after_sample = [&] {
@@ -125,26 +150,8 @@ PhaseTimes timeMode(TrainingStep& step, GradientSync* sync, SyncMode mode, CaseR
     }
     if (Timeline* timeline = runner.timeline()) recordSpans(step, sync, *timeline, times);
   };
-  if (mode != SyncMode::Single) {
-    if (sync != nullptr) sync->broadcastParameters();
-    runner.measure(whole, settings, body, after_sample);
-    return times;
-  }
-  // Rank 0 runs the step alone. The others run nothing but take part in every decision of its
-  // Measurer, deferring to rank 0, so that all ranks still decide together, step by step.
-  MeasureSettings alone = settings;
-  alone.align_ranks = false;
-  if (context.rank == 0) {
-    runner.measure(whole, alone, body, after_sample);
-  } else {
-    DeferringAgreement deferring(context.agreement);
-    const std::string clock = whole.measurement.clock;
-    runner.measure(
-        whole, alone, [] {}, nullptr, nullptr, &deferring);
-    whole.measurement = Measurement{};  // no values: measured on rank 0 only
-    whole.measurement.clock = clock;
-    whole.telemetry.reset();
-  }
+  if (mode != SyncMode::Single && sync != nullptr) sync->broadcastParameters();
+  measureStep(runner, whole, settings, mode == SyncMode::Single, body, after_sample);
   return times;
 }
 
@@ -200,6 +207,84 @@ void addBusy(CaseRunner& runner, const std::string& case_name, const CaseFields&
   add(key::kWhole, [](const StepBusy& b) { return b.step; });
 }
 
+// What a graphed case is measured from: the eager case it stands beside and how it trained.
+struct GraphedCase {
+  SyncMode mode;
+  std::string eager_name;
+  StepCase fields;  // the eager case's
+  std::vector<Rate> rates;
+};
+
+// Mode `c.mode` again as one CUDA graph per step, timed by its replays: a case of its own,
+// "<eager case> graphed", compared with the eager case. Collective: where any rank that runs it
+// cannot capture it, every rank skips it, naming why.
+void runGraphed(CaseRunner& runner, const StepPlan& plan, const StepRecipe& recipe,
+                Workload& workload, const Batch& host_batch, const GraphedCase& c,
+                const MeasureSettings& settings) {
+  namespace key = step_keys;
+  const SuiteContext& context = runner.context();
+  StepCase fields = c.fields;
+  fields.launch = StepLaunch::Graph;
+  const CaseFields params = fields.encode();
+  const std::string name = c.eager_name + " graphed";
+  if (const auto why_not = whyNotGraphed(recipe, c.mode)) {
+    CaseRunner::skip(runner.add(name, std::string(key::kWhole), params), *why_not);
+    return;
+  }
+  const bool single = c.mode == SyncMode::Single;
+  const bool runs = !single || context.rank == 0;
+  context.watchdog.setOperation("step " + name + ": capture");
+  std::optional<TrainingStep> step;
+  std::unique_ptr<GraphedStep> graph;
+  std::string failure;
+  if (runs) {
+    try {
+      step.emplace(workload, graphedRecipe(recipe), context.device, host_batch);
+      graph = std::make_unique<GraphedStep>(*step);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+  }
+  if (context.agreement.maxOverRanks(failure.empty() ? 0 : 1) != 0) {
+    CaseRunner::skip(runner.add(name, std::string(key::kWhole), params),
+                     failure.empty() ? "the CUDA graph capture failed on another rank" : failure);
+    return;
+  }
+  const auto replay = [&graph] { graph->replay(); };
+  Sample whole;
+  whole.case_name = name;  // names the case to the watchdog and the progress line
+  whole.measurement.clock = context.device.clockName();
+  measureStep(runner, whole, settings, single, replay, nullptr);
+  std::vector<double> busy;
+  if (plan.gpu_busy && runs) {
+    context.watchdog.setOperation("step " + name + ": GPU busy time");
+    busy = profileReplays(replay, static_cast<int>(kBusySteps), context.device);
+  }
+  // The graph's memory goes before the check brings two steps of its own.
+  graph.reset();
+  step.reset();
+  std::optional<GraphCheckResult> check;
+  if (plan.check && runs) {
+    context.watchdog.setOperation("step " + name + ": correctness check");
+    check = checkGraphed(workload, recipe, context.device, host_batch,
+                         gradientTolerance(recipe.precision));
+  }
+  if (plan.gpu_busy) {
+    Sample& s = runner.add(name, key::busySeries(key::kWhole), params);
+    s.detail = true;
+    s.measurement = partOf(whole.measurement, std::move(busy), settings.max_noise);
+  }
+  Sample& graphed = runner.add(name, std::string(key::kWhole), params);
+  graphed.measurement = std::move(whole.measurement);
+  graphed.telemetry = std::move(whole.telemetry);
+  graphed.rates = c.rates;
+  graphed.comparison = {c.eager_name, "eager", false};
+  if (check) {
+    graphed.checks = std::move(check->checks);
+    graphed.notes.push_back(std::move(check->note));
+  }
+}
+
 }  // namespace
 
 std::optional<std::string> StepSuite::refusal(const SuiteContext& context) const {
@@ -207,6 +292,11 @@ std::optional<std::string> StepSuite::refusal(const SuiteContext& context) const
   // that share it. The margin (MemoryBudget::kUsable) leaves room for the allocator's rounding,
   // the communicators' buffers and fragmentation.
   const bool on_gpu = context.device.isCuda();
+  if (plan_.step_graphs && !on_gpu) {
+    return std::string(
+        "--step-graphs needs a GPU on every rank: a CPU rank launches no kernels, so there are "
+        "no launches for a graph to take out of its step");
+  }
   const std::optional<std::uint64_t> free =
       on_gpu ? context.budget.device_free : context.budget.host_available;
   if (!free) return std::nullopt;
@@ -223,7 +313,8 @@ StepSpace StepSuite::space(const SuiteContext& context) const {
 }
 
 std::size_t StepSuite::caseCount(const SuiteContext& context) const {
-  return space(context).size();
+  // With --step-graphs, each mode's graphed case follows its eager one.
+  return space(context).size() * (plan_.step_graphs ? 2 : 1);
 }
 
 void StepSuite::run(const SuiteContext& context) {
@@ -299,7 +390,8 @@ void StepSuite::run(const SuiteContext& context) {
         }
         // Each mode starts from fresh optimizer and loss-scale state, so that what mode none
         // did on each rank's own gradients does not carry into the synchronised modes.
-        TrainingStep step(*workload, recipe, context.device, host_batch);
+        std::optional<TrainingStep> eager;
+        TrainingStep& step = eager.emplace(*workload, recipe, context.device, host_batch);
         GradientSync* used = syncs ? sync.get() : nullptr;
         Sample whole;
         whole.case_name = case_name;  // names the case to the watchdog and the progress line
@@ -349,6 +441,12 @@ void StepSuite::run(const SuiteContext& context) {
         // A model of no FLOPs counted (an exported graph of no products) gets no TFLOP/s.
         if (flop > 0) step_sample.rates.push_back({"TFLOP/s", flop, 1e12});
         step_samples.emplace_back(mode, runner.size() - 1);
+        if (plan_.step_graphs) {
+          step_sample.comparison = {case_name, "eager", true};
+          const GraphedCase graphed{mode, case_name, fields, step_sample.rates};
+          eager.reset();  // its optimizer's state goes before the graphed step's comes
+          runGraphed(runner, plan_, recipe, *workload, host_batch, graphed, settings);
+        }
       }
       // The timed buckets go: each check brings its own, with the fault to inject.
       sync.reset();

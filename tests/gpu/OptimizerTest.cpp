@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 
 #include "GpuSkip.hpp"
 
@@ -30,9 +31,11 @@ std::vector<at::Tensor> parametersWithGradients(c10::Device device, std::uint64_
 
 // Parameters after `steps` steps of `kind` with `impl`, the gradients redrawn before each.
 std::vector<at::Tensor> stepped(StepOptimizer kind, OptimizerImpl impl, double momentum,
-                                c10::Device device, int steps) {
+                                c10::Device device, int steps, bool capturable = false) {
   std::vector<at::Tensor> parameters = parametersWithGradients(device, 7);
-  const auto optimizer = makeOptimizer(parameters, optimizerSettings(kind, impl, 1e-2, momentum));
+  OptimizerSettings settings = optimizerSettings(kind, impl, 1e-2, momentum);
+  settings.capturable = capturable;
+  const auto optimizer = makeOptimizer(parameters, settings);
   for (int s = 0; s < steps; ++s) {
     at::manual_seed(100 + static_cast<std::uint64_t>(s));
     for (at::Tensor& p : parameters) p.mutable_grad() = at::randn_like(p);
@@ -66,6 +69,32 @@ void expectImplementationsAgree(c10::Device device) {
 }
 
 TEST(OptimizerOnCpu, LoopForeachAndFusedAgree) { expectImplementationsAgree(c10::Device("cpu")); }
+
+// torch.optim's capturable=True path computes the bias corrections on the device from device
+// step counts; over several steps it must reach what the host's step counts give.
+void expectCapturableAdamWAgrees(c10::Device device) {
+  const auto loop = stepped(StepOptimizer::AdamW, OptimizerImpl::Loop, 0, device, 5);
+  const auto initial = parametersWithGradients(device, 7);
+  for (OptimizerImpl impl : {OptimizerImpl::Foreach, OptimizerImpl::Fused}) {
+    SCOPED_TRACE(std::string(toString(impl)));
+    const auto capturable = stepped(StepOptimizer::AdamW, impl, 0, device, 5, true);
+    for (std::size_t i = 0; i < loop.size(); ++i) {
+      EXPECT_TRUE(at::allclose(capturable[i], loop[i], 1e-5, 1e-6)) << "tensor " << i;
+      EXPECT_FALSE(at::allclose(capturable[i], initial[i].detach().cpu()));
+    }
+  }
+  EXPECT_THROW(stepped(StepOptimizer::AdamW, OptimizerImpl::Loop, 0, device, 1, true),
+               std::invalid_argument);
+}
+
+TEST(OptimizerOnCpu, CapturableAdamWAgreesWithTheHostsStepCounts) {
+  expectCapturableAdamWAgrees(c10::Device("cpu"));
+}
+
+TEST(OptimizerOnGpu, CapturableAdamWAgreesWithTheHostsStepCounts) {
+  SPLITSTEP_REQUIRE_GPU();
+  expectCapturableAdamWAgrees(c10::Device("cuda:0"));
+}
 
 TEST(OptimizerOnGpu, LoopForeachAndFusedAgree) {
   SPLITSTEP_REQUIRE_GPU();

@@ -186,12 +186,11 @@ void expectCollectiveSamples(OneRank& rank) {
 
 // Every model, precision and sync mode on one rank: phases timed, gradient sync checked against
 // the one-process step (with one rank, the same batch).
-void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
+// Every step model at a shape of seconds.
+StepPlan smallStepPlan() {
   StepPlan plan;
   plan.models = {&stepModel("mlp"), &stepModel("vit-b16"), &stepModel("resnet50"),
                  &stepModel("gpt2"), &stepModel("llama")};
-  plan.precisions = std::move(precisions);
-  plan.modes = {SyncMode::None, SyncMode::Sequential, SyncMode::Overlap, SyncMode::Single};
   plan.optimizer = StepOptimizer::AdamW;
   plan.shape.set("mlp-layers", 2);
   plan.shape.set("mlp-width", 256);
@@ -207,6 +206,13 @@ void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
         {"llama-vocab", 128},       {"llama-seq", 16},      {"llama-batch", 8}}) {
     plan.shape.set(name, value);
   }
+  return plan;
+}
+
+void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
+  StepPlan plan = smallStepPlan();
+  plan.precisions = std::move(precisions);
+  plan.modes = {SyncMode::None, SyncMode::Sequential, SyncMode::Overlap, SyncMode::Single};
   StepSuite suite(plan);
   RecordedProgress progress;
   SuiteContext context = rank.context();
@@ -258,6 +264,75 @@ void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
   EXPECT_EQ(wholes, plan.models.size() * plan.precisions.size() * 4);
   // Only a GPU rank profiles its steps for the GPU's busy time.
   EXPECT_EQ(busy_steps, rank.device->isCuda() ? wholes : 0u);
+}
+
+// With --step-graphs, each mode's graphed case follows its eager one: timed by replays, its
+// busy time profiled, checked against eager steps, compared with the eager case; or skipped
+// with its reason where a graph cannot hold the step.
+void expectGraphedStepSamples(OneRank& rank) {
+  StepPlan plan = smallStepPlan();
+  plan.precisions = {StepPrecision::Bf16, StepPrecision::Fp16};
+  plan.modes = {SyncMode::None, SyncMode::Overlap, SyncMode::Single};
+  plan.step_graphs = true;
+  for (OptimizerImpl impl : {OptimizerImpl::Foreach, OptimizerImpl::Fused}) {
+    SCOPED_TRACE(std::string(toString(impl)));
+    plan.optimizer_impl = impl;
+    StepSuite suite(plan);
+    RecordedProgress progress;
+    SuiteContext context = rank.context();
+    context.progress = &progress;
+    suite.run(context);
+    const auto samples = rank.sink.take();
+    expectCasesAnnounced(suite, context, samples, progress);
+    std::size_t graphed = 0;
+    for (const Sample& s : samples) {
+      const auto fields = StepCase::decode(s.fields);
+      ASSERT_TRUE(fields);
+      if (fields->launch != StepLaunch::Graph || s.series != "step") continue;
+      SCOPED_TRACE(s.case_name);
+      EXPECT_TRUE(s.case_name.ends_with(" graphed"));
+      EXPECT_EQ(s.comparison.group + " graphed", s.case_name);
+      if (fields->mode == SyncMode::Overlap || fields->precision == StepPrecision::Fp16) {
+        EXPECT_TRUE(s.measurement.values.empty());
+        ASSERT_EQ(s.notes.size(), 1u);
+        EXPECT_TRUE(s.notes[0].starts_with("skipped: ")) << s.notes[0];
+        continue;
+      }
+      ++graphed;
+      ASSERT_EQ(s.measurement.values.size(), 3u);
+      for (double v : s.measurement.values) EXPECT_GT(v, 0);
+      ASSERT_EQ(s.checks.size(), 2u);
+      for (const Check& check : s.checks) {
+        EXPECT_GT(check.checked, 0u) << check.name;
+        EXPECT_EQ(check.wrong, 0u) << check.name << ": " << s.notes.back();
+      }
+      const auto busy = std::find_if(samples.begin(), samples.end(), [&s](const Sample& b) {
+        return b.case_name == s.case_name && b.series == step_keys::busySeries(step_keys::kWhole);
+      });
+      ASSERT_NE(busy, samples.end());
+      ASSERT_EQ(busy->measurement.values.size(), kBusySteps);
+      // A replay's kernels are attributed to it, and they fit in the replay's time.
+      for (double v : busy->measurement.values) EXPECT_GT(v, 0);
+    }
+    EXPECT_EQ(graphed, plan.models.size() * 2);  // bf16, modes none and single
+  }
+}
+
+TEST(SuitesOnCpu, StepGraphsAreRefusedOnCpuRanks) {
+  OneRank rank(false);
+  StepPlan plan = smallStepPlan();
+  plan.step_graphs = true;
+  const std::optional<std::string> refusal = StepSuite(plan).refusal(rank.context());
+  ASSERT_TRUE(refusal);
+  EXPECT_TRUE(refusal->starts_with("--step-graphs needs a GPU on every rank")) << *refusal;
+  plan.step_graphs = false;
+  EXPECT_FALSE(StepSuite(plan).refusal(rank.context()));
+}
+
+TEST(SuitesOnGpu, StepGraphsTimeReplaysCheckThemAndSkipWhatAGraphCannotHold) {
+  SPLITSTEP_REQUIRE_GPU();
+  OneRank rank(true);
+  expectGraphedStepSamples(rank);
 }
 
 TEST(SuiteRegistry, EverySuiteOfTheCatalogueIsRegistered) {

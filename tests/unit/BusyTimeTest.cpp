@@ -90,5 +90,21 @@ TEST(BusyTime, EveryPhaseHasItsOwnScopeName) {
   }
 }
 
+TEST(BusyTime, AReplaysWorkIsAllThatItsOneLaunchQueued) {
+  // Two replays on the host, [0, 5) and [100, 105) us; each launch queues a graph of kernels
+  // that share its correlation, the first two of them overlapping on two streams.
+  const std::vector<ProfiledScope> scopes = {{us(0), us(5)}, {us(100), us(105)}};
+  const std::vector<ProfiledLaunch> launches = {{1, us(1)}, {2, us(101)}, {3, us(200)}};
+  const std::vector<ProfiledWork> work = {{1, us(10), us(40)},   {1, us(30), us(50)},
+                                          {1, us(50), us(90)},   {2, us(110), us(130)},
+                                          {3, us(210), us(220)},   // launched outside a replay
+                                          {9, us(140), us(150)}};  // without its launch
+  const std::vector<double> busy = busyPerScope(scopes, launches, work);
+  ASSERT_EQ(busy.size(), 2u);
+  EXPECT_DOUBLE_EQ(busy[0], 80e-6);
+  EXPECT_DOUBLE_EQ(busy[1], 20e-6);
+  EXPECT_NE(replayScope(), phaseScope(Phase::Data));
+}
+
 }  // namespace
 }  // namespace splitstep

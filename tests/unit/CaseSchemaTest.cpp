@@ -75,6 +75,14 @@ TEST(CaseSchema, EveryFamilyDecodesWhatItEncodes) {
   none.buckets.reset();
   none.bucket.reset();
   expectRoundTrip(none);
+  StepCase graphed = none;
+  graphed.launch = StepLaunch::Graph;
+  expectRoundTrip(graphed);
+  // An eager case has no launch field (as results files before it), and reads back as eager.
+  EXPECT_EQ(none.encode().get<std::string>("launch"), nullptr);
+  CaseFields bad = graphed.encode();
+  bad.values.insert_or_assign("launch", std::string("sometimes"));
+  EXPECT_EQ(StepCase::decode(bad), std::nullopt);
 }
 
 TEST(CaseSchema, NumbersAreWrittenAsNumbersAndListsAsArrays) {

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "ReportFixtures.hpp"
+#include "cases/StepCase.hpp"
 #include "common/StepKeys.hpp"
 
 namespace splitstep {
@@ -43,7 +44,16 @@ struct Job {
       for (std::size_t r = 0; r < by_rank.size(); ++r) {
         std::vector<double> seconds;
         for (double ms : values[r]) seconds.push_back(ms * 1e-3);
-        Sample sample = testing::stepSample(model, precision, mode, name, seconds);
+        // "overlap graphed": the graphed case of mode overlap (--step-graphs).
+        const bool graphed = mode.ends_with(" graphed");
+        const std::string sync_mode = graphed ? mode.substr(0, mode.find(' ')) : mode;
+        Sample sample = testing::stepSample(model, precision, sync_mode, name, seconds);
+        if (graphed) {
+          StepCase fields = *StepCase::decode(sample.fields);
+          fields.launch = StepLaunch::Graph;
+          sample.fields = fields.encode();
+          sample.case_name += " graphed";
+        }
         if (name.starts_with(step_keys::kBusyPrefix)) {
           // As the step suite records them: detail series, not parts of the step.
           sample.part_of.clear();
@@ -448,9 +458,10 @@ TEST(StepAnalysis, HostBoundWhenTheGpuIdlesWhileTheHostTakesAboutTheStep) {
             "host-bound: the GPU is busy 74.4% of the step and idles 3.100 ms (overlap), while "
             "the host takes 11.00 ms to launch a step the GPU runs in 12.10 ms: the step's time "
             "depends on the CPU that launches it, most in backward (50.0% busy, idle 2.700 ms); "
-            "a CUDA-graph step removes the launches (torch.cuda.graph, torch.compile "
-            "mode=\"reduce-overhead\"), as do a larger batch per GPU, fewer and fused kernels (a "
-            "fused optimizer) or a faster host core");
+            "a CUDA-graph step removes the launches (--step-graphs on measures it); in training, "
+            "CUDA graphs (torch.cuda.graph, torch.compile mode=\"reduce-overhead\"), a larger "
+            "batch per GPU, fewer and fused kernels (a fused optimizer) or a faster host core do "
+            "the same");
   EXPECT_EQ(finding(deriveOne(job), "no bottleneck"), "");
   // The host well ahead of the GPU (9.6 of 12.1 ms, 79%): the GPU's idle time is not the host's.
   job.host_ms["overlap"] = 9.6;
@@ -461,6 +472,28 @@ TEST(StepAnalysis, HostBoundWhenTheGpuIdlesWhileTheHostTakesAboutTheStep) {
   EXPECT_EQ(finding(deriveOne(job), "host-bound"), "");
   job.at("overlap", "gpu busy step") = same(10.8, 10.8);  // 89.3%
   EXPECT_NE(finding(deriveOne(job), "host-bound"), "");
+}
+
+TEST(StepAnalysis, TheGraphedStepStandsBesideTheEagerOneWithItsGainAndBusyShare) {
+  Job job = busyJob();
+  job.host_ms["overlap"] = 11;
+  // The graphed overlap step: 9.2 ms on both ranks, the GPU busy 9 ms of it.
+  job.series.emplace_back("overlap graphed", "step", same(9.2, 9.2));
+  job.series.emplace_back("overlap graphed", "gpu busy step", same(9, 9));
+  const DerivedResult d = deriveOne(job);
+  EXPECT_NEAR(figure(d, "step/graphed/overlap").value, 9.2e-3, 1e-12);
+  EXPECT_NEAR(figure(d, "step/graph_gain/overlap").value, 12.1 / 9.2, 1e-9);
+  EXPECT_EQ(figure(d, "step/graph_gain/overlap").unit, "x");
+  EXPECT_NEAR(figure(d, "step/graphed/busy/overlap").value, 9 / 9.2 * 100, 1e-9);
+  EXPECT_EQ(figure(d, "step/graphed/busy/overlap").row, "GPU busy in the graphed step");
+  // The eager figures are the eager case's alone: the graphed case is not a mode of its own.
+  EXPECT_NEAR(figure(d, "step/time/overlap").value, 12.1e-3, 1e-12);
+  EXPECT_NEAR(figure(d, "step/busy/overlap").value, 9 / 12.1 * 100, 1e-9);
+  EXPECT_FALSE(hasFigure(d, "step/graphed/none"));
+  const std::string host = finding(d, "host-bound");
+  EXPECT_NE(host.find("the graphed step, without the launches, takes 9.200 ms (1.32x faster)"),
+            std::string::npos)
+      << host;
 }
 
 TEST(StepAnalysis, ANoisyStepHoldsBackTheRulesItsUncertaintyCouldHaveFired) {

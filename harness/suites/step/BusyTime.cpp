@@ -27,6 +27,29 @@ double busyUnionSeconds(std::vector<BusyInterval> intervals) {
 
 std::string phaseScope(Phase phase) { return "splitstep phase " + std::string(toString(phase)); }
 
+std::string replayScope() { return "splitstep graph replay"; }
+
+std::vector<double> busyPerScope(const std::vector<ProfiledScope>& scopes,
+                                 const std::vector<ProfiledLaunch>& launches,
+                                 const std::vector<ProfiledWork>& work) {
+  std::unordered_map<std::uint64_t, std::uint64_t> launched_at;
+  for (const ProfiledLaunch& l : launches) launched_at.emplace(l.correlation, l.start);
+  std::vector<std::vector<BusyInterval>> intervals(scopes.size());
+  for (const ProfiledWork& w : work) {
+    const auto launch = launched_at.find(w.correlation);
+    if (launch == launched_at.end() || w.end <= w.start) continue;
+    for (std::size_t s = 0; s < scopes.size(); ++s) {
+      if (scopes[s].start <= launch->second && launch->second <= scopes[s].end) {
+        intervals[s].emplace_back(w.start, w.end);
+        break;
+      }
+    }
+  }
+  std::vector<double> busy;
+  for (std::vector<BusyInterval>& i : intervals) busy.push_back(busyUnionSeconds(std::move(i)));
+  return busy;
+}
+
 std::vector<StepBusy> busyTimes(const std::vector<ProfiledPhase>& phases,
                                 const std::vector<ProfiledLaunch>& launches,
                                 const std::vector<ProfiledWork>& work) {

@@ -43,6 +43,22 @@ struct StepBusy {
   double step = 0;
 };
 
+// The scope a graphed step records around each replay: "splitstep graph replay".
+std::string replayScope();
+
+// A profiled scope on the host's clock (ns), as ProfiledPhase without a phase.
+struct ProfiledScope {
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+};
+
+// The seconds the GPU was busy for each scope, in the scopes' order: the union of the work
+// launched inside it. A CUDA graph's kernels all carry its launch's correlation, so a replay's
+// work is what its one launch queued.
+std::vector<double> busyPerScope(const std::vector<ProfiledScope>& scopes,
+                                 const std::vector<ProfiledLaunch>& launches,
+                                 const std::vector<ProfiledWork>& work);
+
 // One StepBusy per step, in order; a step begins at each data phase (every step has one). Work
 // whose launch lies outside every phase (between steps, or another thread's) is left out.
 std::vector<StepBusy> busyTimes(const std::vector<ProfiledPhase>& phases,

@@ -7,13 +7,18 @@
 #include <ATen/ops/_foreach_div.h>
 #include <ATen/ops/_foreach_lerp.h>
 #include <ATen/ops/_foreach_mul.h>
+#include <ATen/ops/_foreach_neg.h>
+#include <ATen/ops/_foreach_pow.h>
+#include <ATen/ops/_foreach_reciprocal.h>
 #include <ATen/ops/_foreach_sqrt.h>
+#include <ATen/ops/_foreach_sub.h>
 #include <ATen/ops/_fused_adamw.h>
 #include <ATen/ops/_fused_sgd.h>
 #include <ATen/ops/zeros.h>
 #include <ATen/ops/zeros_like.h>
 
 #include <cmath>
+#include <stdexcept>
 
 namespace splitstep {
 namespace {
@@ -108,8 +113,8 @@ class AdamW final : public Optimizer {
         s_(s),
         exp_avgs_(zerosLike(parameters_)),
         exp_avg_sqs_(zerosLike(parameters_)) {
-    if (s_.impl == OptimizerImpl::Fused) {
-      // The fused kernel reads each tensor's step count from the device.
+    if (s_.impl == OptimizerImpl::Fused || s_.capturable) {
+      // The fused kernel, and the capturable foreach path, read each step count from the device.
       for (const at::Tensor& p : parameters_) {
         device_steps_.push_back(at::zeros({}, p.options().dtype(at::kFloat)));
       }
@@ -126,7 +131,11 @@ class AdamW final : public Optimizer {
         perTensor(grads);
         break;
       case OptimizerImpl::Foreach:
-        multiTensor(grads);
+        if (s_.capturable) {
+          capturableMultiTensor(grads);
+        } else {
+          multiTensor(grads);
+        }
         break;
       case OptimizerImpl::Fused:
         at::_foreach_add_(device_steps_, 1);
@@ -172,11 +181,36 @@ class AdamW final : public Optimizer {
     at::_foreach_addcdiv_(parameters_, exp_avgs_, denom, step_size);
   }
 
+  // _multi_tensor_adam with capturable=True (torch 2.11): the bias corrections are computed on
+  // the device from the step counts there, as tensors, so that no number leaves the host.
+  void capturableMultiTensor(const std::vector<at::Tensor>& grads) {
+    at::_foreach_add_(device_steps_, 1);
+    if (s_.weight_decay != 0) {
+      at::_foreach_mul_(parameters_, 1 - s_.learning_rate * s_.weight_decay);
+    }
+    at::_foreach_lerp_(exp_avgs_, grads, 1 - s_.beta1);
+    at::_foreach_mul_(exp_avg_sqs_, s_.beta2);
+    at::_foreach_addcmul_(exp_avg_sqs_, grads, grads, 1 - s_.beta2);
+    std::vector<at::Tensor> step_size = at::_foreach_pow(s_.beta1, device_steps_);
+    std::vector<at::Tensor> bias_correction2_sqrt = at::_foreach_pow(s_.beta2, device_steps_);
+    at::_foreach_sub_(step_size, 1);
+    at::_foreach_sub_(bias_correction2_sqrt, 1);
+    at::_foreach_neg_(bias_correction2_sqrt);
+    at::_foreach_div_(step_size, s_.learning_rate);
+    at::_foreach_reciprocal_(step_size);  // -lr / (1 - beta1^t)
+    at::_foreach_sqrt_(bias_correction2_sqrt);
+    std::vector<at::Tensor> denom = at::_foreach_sqrt(exp_avg_sqs_);
+    at::_foreach_div_(denom, bias_correction2_sqrt);
+    at::_foreach_add_(denom, s_.eps);
+    at::_foreach_div_(denom, step_size);
+    at::_foreach_addcdiv_(parameters_, exp_avgs_, denom);
+  }
+
   std::vector<at::Tensor> parameters_;
   OptimizerSettings s_;
   std::vector<at::Tensor> exp_avgs_;
   std::vector<at::Tensor> exp_avg_sqs_;
-  std::vector<at::Tensor> device_steps_;  // fused only
+  std::vector<at::Tensor> device_steps_;  // fused and capturable only
   int steps_ = 0;
 };
 
@@ -196,6 +230,9 @@ OptimizerSettings optimizerSettings(StepOptimizer kind, OptimizerImpl impl, doub
 std::unique_ptr<Optimizer> makeOptimizer(std::vector<at::Tensor> parameters,
                                          const OptimizerSettings& settings) {
   if (settings.kind == StepOptimizer::AdamW) {
+    if (settings.capturable && settings.impl == OptimizerImpl::Loop) {
+      throw std::invalid_argument("AdamW's loop keeps its step counts on the host: not capturable");
+    }
     return std::make_unique<AdamW>(std::move(parameters), settings);
   }
   return std::make_unique<Sgd>(std::move(parameters), settings);

@@ -24,6 +24,9 @@ struct OptimizerSettings {
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-8;
+  // AdamW's step counts on the device, as torch.optim's capturable=True keeps them, so that a
+  // CUDA graph's replays advance them (foreach and fused; the loop is not offered capturable).
+  bool capturable = false;
 };
 
 // The defaults of torch.optim for `kind`, with `impl`, learning rate and momentum.

@@ -23,4 +23,8 @@ void profileSteps(const std::function<void()>& step, int steps, Device& device,
 // records (phaseScope), the work the kernels, copies and memsets launched within them.
 std::vector<StepBusy> profileBusy(const std::function<void()>& step, int steps, Device& device);
 
+// Runs `replay` (a graphed step) `steps` times under the profiler, each in replayScope(), and
+// returns each replay's GPU busy seconds.
+std::vector<double> profileReplays(const std::function<void()>& replay, int steps, Device& device);
+
 }  // namespace splitstep

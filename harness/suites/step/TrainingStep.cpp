@@ -77,9 +77,10 @@ TrainingStep::TrainingStep(Workload& workload, const StepRecipe& recipe, Device&
     on_device_.input.copy_(host_.input);
     on_device_.target.copy_(host_.target);
   }
-  optimizer_ =
-      makeOptimizer(parameters_, optimizerSettings(recipe_.optimizer, recipe_.optimizer_impl,
-                                                   recipe_.learning_rate, recipe_.momentum));
+  OptimizerSettings settings = optimizerSettings(recipe_.optimizer, recipe_.optimizer_impl,
+                                                 recipe_.learning_rate, recipe_.momentum);
+  settings.capturable = recipe_.capturable;
+  optimizer_ = makeOptimizer(parameters_, settings);
   if (recipe_.precision == StepPrecision::Fp16) scaler_ = std::make_unique<LossScaler>(target);
   for (auto& timer : timers_) timer = device_.newTimer();
 }
@@ -108,9 +109,22 @@ void TrainingStep::optimizerStep() {
   }
   if (finite && !recipe_.skip_optimizer) optimizer_->step();
   if (scaler_) scaler_->update();
+  dropGradients();
+}
+
+void TrainingStep::dropGradients() {
   // zero_grad(set_to_none=True). LibTorch's own detaches each gradient in place first, which a
   // gradient that is a view of a bucket does not allow.
   for (const at::Tensor& p : parameters_) p.mutable_grad().reset();
+}
+
+void TrainingStep::runForGraph() {
+  if (recipe_.input != InputSource::Device) {
+    on_device_.input.copy_(host_.input, recipe_.non_blocking);
+    on_device_.target.copy_(host_.target, recipe_.non_blocking);
+  }
+  loss(forward(on_device_.input), on_device_.target).backward();
+  optimizer_->step();
 }
 
 at::Tensor TrainingStep::forward(const at::Tensor& input) {

@@ -34,6 +34,7 @@ struct StepRecipe {
   double delay = 0;      // seconds this rank is late at the start of `delay_phase`, every step
   DelayPhase delay_phase = DelayPhase::Data;
   bool skip_optimizer = false;  // the skipped-step sync fault (tests only)
+  bool capturable = false;      // the optimizer's step counts on the device (a graphed step)
 };
 
 class TrainingStep {
@@ -56,6 +57,12 @@ class TrainingStep {
   void runAccumulated(const std::vector<Batch>& host_batches,
                       const std::function<void()>& before_optimizer = nullptr,
                       const std::function<void(std::size_t)>& before_batch = nullptr);
+  // One step as a CUDA graph captures it (GraphedStep): the batch's copy, forward, loss,
+  // backward and the optimizer, without timers or host work. The gradients stay in place for
+  // the replays to overwrite: dropGradients() before the first, as zero_grad(set_to_none=True)
+  // comes before torch.cuda.graph's capture.
+  void runForGraph();
+  void dropGradients();
   // After the device has finished the step: the seconds of `phase` (0 for one not run).
   double seconds(Phase phase) const;
   // After the device has finished the step: where `phase` lay on the host's clock (empty for a

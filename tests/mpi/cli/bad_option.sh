@@ -5,7 +5,7 @@ source "$(dirname "$0")/common.sh"
 mpiexec=$1 ranks=$2 binary=$3
 
 for bad in "--min-samples 0" "--bogus" "--bytes 6" "matmull" "--telemetry 1ms" \
-  "--trace /nonexistent/trace.json"; do
+  "--trace /nonexistent/trace.json" "step --device cpu --step-graphs on"; do
   start=$SECONDS
   # shellcheck disable=SC2086
   output=$(mpirun_each_rank "$mpiexec" "$ranks" "$binary" $bad 2>&1)

@@ -1,0 +1,183 @@
+#include "suites/step/GraphedStep.hpp"
+
+#include <ATen/core/grad_mode.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace splitstep {
+namespace {
+
+// The first line of an exception's text: LibTorch's carry a C++ stack trace below it.
+std::string firstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+std::vector<at::Tensor> cloned(const std::vector<at::Tensor>& tensors) {
+  std::vector<at::Tensor> copies;
+  for (const at::Tensor& t : tensors) copies.push_back(t.detach().clone());
+  return copies;
+}
+
+std::vector<at::Tensor> gradientsOf(const std::vector<at::Tensor>& parameters) {
+  std::vector<at::Tensor> grads;
+  for (const at::Tensor& p : parameters) grads.push_back(p.grad().detach().clone());
+  return grads;
+}
+
+void putBack(const std::vector<at::Tensor>& parameters, const std::vector<at::Tensor>& kept) {
+  at::NoGradGuard no_grad;
+  for (std::size_t i = 0; i < parameters.size(); ++i) parameters[i].copy_(kept[i]);
+}
+
+struct Deviation {
+  std::uint64_t beyond = 0;  // tensors beyond the tolerance
+  double largest = 0;
+  std::string name;
+};
+
+// Per tensor, ||graphed - eager|| against tolerance x the larger of the eager tensor's norm and
+// the norm a tensor of its size has at the model's root-mean-square: a tensor near zero carries
+// rounding noise at the scale of the others, not at its own.
+Deviation compare(const std::vector<at::Tensor>& graphed, const std::vector<at::Tensor>& eager,
+                  const std::vector<std::string>& names, double tolerance) {
+  double squares = 0;
+  double elements = 0;
+  for (const at::Tensor& t : eager) {
+    squares += std::pow(t.norm().item<double>(), 2);
+    elements += static_cast<double>(t.numel());
+  }
+  const double rms = elements > 0 ? std::sqrt(squares / elements) : 0;
+  Deviation d;
+  for (std::size_t i = 0; i < eager.size(); ++i) {
+    const double scale = std::max(eager[i].norm().item<double>(),
+                                  rms * std::sqrt(static_cast<double>(eager[i].numel())));
+    const double difference = graphed[i].sub(eager[i]).norm().item<double>();
+    const double relative = scale > 0 ? difference / scale : (difference > 0 ? INFINITY : 0);
+    if (!(relative <= tolerance)) ++d.beyond;
+    if (d.name.empty() || !(relative <= d.largest)) {
+      d.largest = relative;
+      d.name = names[i];
+    }
+  }
+  return d;
+}
+
+constexpr int kCheckedReplays = 2;
+
+}  // namespace
+
+std::optional<std::string> whyNotGraphed(const StepRecipe& recipe, SyncMode mode) {
+  if (mode == SyncMode::Sequential || mode == SyncMode::Overlap) {
+    return fmt::format(
+        "mode {} times its buckets' collectives from the host between backward's "
+        "kernels; modes none and single are graphed",
+        toString(mode));
+  }
+  if (recipe.precision == StepPrecision::Fp16) {
+    return std::string(
+        "fp16's loss scaler reads on the host whether the gradients overflowed, "
+        "every step (GradScaler.step); bf16 and fp32 are graphed");
+  }
+  if (recipe.input == InputSource::Pageable) {
+    return std::string(
+        "a copy from pageable memory waits for the host and cannot be captured; "
+        "--step-input pinned or device can");
+  }
+  if (recipe.host_work > 0 || recipe.delay > 0) {
+    return std::string(
+        "host work in the step (--step-host-work, --delay) is what a graph leaves "
+        "out");
+  }
+  if (recipe.optimizer == StepOptimizer::AdamW && recipe.optimizer_impl == OptimizerImpl::Loop) {
+    return std::string(
+        "AdamW's loop keeps its step counts on the host; foreach and fused keep them "
+        "on the device (capturable=True)");
+  }
+  return std::nullopt;
+}
+
+StepRecipe graphedRecipe(StepRecipe recipe) {
+  recipe.capturable = true;
+  return recipe;
+}
+
+GraphedStep::GraphedStep(TrainingStep& step) : graph_(std::make_unique<at::cuda::CUDAGraph>()) {
+  for (int i = 0; i < kWarmupSteps; ++i) {
+    step.dropGradients();
+    step.runForGraph();
+  }
+  step.dropGradients();
+  // The capture allocates from the graph's own memory pool, whose blocks (activations, the
+  // gradients) keep their addresses for every replay.
+  graph_->capture_begin();
+  try {
+    step.runForGraph();
+  } catch (const std::exception& e) {
+    const std::string why = firstLine(e.what());
+    try {
+      graph_->capture_end();
+    } catch (const std::exception&) {
+      // The capture was invalidated by what failed inside it: ending it is all that is left.
+    }
+    cudaGetLastError();  // the failed capture's error is reported here, not by the next call
+    throw std::runtime_error("CUDA graph capture failed: " + why);
+  }
+  try {
+    graph_->capture_end();
+  } catch (const std::exception& e) {
+    cudaGetLastError();
+    throw std::runtime_error("CUDA graph capture failed: " + firstLine(e.what()));
+  }
+}
+
+GraphedStep::~GraphedStep() = default;
+
+void GraphedStep::replay() { graph_->replay(); }
+
+GraphCheckResult checkGraphed(Workload& workload, const StepRecipe& recipe, Device& device,
+                              const Batch& host_batch, double tolerance) {
+  const std::vector<at::Tensor> parameters = workload.parameters();
+  const std::vector<at::Tensor> kept = cloned(parameters);
+  const StepRecipe graphed_recipe = graphedRecipe(recipe);
+  std::vector<at::Tensor> eager_grads;
+  std::vector<at::Tensor> eager_parameters;
+  {
+    TrainingStep eager(workload, graphed_recipe, device, host_batch);
+    for (int i = 0; i < GraphedStep::kWarmupSteps + kCheckedReplays; ++i) {
+      eager.dropGradients();
+      eager.runForGraph();
+    }
+    eager_grads = gradientsOf(parameters);
+    eager_parameters = cloned(parameters);
+    eager.dropGradients();
+  }
+  putBack(parameters, kept);
+  std::vector<at::Tensor> graphed_grads;
+  std::vector<at::Tensor> graphed_parameters;
+  {
+    TrainingStep step(workload, graphed_recipe, device, host_batch);
+    GraphedStep graph(step);
+    for (int i = 0; i < kCheckedReplays; ++i) graph.replay();
+    device.synchronize();
+    graphed_grads = gradientsOf(parameters);
+    graphed_parameters = cloned(parameters);
+    step.dropGradients();
+  }
+  putBack(parameters, kept);
+  const std::vector<std::string> names = workload.parameterNames();
+  const Deviation grads = compare(graphed_grads, eager_grads, names, tolerance);
+  const Deviation params = compare(graphed_parameters, eager_parameters, names, tolerance);
+  GraphCheckResult result;
+  result.checks = {{"graphed gradients vs eager", graphed_grads.size(), grads.beyond},
+                   {"graphed parameters vs eager", graphed_parameters.size(), params.beyond}};
+  result.note = fmt::format(
+      "graphed against eager after {} steps: largest norm-wise deviation of a gradient {:.1e} "
+      "({}), of a parameter {:.1e} ({}; tolerance {:.0e})",
+      GraphedStep::kWarmupSteps + kCheckedReplays, grads.largest, grads.name, params.largest,
+      params.name, tolerance);
+  return result;
+}
+
+}  // namespace splitstep
