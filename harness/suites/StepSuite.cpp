@@ -227,8 +227,14 @@ void runGraphed(CaseRunner& runner, const StepPlan& plan, const StepRecipe& reci
   fields.launch = StepLaunch::Graph;
   const CaseFields params = fields.encode();
   const std::string name = c.eager_name + " graphed";
+  const Comparison against_eager{c.eager_name, "eager", false};
+  const auto skip = [&](const std::string& why) {
+    Sample& s = runner.add(name, std::string(key::kWhole), params);
+    s.comparison = against_eager;
+    CaseRunner::skip(s, why);
+  };
   if (const auto why_not = whyNotGraphed(recipe, c.mode)) {
-    CaseRunner::skip(runner.add(name, std::string(key::kWhole), params), *why_not);
+    skip(*why_not);
     return;
   }
   const bool single = c.mode == SyncMode::Single;
@@ -246,8 +252,7 @@ void runGraphed(CaseRunner& runner, const StepPlan& plan, const StepRecipe& reci
     }
   }
   if (context.agreement.maxOverRanks(failure.empty() ? 0 : 1) != 0) {
-    CaseRunner::skip(runner.add(name, std::string(key::kWhole), params),
-                     failure.empty() ? "the CUDA graph capture failed on another rank" : failure);
+    skip(failure.empty() ? "the CUDA graph capture failed on another rank" : failure);
     return;
   }
   const auto replay = [&graph] { graph->replay(); };
@@ -278,7 +283,7 @@ void runGraphed(CaseRunner& runner, const StepPlan& plan, const StepRecipe& reci
   graphed.measurement = std::move(whole.measurement);
   graphed.telemetry = std::move(whole.telemetry);
   graphed.rates = c.rates;
-  graphed.comparison = {c.eager_name, "eager", false};
+  graphed.comparison = against_eager;
   if (check) {
     graphed.checks = std::move(check->checks);
     graphed.notes.push_back(std::move(check->note));

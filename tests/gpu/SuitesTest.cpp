@@ -298,6 +298,14 @@ void expectGraphedStepSamples(OneRank& rank) {
         EXPECT_TRUE(s.notes[0].starts_with("skipped: ")) << s.notes[0];
         continue;
       }
+      // transformers' Llama asks the GPU on every forward whether the positions restart
+      // (find_packed_sequence_indices), as splitstep's does: a host sync, found before capture.
+      if (fields->model == "llama") {
+        EXPECT_TRUE(s.measurement.values.empty());
+        ASSERT_EQ(s.notes.size(), 1u);
+        EXPECT_TRUE(s.notes[0].starts_with("skipped: a host sync inside the step")) << s.notes[0];
+        continue;
+      }
       ++graphed;
       ASSERT_EQ(s.measurement.values.size(), 3u);
       for (double v : s.measurement.values) EXPECT_GT(v, 0);
@@ -314,7 +322,8 @@ void expectGraphedStepSamples(OneRank& rank) {
       // A replay's kernels are attributed to it, and they fit in the replay's time.
       for (double v : busy->measurement.values) EXPECT_GT(v, 0);
     }
-    EXPECT_EQ(graphed, plan.models.size() * 2);  // bf16, modes none and single
+    // bf16, modes none and single, of every model but llama.
+    EXPECT_EQ(graphed, (plan.models.size() - 1) * 2);
   }
 }
 

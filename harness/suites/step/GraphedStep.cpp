@@ -2,8 +2,12 @@
 
 #include <ATen/core/grad_mode.h>
 #include <ATen/cuda/CUDAGraph.h>
+#include <ATen/ops/zeros.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/util/Exception.h>
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
+#include <torch/utils.h>
 
 #include <cmath>
 #include <stdexcept>
@@ -66,6 +70,40 @@ Deviation compare(const std::vector<at::Tensor>& graphed, const std::vector<at::
 
 constexpr int kCheckedReplays = 2;
 
+// The seed the graph check's eager and graphed steps both start from, so that dropout draws the
+// same masks in both: a replay draws from the generator's offset at its launch, as the eager
+// step in its place would.
+constexpr std::uint64_t kCheckSeed = 7;
+
+// torch.cuda.set_sync_debug_mode("error") while it lives: a synchronising CUDA call throws.
+class SyncsRefused {
+ public:
+  SyncsRefused() : was_(c10::cuda::warning_state().get_sync_debug_mode()) {
+    c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_ERROR);
+  }
+  ~SyncsRefused() { c10::cuda::warning_state().set_sync_debug_mode(was_); }
+  SyncsRefused(const SyncsRefused&) = delete;
+  SyncsRefused& operator=(const SyncsRefused&) = delete;
+
+ private:
+  c10::cuda::SyncDebugMode was_;
+};
+
+// A capture that fails inside LibTorch's CUDAGraph::capture_end leaves the default CUDA
+// generator in capture mode, and every later random op then fails ("Offset increment outside
+// graph capture"). A capture that succeeds takes it out again: one of a single small op.
+void releaseTheGenerator() {
+  try {
+    at::cuda::CUDAGraph graph;
+    graph.capture_begin();
+    at::zeros({1}, at::TensorOptions().device(at::kCUDA));
+    graph.capture_end();
+  } catch (const std::exception&) {
+    // Nothing more can be done here; the case that failed is skipped with its own reason.
+  }
+  cudaGetLastError();
+}
+
 }  // namespace
 
 std::optional<std::string> whyNotGraphed(const StepRecipe& recipe, SyncMode mode) {
@@ -104,9 +142,21 @@ StepRecipe graphedRecipe(StepRecipe recipe) {
 }
 
 GraphedStep::GraphedStep(TrainingStep& step) : graph_(std::make_unique<at::cuda::CUDAGraph>()) {
-  for (int i = 0; i < kWarmupSteps; ++i) {
+  for (int i = 0; i + 1 < kWarmupSteps; ++i) {
     step.dropGradients();
     step.runForGraph();
+  }
+  // The last warm-up step under torch.cuda.set_sync_debug_mode("error"): a host sync inside the
+  // step (.item(), a data-dependent `if`) is named before a capture it would invalidate.
+  step.dropGradients();
+  {
+    SyncsRefused refused;
+    try {
+      step.runForGraph();
+    } catch (const c10::Error& e) {
+      throw std::runtime_error("a host sync inside the step, which a graph cannot hold (" +
+                               firstLine(e.what()) + ")");
+    }
   }
   step.dropGradients();
   // The capture allocates from the graph's own memory pool, whose blocks (activations, the
@@ -122,12 +172,14 @@ GraphedStep::GraphedStep(TrainingStep& step) : graph_(std::make_unique<at::cuda:
       // The capture was invalidated by what failed inside it: ending it is all that is left.
     }
     cudaGetLastError();  // the failed capture's error is reported here, not by the next call
+    releaseTheGenerator();
     throw std::runtime_error("CUDA graph capture failed: " + why);
   }
   try {
     graph_->capture_end();
   } catch (const std::exception& e) {
     cudaGetLastError();
+    releaseTheGenerator();
     throw std::runtime_error("CUDA graph capture failed: " + firstLine(e.what()));
   }
 }
@@ -143,6 +195,7 @@ GraphCheckResult checkGraphed(Workload& workload, const StepRecipe& recipe, Devi
   const StepRecipe graphed_recipe = graphedRecipe(recipe);
   std::vector<at::Tensor> eager_grads;
   std::vector<at::Tensor> eager_parameters;
+  torch::manual_seed(kCheckSeed);
   {
     TrainingStep eager(workload, graphed_recipe, device, host_batch);
     for (int i = 0; i < GraphedStep::kWarmupSteps + kCheckedReplays; ++i) {
@@ -156,6 +209,7 @@ GraphCheckResult checkGraphed(Workload& workload, const StepRecipe& recipe, Devi
   putBack(parameters, kept);
   std::vector<at::Tensor> graphed_grads;
   std::vector<at::Tensor> graphed_parameters;
+  torch::manual_seed(kCheckSeed);
   {
     TrainingStep step(workload, graphed_recipe, device, host_batch);
     GraphedStep graph(step);
