@@ -117,8 +117,11 @@ def splitstep_cases(path, document):
     grouped = {}
     try:
         for case in document["cases"]:
-            # Detail series (a bucket's timeline) have no counterpart in the twin.
+            # Detail series (a bucket's timeline) have no counterpart in the twin, nor has a
+            # graphed step (--step-graphs, fields "launch": "graph"): the twin launches eagerly.
             if case["suite"] != "step" or case["skipped"] or case.get("detail", False):
+                continue
+            if case.get("fields", {}).get("launch") == "graph":
                 continue
             grouped.setdefault(case["case"], []).append(case)
         cases = []

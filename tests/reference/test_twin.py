@@ -379,6 +379,23 @@ class ParityTest(unittest.TestCase):
         self.assertEqual({k: r["verdict"] for k, r in rows.items()},
                          {("none", p): "ok" for p in ("forward", "backward", "optimizer", "step")})
 
+    def test_a_graphed_case_has_no_twin_and_is_left_out(self):
+        # --step-graphs adds "<case> graphed", whose only series are the whole step and its
+        # busy time, with the field launch "graph": the twin launches eagerly, so it is no pair.
+        times = {name: {0: [v * MS] * 3} for name, v in (("forward", 1), ("backward", 2),
+                                                          ("optimizer", 1), ("step", 4))}
+        document = splitstep_document([("none", 1, times, 816)])
+        graphed = dict(document["cases"][-1], case="mlp bf16 none graphed",
+                       fields={"model": "mlp", "launch": "graph"})
+        document["cases"].append(graphed)
+        splitstep = self.write("s.json", document)
+        self.assertEqual([c.mode for c in parity.splitstep_cases(splitstep, document)], ["none"])
+        twin = self.write("t.json", twin_document(
+            [constant(forward=1, backward=2, optimizer=1, step=4)]))
+        status, text, rows = self.parity(splitstep, twin)
+        self.assertEqual(status, 0, text)
+        self.assertEqual(len(rows), 4)
+
     def test_malformed_inputs_exit_2(self):
         twin = self.write("t.json", twin_document([constant(forward=1, backward=1, optimizer=1,
                                                              step=1)]))
