@@ -233,7 +233,11 @@ void runGraphed(CaseRunner& runner, const StepPlan& plan, const StepRecipe& reci
     s.comparison = against_eager;
     CaseRunner::skip(s, why);
   };
-  if (const auto why_not = whyNotGraphed(recipe, c.mode)) {
+  // Judged on what every rank's step holds, so that every rank skips or captures alike: a
+  // straggler on purpose delays one rank's recipe only.
+  StepRecipe everyone = recipe;
+  everyone.delay = plan.delay_rank >= 0 ? plan.delay : 0;
+  if (const auto why_not = whyNotGraphed(everyone, c.mode)) {
     skip(*why_not);
     return;
   }
