@@ -186,6 +186,17 @@ void expectCollectiveSamples(OneRank& rank) {
 
 // Every model, precision and sync mode on one rank: phases timed, gradient sync checked against
 // the one-process step (with one rank, the same batch).
+// `suite`'s samples on `rank`, once caseCount() and the progress line were held to them.
+std::vector<Sample> runAnnounced(OneRank& rank, StepSuite suite) {
+  RecordedProgress progress;
+  SuiteContext context = rank.context();
+  context.progress = &progress;
+  suite.run(context);
+  std::vector<Sample> samples = rank.sink.take();
+  expectCasesAnnounced(suite, context, samples, progress);
+  return samples;
+}
+
 // Every step model at a shape of seconds.
 StepPlan smallStepPlan() {
   StepPlan plan;
@@ -213,13 +224,7 @@ void expectStepSamples(OneRank& rank, std::vector<StepPrecision> precisions) {
   StepPlan plan = smallStepPlan();
   plan.precisions = std::move(precisions);
   plan.modes = {SyncMode::None, SyncMode::Sequential, SyncMode::Overlap, SyncMode::Single};
-  StepSuite suite(plan);
-  RecordedProgress progress;
-  SuiteContext context = rank.context();
-  context.progress = &progress;
-  suite.run(context);
-  const auto samples = rank.sink.take();
-  expectCasesAnnounced(suite, context, samples, progress);
+  const auto samples = runAnnounced(rank, StepSuite(plan));
   std::size_t wholes = 0;
   std::size_t busy_steps = 0;
   for (const Sample& s : samples) {
@@ -277,13 +282,7 @@ void expectGraphedStepSamples(OneRank& rank) {
   for (OptimizerImpl impl : {OptimizerImpl::Foreach, OptimizerImpl::Fused}) {
     SCOPED_TRACE(std::string(toString(impl)));
     plan.optimizer_impl = impl;
-    StepSuite suite(plan);
-    RecordedProgress progress;
-    SuiteContext context = rank.context();
-    context.progress = &progress;
-    suite.run(context);
-    const auto samples = rank.sink.take();
-    expectCasesAnnounced(suite, context, samples, progress);
+    const auto samples = runAnnounced(rank, StepSuite(plan));
     std::size_t graphed = 0;
     for (const Sample& s : samples) {
       const auto fields = StepCase::decode(s.fields);
