@@ -201,7 +201,7 @@ def draw(processes, by_track, counters, start=None, end=None):
             row += 1
     axes[-1][0].set_xlim(start / 1e3, end / 1e3)
     axes[-1][0].set_xlabel("ms from the start of the trace (rank 0's clock)")
-    figure.tight_layout()
+    figure.set_layout_engine("tight")
     return figure
 
 

@@ -33,6 +33,12 @@ std::optional<std::string_view> closestName(std::string_view given,
   std::optional<std::string_view> best;
   std::size_t best_distance = allowed + 1;
   for (std::string_view name : names) {
+    // The lengths' difference is a bound below the distance: a name that cannot beat the best
+    // is not aligned (a long hostile word against every option would cost its length times
+    // theirs).
+    const std::size_t apart =
+        given.size() > name.size() ? given.size() - name.size() : name.size() - given.size();
+    if (apart >= best_distance) continue;
     const std::size_t distance = editDistance(given, name);
     if (distance < best_distance) {
       best = name;
