@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <span>
+#include <string>
 
 #include "OptionErrors.hpp"
 #include "options/Spelling.hpp"
@@ -37,6 +39,18 @@ TEST(DidYouMean, SuggestsOnlyANameWithinASlipOfTheKeyboard) {
   EXPECT_EQ(didYouMean("alreduce", names), " (did you mean 'allreduce'?)");
   EXPECT_EQ(didYouMean("max-tme", names, "--"), " (did you mean '--max-time'?)");
   EXPECT_EQ(didYouMean("bogus", names), "");
+}
+
+TEST(DidYouMean, ANameAsFarInLengthAsTheSlipAllowsIsStillFound) {
+  // Names are skipped by their length alone only where it puts them beyond the best so far:
+  // three letters more than "matmul" are three edits, within a nine-letter word's allowance;
+  // a closer name listed later still wins, and a name of the same length further away loses.
+  constexpr std::array<std::string_view, 3> names = {"membw", "matmul", "matmulxyq"};
+  EXPECT_EQ(closestName("matmulxyz", std::span(names).first(2)), "matmul");
+  EXPECT_EQ(closestName("matmulxyz", names), "matmulxyq");
+  EXPECT_EQ(closestName("matmulwxyz", std::span(names).first(2)), std::nullopt);  // 4 edits
+  // A hostile word far longer than every name: none is close, none is aligned.
+  EXPECT_EQ(closestName(std::string(100000, 'a'), names), std::nullopt);
 }
 
 TEST(DidYouMean, AMisspeltSuiteNamesTheClosestSuite) {
