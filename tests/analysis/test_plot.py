@@ -299,6 +299,19 @@ class PlotsTest(FilesTestCase):
         for name in self.written():
             self.assertPng(name)
 
+    def test_every_figure_is_laid_out_tight_when_it_is_drawn(self):
+        # Each figure carries its tight layout as its engine: computed when drawn (saved), not
+        # when built, and then its axes fill the canvas instead of matplotlib's default margins.
+        path = os.path.join(ROOT, "results", "2026-12-01-h200x2-cluster", "new-collectives.json")
+        for plot in plots.figures_for(read_results(path)):
+            with self.subTest(plot=plot.name):
+                engine = plot.figure.get_layout_engine()
+                self.assertIsInstance(engine, plots.matplotlib.layout_engine.TightLayoutEngine)
+                plot.figure.canvas.draw()
+                left = plot.figure.subplotpars.left
+                self.assertLess(left, plots.matplotlib.rcParams["figure.subplot.left"])
+        plots.plt.close("all")
+
     def test_a_collective_of_no_catalogue_is_plotted_by_its_name(self):
         path = os.path.join(DATA, "v2-unknown-collective.json")
         figures = plots.figures_for(read_results(path))
