@@ -34,6 +34,9 @@ COMMANDS = {
     "time-to-answer": ("time_to_answer", "where a run's wall time went (launch/verify "
                                          "time-to-answer's table), held to limits",
                        "a run over its --at-most limit"),
+    "eager": ("eager", "the same training step in PyTorch eager on this node, phase by phase: "
+                       "the library's own model of a zoo case, the factories of an exported one",
+              None),
     "export": ("export", "a PyTorch model and its loss as an archive for splitstep step "
                          "--model-file", None),
 }

@@ -2,7 +2,7 @@
 // the training path, as modeling_gpt2.py, pytorch_utils.Conv1D, activations.NewGELUActivation,
 // integrations/sdpa_attention.py, cache_utils.DynamicLayer and loss/loss_utils.ForCausalLMLoss
 // run it. Modules and parameters carry the library's names in its order, so that its state dict
-// loads by name unchanged (tests/reference/zoo/models/gpt2.py holds the two to each other).
+// loads by name unchanged (analysis/splitstep_analysis/zoo/gpt2.py holds the two to each other).
 #include <ATen/ScalarOps.h>
 #include <ATen/TensorIndexing.h>
 #include <ATen/ops/addmm.h>

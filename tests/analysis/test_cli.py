@@ -11,7 +11,7 @@ import unittest
 from splitstep_analysis import cli
 
 SUBCOMMANDS = ["plot", "compare", "trace", "nccl-tests", "scaling", "projection", "report",
-               "time-to-answer", "export"]
+               "time-to-answer", "eager", "export"]
 
 
 def command(*args):
@@ -58,13 +58,16 @@ class CommandTest(unittest.TestCase):
             self.assertEqual(done.stdout, "", args)
 
     def test_the_help_and_the_standard_library_subcommands_need_no_pandas(self):
+        # eager's help too: it imports torch only to run a step.
         code = ("import contextlib, io, sys\n"
                 "from splitstep_analysis import cli\n"
                 "with contextlib.redirect_stdout(io.StringIO()):\n"
                 "    cli.main(['--help'])\n"
                 "    cli.main(['time-to-answer', '--help'])\n"
                 "    cli.main(['nccl-tests', 'table', '--help'])\n"
-                "print(sorted(m for m in ('pandas', 'numpy', 'matplotlib') if m in sys.modules))")
+                "    cli.main(['eager', '--help'])\n"
+                "print(sorted(m for m in ('pandas', 'numpy', 'matplotlib', 'torch')\n"
+                "             if m in sys.modules))")
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(done.stdout.strip(), "[]")

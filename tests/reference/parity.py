@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""splitstep's step phases beside the same step in PyTorch eager (step_twin.py): the library's
-own model for a zoo model, a twin for splitstep's others; as ratios, with parameter counts and
-kernel lists side by side.
+"""splitstep's step phases beside the same step in PyTorch eager (`splitstep-analysis eager`):
+the library's own model for a zoo model, a twin for splitstep's others; as ratios, with
+parameter counts and kernel lists side by side.
 
   parity.py splitstep-np1.json splitstep-np2.json twin-*.json [--tolerance 2%] [--csv out.csv]
   parity.py splitstep.json library-*.json --kernels [--strict]
   parity.py builtin.json library-*.json exported.json --exported exported.json=builtin.json
 
 Files are told apart by their content: splitstep's results (docs/results-schema.md) and
-step_twin's JSON (`"tool": "step_twin"`, `"reference": "library"` or `"twin"`). Each splitstep
+the eager command's JSON (`"tool": "splitstep-analysis eager"`, or `"step_twin"` as files
+written before it had its name say; `"reference": "library"` or `"twin"`). Each splitstep
 step case is paired with the run of the same model, precision, optimizer, input and shape (a
 library model's shape options against splitstep's plan; a twin's by its parameter count) that
 stands for its mode:
@@ -45,6 +46,8 @@ import kernel_table
 
 # The results schemas this reads (docs/results-schema.md).
 SCHEMAS = ("splitstep.results/1", "splitstep.results/2")
+# What the eager command's JSON names itself; "step_twin" in files written before it had its name.
+EAGER_TOOLS = ("splitstep-analysis eager", "step_twin")
 ROWS = ("forward", "backward", "optimizer", "step")
 # Steps splitstep's --torch-profile traces (harness/suites/StepSuite.cpp, kProfiledSteps).
 SPLITSTEP_PROFILED_STEPS = 3
@@ -77,7 +80,7 @@ class Row(NamedTuple):
     splitstep_s: float
     reference_s: float
     reference_file: str
-    reference: dict  # the step_twin document
+    reference: dict  # the eager command's document
     ratio: float
     verdict: str
 
@@ -152,7 +155,7 @@ def check_twin(path, document):
                 if not values or not all(isinstance(v, (int, float)) for v in values):
                     raise ValueError("a phase without times")
     except (KeyError, TypeError, ValueError) as e:
-        raise Malformed(f"{path}: not a step_twin result ({type(e).__name__}: {e})")
+        raise Malformed(f"{path}: not a result of splitstep-analysis eager ({type(e).__name__}: {e})")
 
 
 def splitstep_seconds(case, names):
@@ -532,7 +535,7 @@ def exported_cases(path, cases, source):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("files", nargs="+", help="splitstep results and step_twin JSON files")
+    parser.add_argument("files", nargs="+", help="splitstep results and splitstep-analysis eager JSON files")
     parser.add_argument("--tolerance", type=tolerance, default=0.02,
                         help="largest |ratio - 1| counted as ok: 0.02 or 2%% (default 2%%)")
     parser.add_argument("--csv", help="also write the rows to this CSV file")
@@ -558,16 +561,16 @@ def main(argv=None):
                     exported.extend(exported_cases(path, found, sources[path]))
                 else:
                     cases.extend(found)
-            elif isinstance(document, dict) and document.get("tool") == "step_twin":
+            elif isinstance(document, dict) and document.get("tool") in EAGER_TOOLS:
                 check_twin(path, document)
                 twins.append((path, document))
             else:
-                raise Malformed(f"{path}: neither a splitstep results file nor a step_twin file")
+                raise Malformed(f"{path}: neither a splitstep results file nor a file of splitstep-analysis eager")
         if not cases:
             raise Malformed("no splitstep step case among the inputs"
                             + (" besides the exported ones" if exported else ""))
         if not twins:
-            raise Malformed("no step_twin file among the inputs")
+            raise Malformed("no file of splitstep-analysis eager among the inputs")
         rows, pairs, notes = compare(cases, twins, args.tolerance, args.kernels)
         more = compare_exported(exported, cases, twins, args.tolerance, args.kernels)
         rows, pairs, notes = rows + more[0], pairs + more[1], notes + more[2]

@@ -1,6 +1,6 @@
 """The exported-parity stage of launch/verify on CPU ranks, at tiny shapes: torchvision's ResNet-50
 and Hugging Face's GPT-2 on 1 and 2 ranks in fp32; splitstep's built-in model, the library's
-model as it ran (step_twin.py --like, alone and under DDP), that library model exported
+model as it ran (`splitstep-analysis eager --like`, alone and under DDP), that library model exported
 (exported_zoo.py) and run with --model-file, and parity.py's pairing of all of it. CPU times of
 tiny models on a shared machine are not within 2%: what is held here is which runs pair, the
 rows, the parameter counts, and that a model of another size is caught. CTest passes splitstep
@@ -21,13 +21,14 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 import parity  # noqa: E402
-import step_twin  # noqa: E402
+import eager_support  # noqa: E402,F401 (the analysis package on sys.path)
+from splitstep_analysis import eager, eager_models  # noqa: E402
 
 SPLITSTEP = os.environ.get("SPLITSTEP", os.path.join(ROOT, "build", "splitstep"))
 # A ResNet-50 of width 16 at 40 pixels (not channels_last: splitstep makes an exported model's
 # batch contiguous) and the smallest GPT-2, with its key-value cache as the library's default.
-SHAPES = {"resnet50": step_twin.zoo_module("resnet50").CPU_SHAPES[2],
-          "gpt2": step_twin.zoo_module("gpt2").CPU_SHAPES[0]}
+SHAPES = {"resnet50": eager_models.zoo_module("resnet50").CPU_SHAPES[2],
+          "gpt2": eager_models.zoo_module("gpt2").CPU_SHAPES[0]}
 MODES = {"1": ["single"], "2": ["none", "overlap"]}
 
 
@@ -41,7 +42,7 @@ def quiet(function, *args):
 def parameters_of(model):
     """The library model's parameter count at SHAPES, as model.parameters() counts (a tied head
     once)."""
-    built = step_twin.zoo_module(model).library_model(SHAPES[model])
+    built = eager_models.zoo_module(model).library_model(SHAPES[model])
     return sum(p.numel() for p in built.parameters())
 
 
@@ -49,7 +50,7 @@ def write_presets(folder):
     """Each model's preset with its tiny shape, on the CPU: the recipe stays the preset's."""
     os.makedirs(folder)
     for model, shape in SHAPES.items():
-        values = step_twin.read_ini(os.path.join(ROOT, "configs", f"{model}.ini"))
+        values = eager.read_ini(os.path.join(ROOT, "configs", f"{model}.ini"))
         values.update({name: str(value) for name, value in shape.items()}, device="cpu")
         with open(os.path.join(folder, f"{model}.ini"), "w") as f:
             f.writelines(f"{key} = {value}\n" for key, value in values.items())

@@ -1,5 +1,5 @@
 """Zoo parity on the CPU: the library's model run as splitstep ran its reproduction
-(step_twin.py --like), parity.py on the pair with parameter counts and kernel lists, and the
+(`splitstep-analysis eager --like`), parity.py on the pair with parameter counts and kernel lists, and the
 shapes zoo_shapes.py draws. Runs splitstep itself where the build has it (CTest passes it in
 SPLITSTEP; by hand, SPLITSTEP=build/splitstep)."""
 import contextlib
@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+import pathlib
 import shutil
 import socket
 import subprocess
@@ -20,7 +21,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 import parity  # noqa: E402
-import step_twin  # noqa: E402
+from eager_support import EAGER, environment, run_eager  # noqa: E402
+from splitstep_analysis import eager, eager_models  # noqa: E402
 import zoo_shapes  # noqa: E402
 
 SPLITSTEP = os.environ.get("SPLITSTEP", os.path.join(ROOT, "build", "splitstep"))
@@ -75,7 +77,7 @@ def quiet(function, *args):
 
 def zoo_names():
     """The zoo modules of this checkout, by file name."""
-    return sorted(p[:-3] for p in os.listdir(step_twin.ZOO_MODELS)
+    return sorted(p[:-3] for p in os.listdir(eager_models.ZOO_MODELS)
                   if p.endswith(".py") and p != "__init__.py")
 
 
@@ -104,9 +106,9 @@ class SplitstepRun(unittest.TestCase):
         return path
 
     def anchor(self, results, *args):
-        """step_twin --like RESULTS ARGS: (exit status, document or None, its output)."""
+        """`splitstep-analysis eager --like RESULTS ARGS`: (exit status, document or None, its output)."""
         path = os.path.join(self.dir, f"anchor-{len(os.listdir(self.dir))}.json")
-        status, text = quiet(step_twin.main,
+        status, text = quiet(run_eager,
                              ["--like", results, "--json", path, "--profile", self.profile,
                               *args])
         document = None
@@ -134,9 +136,9 @@ class AnchorTest(SplitstepRun):
         os.makedirs(zoo)
         with open(os.path.join(zoo, "mlp.py"), "w") as f:
             f.write(FIXTURE)
-        saved = step_twin.ZOO_MODELS
-        step_twin.ZOO_MODELS = step_twin.pathlib.Path(zoo)
-        self.addCleanup(setattr, step_twin, "ZOO_MODELS", saved)
+        saved = eager_models.ZOO_MODELS
+        eager_models.ZOO_MODELS = pathlib.Path(zoo)
+        self.addCleanup(setattr, eager_models, "ZOO_MODELS", saved)
 
     def test_takes_every_option_from_the_results_file(self):
         results = self.splitstep("mlp", TINY_MLP)
@@ -183,8 +185,8 @@ class AnchorTest(SplitstepRun):
         status, _, text, path = self.anchor(other)
         self.assertEqual(status, 2)
         self.assertEqual(text.strip().splitlines()[-1],
-                         f"step_twin: --like: mlp at {TINY_MLP}: the library's model has 544 "
-                         f"parameters, splitstep's 560: not the same model")
+                         f"splitstep-analysis eager: --like: mlp at {TINY_MLP}: the library's "
+                         f"model has 544 parameters, splitstep's 560: not the same model")
         self.assertFalse(os.path.exists(path))
 
     def test_parity_on_the_pair(self):
@@ -227,7 +229,7 @@ class AnchorTest(SplitstepRun):
         self.assertEqual(self.parity(four, six, anchor, "--strict")[0], 1)
 
     def test_a_model_without_a_zoo_module_runs_its_twin(self):
-        step_twin.ZOO_MODELS = step_twin.pathlib.Path(self.dir, "empty")
+        eager_models.ZOO_MODELS = pathlib.Path(self.dir, "empty")
         results = self.splitstep("mlp", TINY_MLP, precisions="fp32")
         status, document, text, _ = self.anchor(results)
         self.assertEqual(status, 0, text)
@@ -245,7 +247,7 @@ class DdpLikeTest(SplitstepRun):
         self.mpirun = os.environ.get("SPLITSTEP_MPIEXEC") or shutil.which("mpirun")
         if not (self.mpirun and os.access(self.mpirun, os.X_OK)):
             self.skipTest("no mpirun: the two-rank runs are not tested")
-        self.env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+        self.env = dict(environment(), OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                         OMP_NUM_THREADS="1")
 
     def ranks(self, *command):
@@ -256,7 +258,7 @@ class DdpLikeTest(SplitstepRun):
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
 
     def test_overlap_and_none_on_two_ranks(self):
-        self.assertIsNone(step_twin.zoo_module("mlp"))
+        self.assertIsNone(eager_models.zoo_module("mlp"))
         results = os.path.join(self.dir, "splitstep.json")
         recipe = [a if a != "single" else "none,overlap" for a in RECIPE]
         self.ranks(SPLITSTEP, "step", "--step-models", "mlp", "--precision", "fp32",
@@ -265,7 +267,7 @@ class DdpLikeTest(SplitstepRun):
         for flags in (["--ddp"], ["--ddp", "--no-sync"]):
             path = os.path.join(self.dir, f"twin-{len(runs)}.json")
             self.env["MASTER_PORT"] = str(free_port())
-            self.ranks(sys.executable, step_twin.__file__, *flags, "--like", results,
+            self.ranks(*EAGER, *flags, "--like", results,
                        "--json", path)
             runs.append(path)
         status, text, rows = self.parity(results, *runs, "--strict")
@@ -286,15 +288,15 @@ def free_port():
 
 
 class ZooModelTest(SplitstepRun):
-    """Every zoo model of this checkout (tests/reference/zoo/models), at its first CPU shape:
+    """Every zoo model of this checkout (analysis/splitstep_analysis/zoo), at its first CPU shape:
     splitstep's reproduction, then the library's model as it ran, then parity.py."""
 
     def test_every_zoo_model_at_a_cpu_shape(self):
         names = zoo_names()
         if not names:
-            self.skipTest("no zoo model in tests/reference/zoo/models yet")
+            self.skipTest("no zoo model in analysis/splitstep_analysis/zoo yet")
         for name in names:
-            module = step_twin.zoo_module(name)
+            module = eager_models.zoo_module(name)
             with self.subTest(model=module.NAME):
                 shape = module.CPU_SHAPES[0]
                 results = self.splitstep(module.NAME, shape, precisions="fp32")
@@ -549,14 +551,14 @@ class ZooShapesTest(unittest.TestCase):
     def test_every_zoo_model_has_a_rule_and_its_preset_the_options(self):
         names = zoo_names()
         if not names:
-            self.skipTest("no zoo model in tests/reference/zoo/models yet")
+            self.skipTest("no zoo model in analysis/splitstep_analysis/zoo yet")
         for name in names:
-            module = step_twin.zoo_module(name)
+            module = eager_models.zoo_module(name)
             with self.subTest(model=module.NAME):
                 self.assertIn(module.NAME, zoo_shapes.RULES)
                 self.assertLessEqual(set(zoo_shapes.RULES[module.NAME].options),
                                      set(module.CPU_SHAPES[0]))
-                preset = step_twin.read_ini(os.path.join(ROOT, "configs",
+                preset = eager.read_ini(os.path.join(ROOT, "configs",
                                                          f"{module.NAME}.ini"))
                 self.assertEqual(len(zoo_shapes.draw(module.NAME, preset, 3, 3)), 4)
 

@@ -22,7 +22,9 @@ import random
 import sys
 from typing import Callable, NamedTuple
 
-from step_twin import UsageError, read_ini
+import eager_support  # noqa: F401 (the analysis package on sys.path)
+from splitstep_analysis.eager import read_ini
+from splitstep_analysis.schema import BadInput
 
 
 # The largest batch drawn, in the preset's: a model cut down to a few tokens at a huge batch
@@ -117,15 +119,15 @@ def preset_shape(model, preset):
     try:
         return {name: int(preset[name]) for name in RULES[model].options}
     except KeyError as e:
-        raise UsageError(f"the preset has no {e}, which {model}'s rule reads")
+        raise BadInput(f"the preset has no {e}, which {model}'s rule reads")
     except ValueError as e:
-        raise UsageError(f"a shape option of the preset is no integer ({e})")
+        raise BadInput(f"a shape option of the preset is no integer ({e})")
 
 
 def draw(model, preset, seed, count):
     """[(label, {option: value})]: the preset's shape, then `count` drawn ones."""
     if model not in RULES:
-        raise UsageError(f"--model: no rule draws shapes of '{model}' (one of "
+        raise BadInput(f"--model: no rule draws shapes of '{model}' (one of "
                          f"{', '.join(RULES)})")
     base = preset_shape(model, preset)
     rng = random.Random(f"{seed}/{model}")
@@ -136,7 +138,7 @@ def draw(model, preset, seed, count):
             if all(shape != other for _, other in shapes):
                 break
         else:
-            raise UsageError(f"{model}: no shape other than the preset's within its bounds")
+            raise BadInput(f"{model}: no shape other than the preset's within its bounds")
         shapes.append((f"draw-{i}", shape))
     return shapes
 
@@ -151,9 +153,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         if args.draws < 0:
-            raise UsageError(f"--draws: {args.draws} is negative")
+            raise BadInput(f"--draws: {args.draws} is negative")
         shapes = draw(args.model, read_ini(args.preset), args.seed, args.draws)
-    except UsageError as e:
+    except BadInput as e:
         print(f"zoo_shapes: {e}", file=sys.stderr)
         return 2
     for label, shape in shapes:

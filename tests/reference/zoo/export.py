@@ -9,21 +9,18 @@ the library model's own parameter list (a tied head is one parameter there).
     python export.py --model gpt2 --out-dir DIR [--seed 7]
 
 writes DIR/<model>-<i>.pt for each shape of the model's CPU_SHAPES. Each model of the zoo has a
-module in models/ (models/<name>.py) that names it and builds it; see models/README.md.
+module in analysis/splitstep_analysis/zoo (<name>.py) that names it and builds it; see
+its README.md.
 """
 import argparse
-import importlib
 import pathlib
 import sys
 
 import torch
 
-
-def zoo_module(name):
-    try:
-        return importlib.import_module(f"models.{name.replace('-', '_')}")
-    except ModuleNotFoundError as e:
-        raise SystemExit(f"export.py: no zoo model '{name}' ({e})")
+# The zoo's modules are the analysis package's (analysis/splitstep_analysis/zoo).
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "analysis"))
+from splitstep_analysis.eager_models import zoo_module  # noqa: E402
 
 
 # The settings splitstep's step suite gives each optimizer (suites/step/Optimizer's
@@ -100,6 +97,8 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     module = zoo_module(args.model)
+    if module is None:
+        raise SystemExit(f"export.py: no zoo model '{args.model}'")
     args.out_dir.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(1)
     for i, shape in enumerate(module.CPU_SHAPES):

@@ -1,5 +1,5 @@
-"""The PyTorch twin of splitstep's mlp (step_twin.py) and the tools that compare splitstep with
-it (parity.py, kernel_table.py), on the CPU with tiny shapes."""
+"""`splitstep-analysis eager` with the twin of splitstep's mlp, and the tools that compare
+splitstep with it (parity.py, kernel_table.py), on the CPU with tiny shapes."""
 import contextlib
 import csv
 import io
@@ -14,13 +14,14 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 import kernel_table  # noqa: E402
 import parity  # noqa: E402
-import step_twin  # noqa: E402
+from eager_support import EAGER, environment, parse_options, run_eager  # noqa: E402
+from splitstep_analysis import eager, eager_models, eager_step  # noqa: E402
 
-TWIN = os.path.join(HERE, "step_twin.py")
 STEPS = 2
 TINY = {"mlp-layers": 3, "mlp-width": 16, "mlp-batch": 4}
 TINY_ARGS = ["--device", "cpu", "--warmup", "1", "--steps", str(STEPS)] + [
@@ -35,9 +36,9 @@ def expected_parameters(model, s):
 
 
 def run_twin(*args):
-    """step_twin.main in this process, its table swallowed; the exit status."""
+    """`splitstep-analysis eager` in this process, its table swallowed; the exit status."""
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        return step_twin.main(TINY_ARGS + list(args))
+        return run_eager(TINY_ARGS + list(args))
 
 
 def check_phases(test, document, ranks=1):
@@ -54,7 +55,7 @@ def check_phases(test, document, ranks=1):
             test.assertGreater(phases["forward"][i], 0)
             test.assertGreater(phases["backward"][i], 0)
             # The phases lie inside the step, one after another.
-            test.assertLessEqual(sum(phases[p][i] for p in step_twin.PHASES), phases["step"][i])
+            test.assertLessEqual(sum(phases[p][i] for p in eager_step.PHASES), phases["step"][i])
 
 
 def free_port():
@@ -80,11 +81,11 @@ class TwinModelsTest(unittest.TestCase):
         check_phases(self, document, ranks)
 
     def test_every_model_runs_in_fp32_and_bf16_and_writes_its_json(self):
-        for model in step_twin.MODELS:
+        for model in eager_models.TWINS:
             for precision in ("fp32", "bf16"):
                 with self.subTest(model=model, precision=precision):
                     document = self.run_json("--model", model, "--precision", precision)
-                    self.assertEqual(document["tool"], "step_twin")
+                    self.assertEqual(document["tool"], "splitstep-analysis eager")
                     self.assertEqual((document["model"], document["precision"]),
                                      (model, precision))
                     self.assertEqual(document["parameters"], expected_parameters(model, TINY))
@@ -104,21 +105,21 @@ class TwinModelsTest(unittest.TestCase):
                          {"layers": 3, "width": 8, "batch": 4})
 
     def test_reference_presets_have_splitstep_parameter_counts(self):
-        defaults = {o.name: o.default for o in step_twin.OPTIONS}
+        defaults = {o.name: o.default for o in eager.OPTIONS}
         # docs/step.md: the reference MLP has 536,936,448 parameters in 16 tensors.
         self.assertEqual(expected_parameters("mlp", defaults), 536_936_448)
         # Built at a quarter of the width (the full one is 2 GiB): the count the formula gives.
         shape = {"layers": 8, "width": 2048}
-        model = step_twin.SPECS["mlp"].build(shape)
+        model = eager_models.twin_spec("mlp").build(shape)
         self.assertEqual(sum(p.numel() for p in model.parameters()),
                          expected_parameters("mlp", {"mlp-layers": 8, "mlp-width": 2048}))
         self.assertEqual(len(list(model.parameters())), 2 * 8)
 
     def test_parameter_names_and_order_are_splitstep_s(self):
         def names(model):
-            shape = step_twin.shape_of(dict(
-                {o.name: o.default for o in step_twin.OPTIONS}, **TINY, model=model))
-            return [n for n, _ in step_twin.SPECS[model].build(shape).named_parameters()]
+            shape = eager_models.twin_shape(model, dict(
+                {o.name: o.default for o in eager.OPTIONS}, **TINY))
+            return [n for n, _ in eager_models.twin_spec(model).build(shape).named_parameters()]
 
         self.assertEqual(names("mlp"), ["linear0.weight", "linear0.bias", "linear1.weight",
                                         "linear1.bias", "linear2.weight", "linear2.bias"])
@@ -126,10 +127,10 @@ class TwinModelsTest(unittest.TestCase):
     def test_batches_are_seeded_per_rank(self):
         import torch
         shape = {"layers": 1, "width": 8, "batch": 5}
-        draw = step_twin.SPECS["mlp"].host_batch
+        draw = eager_models.twin_spec("mlp").host_batch
 
         def batch(rank):
-            return draw(shape, torch.Generator().manual_seed(step_twin.batch_seed(rank)))
+            return draw(shape, torch.Generator().manual_seed(eager_models.batch_seed(rank)))
 
         inputs, target = batch(0)
         self.assertEqual((inputs.shape, inputs.dtype), ((5, 8), torch.float32))
@@ -171,13 +172,13 @@ class TwinModelsTest(unittest.TestCase):
             f.write("# a preset\nstep-models = mlp\nprecision = fp32  # inline comment\n"
                     "optimizer = adamw\nsync-modes = none,overlap\nmlp-width = 6\n"
                     "mlp-layers = 2\nsamples = 7\nwarmup = 4\njson = ignored.json\n")
-        options = step_twin.parse_options(["--config", path, "--mlp-width", "5"])
+        options = parse_options(["--config", path, "--mlp-width", "5"])
         self.assertEqual((options["model"], options["precision"], options["optimizer"]),
                          ("mlp", "fp32", "adamw"))
         self.assertEqual((options["mlp-width"], options["mlp-layers"], options["steps"],
                           options["warmup"]), (5, 2, 7, 4))
         self.assertIsNone(options["json"])  # the twin's own output is never read from a preset
-        self.assertEqual(step_twin.parse_options(["--config", path, "--model", "mlp",
+        self.assertEqual(parse_options(["--config", path, "--model", "mlp",
                                                   "--samples", "3"])["steps"], 3)
 
     def test_bad_options_exit_2(self):
@@ -191,10 +192,11 @@ class TwinModelsTest(unittest.TestCase):
         self.assertEqual(run_twin("--no-sync"), 2)
         self.assertEqual(run_twin("--precision", "tf32"), 2)
         self.assertEqual(run_twin("--config", os.path.join(self.dir.name, "missing.ini")), 2)
-        result = subprocess.run([sys.executable, TWIN, "--lr", "-1"], capture_output=True,
-                                text=True)
+        result = subprocess.run([*EAGER, "--lr", "-1"], capture_output=True, text=True,
+                                env=environment())
         self.assertEqual(result.returncode, 2)
-        self.assertEqual(result.stderr.strip(), "step_twin: --lr: -1.0 is out of range (0, inf)")
+        self.assertEqual(result.stderr.strip(),
+                         "splitstep-analysis eager: --lr: -1.0 is out of range (0, inf)")
 
 
 class TwinDdpTest(unittest.TestCase):
@@ -216,11 +218,10 @@ class TwinDdpTest(unittest.TestCase):
         version = subprocess.run([self.mpirun, "--version"], capture_output=True, text=True)
         # Open MPI refuses more ranks than cores unless told, and root unless consented.
         extra = ["--oversubscribe"] if "Open MPI" in version.stdout + version.stderr else []
-        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+        env = dict(environment(), OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                    OMP_NUM_THREADS="1", MASTER_PORT=str(free_port()))
         path = os.path.join(self.dir.name, "twin.json")
-        result = subprocess.run([self.mpirun, "-np", "2", *extra, sys.executable, TWIN, "--ddp",
-                                 *TINY_ARGS, *args, "--json", path],
+        result = subprocess.run([self.mpirun, "-np", "2", *extra, *EAGER, "--ddp", *TINY_ARGS, *args, "--json", path],
                                 capture_output=True, text=True, env=env, timeout=300)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         with open(path) as f:
@@ -264,7 +265,7 @@ def splitstep_document(cases):
 
 
 def twin_document(ranks, ddp=False, no_sync=False, optimizer_only=False, parameters=816):
-    return {"tool": "step_twin", "torch": "2.11.0", "device": "cpu", "model": "mlp",
+    return {"tool": eager_step.TOOL, "torch": "2.11.0", "device": "cpu", "model": "mlp",
             "precision": "bf16", "optimizer": "sgd", "optimizer_impl": "foreach",
             "optimizer_impl_default": True, "input": "device", "world_size": len(ranks),
             "ddp": ddp, "no_sync": no_sync, "optimizer_only": optimizer_only,
@@ -275,6 +276,115 @@ def twin_document(ranks, ddp=False, no_sync=False, optimizer_only=False, paramet
 def constant(**phases):
     """Twin phases in ms, three equal samples each."""
     return {name: [value * MS] * 3 for name, value in phases.items()}
+
+
+# The user's own model, as `splitstep-analysis export` is given it: factories in a module.
+FACTORIES = """
+import torch
+
+
+def model():
+    return torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 4))
+
+
+def wider():
+    return torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.GELU(), torch.nn.Linear(32, 4))
+
+
+def batch():
+    generator = torch.Generator().manual_seed(3)
+    return torch.randn(6, 8, generator=generator), torch.randint(0, 4, (6,), generator=generator)
+
+
+def loss(output, target):
+    return torch.nn.functional.cross_entropy(output, target)
+"""
+SPLITSTEP = os.environ.get("SPLITSTEP", os.path.join(ROOT, "build", "splitstep"))
+
+
+class ExportedModelTest(unittest.TestCase):
+    """--like a run of an exported model: the user's factories, trained in eager PyTorch."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not os.access(SPLITSTEP, os.X_OK):
+            raise unittest.SkipTest(f"no splitstep at {SPLITSTEP} (SPLITSTEP names it)")
+        cls.dir = tempfile.mkdtemp()
+        with open(os.path.join(cls.dir, "mine.py"), "w") as f:
+            f.write(FACTORIES)
+        env = dict(environment(), OMP_NUM_THREADS="1")
+        subprocess.run([sys.executable, "-m", "splitstep_analysis", "export", "mine:model",
+                        "--batch", "mine:batch", "--loss", "cross-entropy",
+                        "-o", "mine.pt2"], cwd=cls.dir, env=env, check=True,
+                       capture_output=True, timeout=300)
+        cls.results = os.path.join(cls.dir, "results.json")
+        subprocess.run([SPLITSTEP, "step", "--model-file", "mine.pt2", "--device", "cpu",
+                        "--sync-modes", "single", "--precision", "fp32", "--samples", "3",
+                        "--warmup", "1", "--check", "off", "--telemetry", "off", "--quiet",
+                        "--json", cls.results], cwd=cls.dir, env=env, check=True,
+                       capture_output=True, timeout=300)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def eager(self, *args):
+        """(exit status, the JSON or None, stdout and stderr)."""
+        path = os.path.join(self.dir, "eager.json")
+        if os.path.exists(path):
+            os.remove(path)
+        result = subprocess.run([*EAGER, "--like", self.results, *args, "--json", path],
+                                cwd=self.dir, env=dict(environment(), OMP_NUM_THREADS="1"),
+                                capture_output=True, text=True, timeout=300)
+        document = None
+        if result.returncode == 0:
+            with open(path) as f:
+                document = json.load(f)
+        return result.returncode, document, result.stdout + result.stderr
+
+    def test_the_factories_train_as_splitstep_trained_the_archive(self):
+        status, document, text = self.eager("--model-factory", "mine:model",
+                                            "--batch-factory", "mine:batch")
+        self.assertEqual(status, 0, text)
+        self.assertEqual((document["reference"], document["model"], document["precision"]),
+                         ("exported", "exported", "fp32"))
+        # The loss the archive recorded, where none is named.
+        self.assertEqual(document["factories"],
+                         {"model": "mine:model", "batch": "mine:batch", "loss": "cross-entropy"})
+        self.assertEqual(document["parameters"], 8 * 16 + 16 + 16 * 4 + 4)
+        self.assertEqual(document["steps"], 3)
+        phases = document["ranks"][0]["phases"]
+        self.assertEqual(set(phases), {"step", *eager_step.PHASES})
+        for phase, values in phases.items():
+            self.assertEqual(len(values), 3, phase)
+            self.assertTrue(all(v > 0 for v in values), phase)
+        self.assertIn("exported model's factories: mine:model", text)
+        status, document, text = self.eager("--model-factory", "mine:model",
+                                            "--batch-factory", "mine:batch", "--loss", "mine:loss")
+        self.assertEqual(status, 0, text)
+        self.assertEqual(document["factories"]["loss"], "mine:loss")
+
+    def test_refusals_name_what_is_wrong(self):
+        for args, message in (
+                ((), "trained an exported model (--model-file mine.pt2): name the factories it "
+                     "was exported from, --model-factory and --batch-factory"),
+                (("--model-factory", "mine:model"), "name the factories"),
+                (("--model-factory", "mine:wider", "--batch-factory", "mine:batch"),
+                 "--model-factory's model has 420 parameters, splitstep's 212: not the same model"),
+                (("--model-factory", "mine:nothing", "--batch-factory", "mine:batch"),
+                 "--model-factory mine:nothing: mine has no function nothing"),
+                (("--model-factory", "mine:model", "--batch-factory", "mine:batch",
+                  "--loss", "hinge"), "loss 'hinge' is not MODULE:NAME")):
+            with self.subTest(args=args):
+                status, _, text = self.eager(*args)
+                self.assertEqual(status, 2, text)
+                self.assertIn(message, text)
+                self.assertEqual(len(text.strip().splitlines()), 1, text)
+
+    def test_factories_need_the_results_of_an_exported_model(self):
+        self.assertEqual(run_twin("--model-factory", "mine:model"), 2)  # no --like
+        status, _, text = self.eager("--model-factory", "mine:model", "--ddp")
+        self.assertEqual(status, 2, text)  # no overlap case in the file
 
 
 class ParityTest(unittest.TestCase):
