@@ -20,8 +20,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from .compare import compare_documents, format_time  # noqa: E402
 from .differences import run_differences  # noqa: E402
-from .plot import (figures_for, parity_figure, read_parity, scaling_figure,  # noqa: E402
-                   scaling_rows)
+from .launches import paired, read_eager  # noqa: E402
+from .plot import (figures_for, launches_figure, parity_figure, read_parity,  # noqa: E402
+                   scaling_figure, scaling_rows)
 from .results import load_findings  # noqa: E402
 from .schema import BadInput, read_results  # noqa: E402
 
@@ -449,22 +450,47 @@ def comparison_html(first, other, path):
                          numeric=("first", "this", "change")), len(rows)))
 
 
-def run_html(path, document):
-    """One file's section: verdict, figures, metadata, summary, derived figures."""
+def _ratio(numerator, denominator):
+    return f"{numerator / denominator:.2f}x" if numerator and denominator else "-"
+
+
+def launches_html(rows):
+    """A step's three figures (launches.Launches rows): a figure and its table."""
+    if not rows:
+        return ""
+    header = ["case", "eager PyTorch", "splitstep", "graphed", "kernel time",
+              "eager PyTorch / splitstep", "splitstep / graphed", "eager file"]
+    cells = [[r.case, format_time(r.eager_s), format_time(r.splitstep_s),
+              format_time(r.graphed_s) if r.graphed_s is not None else
+              (f"not graphed: {r.graphed_why}" if r.graphed_why else "not asked"),
+              format_time(r.kernel_s) if r.kernel_s is not None else "-",
+              _ratio(r.eager_s, r.splitstep_s), _ratio(r.splitstep_s, r.graphed_s),
+              os.path.basename(r.eager_file)] for r in rows]
+    return ("<h3>One step, three figures: eager PyTorch, splitstep, graphed</h3>" +
+            figures_html([launches_figure(rows)]) +
+            table(header, cells, numeric=("eager PyTorch", "splitstep", "kernel time",
+                                          "eager PyTorch / splitstep", "splitstep / graphed")))
+
+
+def run_html(path, document, launches=()):
+    """One file's section: verdict, figures, the step's three figures (--eager), metadata,
+    summary, derived figures."""
     verdict = verdict_line(document)
     return (f"<h2>{html.escape(os.path.basename(path))}</h2>" +
             (f'<p class="verdict">{html.escape(verdict)}</p>' if verdict else "") +
-            figures_html(figures_for(document)) +
+            figures_html(figures_for(document)) + launches_html(launches) +
             "<h2>Run</h2>" + metadata_html(path, document) +
             "<h2>Summary</h2>" + summary_html(document) +
             "<h2>Derived figures and diagnosis</h2>" + derived_html(document))
 
 
-def page(documents, parity=None):
-    """The HTML text of the page for [(path, document), ...], and parity.py's rows (a
-    DataFrame from read_parity) where given."""
+def page(documents, parity=None, eagers=()):
+    """The HTML text of the page for [(path, document), ...], parity.py's rows (a DataFrame
+    from read_parity) where given, and the eager PyTorch runs [(path, eager document), ...]
+    beside the step cases they stand for."""
+    launches = paired(documents, eagers)
     sections = [scaling_html(documents)] if len(documents) > 1 else []
-    sections += [run_html(path, document) for path, document in documents]
+    sections += [run_html(path, document, launches[path]) for path, document in documents]
     if parity is not None:
         sections.append("<h2>Parity with the library's model</h2>" +
                         figures_html([parity_figure(parity)]))
@@ -484,6 +510,10 @@ def add_arguments(parser):
                                                    "than one, each is compared with the first")
     parser.add_argument("-o", "--output", required=True, metavar="PAGE",
                         help="the HTML file to write")
+    parser.add_argument("--eager", metavar="JSON", action="append", default=[],
+                        help="a `splitstep-analysis eager --json` file, shown beside the step "
+                             "case it stands for with splitstep's step and its graphed step "
+                             "(repeatable)")
     parser.add_argument("--parity", metavar="CSV",
                         help="tests/reference/parity.py's --csv output, drawn on the page")
 
@@ -492,7 +522,8 @@ def run(args):
     documents = [(path, read_results(path)) for path in args.results]
     if os.path.isdir(args.output):
         raise BadInput(f"-o: '{args.output}' is a folder")
-    text = page(documents, read_parity(args.parity) if args.parity else None)
+    eagers = [(path, read_eager(path)) for path in args.eager]
+    text = page(documents, read_parity(args.parity) if args.parity else None, eagers)
     temporary = args.output + ".tmp"
     with open(temporary, "w", encoding="utf-8") as out:
         out.write(text)
