@@ -225,15 +225,18 @@ StopCheck judge(const MeasureSettings& settings, std::span<const double> values,
   if (samples_to_target > kOutOfReachSampleFactor && noiseStable(steady)) {
     return {StopState::Done, StopRule::NoiseStable, noise, transient};
   }
-  // At the rate so far, the interval would reach the target only after max_time, and samples
-  // this long leave no time to see the noise settle: sampling on would end on max-time with
-  // little more known (pageable copies of 100 ms that spread by 10-20%, and from run to run as
-  // much). A shorter case waits for its noise to settle, which says more.
+  // At the rate so far, the interval would reach the target only after max_time: sampling on
+  // would end on max-time with little more known (pageable copies of 70-150 ms that spread by
+  // 10-20%, and from run to run as much). It ends with the interval it has once its noise has
+  // had its samples to settle and did not (a stable noise would have ended it above), or at
+  // once where samples this long leave no time to see the noise settle. A shorter case whose
+  // noise has not been judged yet waits for it, which says more.
   const double sample_seconds = timed_seconds / static_cast<double>(n);
+  const bool noise_judged = steady.size() >= kStableMinSamples;
   if (samples_to_target > kOutOfReachSampleFactor &&
       timed_seconds * samples_to_target > settings.max_time &&
-      sample_seconds * static_cast<double>(kStableMinSamples) >
-          kStableJudgeShare * settings.max_time) {
+      (noise_judged || sample_seconds * static_cast<double>(kStableMinSamples) >
+                           kStableJudgeShare * settings.max_time)) {
     return {StopState::Done, StopRule::OutOfReach, uncertainty, transient};
   }
   return {};
