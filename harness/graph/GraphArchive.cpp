@@ -4,6 +4,7 @@
 #include <c10/util/Exception.h>
 #include <caffe2/serialize/inline_container.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -119,8 +120,88 @@ at::ScalarType dtypeNamed(const std::string& path, const std::string& name) {
   return it->second;
 }
 
+// An integer of the record: nlohmann's get<int64_t> would truncate 2.5 to 2 and wrap 2^64.
+std::int64_t integer(const GraphArchive& archive, const nlohmann::json& value,
+                     const std::string& what) {
+  if (!value.is_number_integer() ||
+      (value.is_number_unsigned() &&
+       value.get<std::uint64_t>() >
+           static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))) {
+    refuse(archive.path, fmt::format("{} is {}, not an integer", what, value.dump()));
+  }
+  return value.get<std::int64_t>();
+}
+
+std::vector<std::int64_t> integers(const GraphArchive& archive, const nlohmann::json& values,
+                                   const std::string& what) {
+  if (!values.is_array()) refuse(archive.path, fmt::format("{} is not a list", what));
+  std::vector<std::int64_t> out;
+  for (const auto& value : values) out.push_back(integer(archive, value, what));
+  return out;
+}
+
+// The most elements a batch tensor may hold: 2^34, 64 GiB of fp32, more than any GPU holds. A
+// recorded shape past it is an edited file, refused before anything is allocated for it.
+constexpr std::int64_t kMaxBatchElements = std::int64_t{1} << 34;
+
+// A batch tensor's recorded shape: a batch dimension and each size at least 1, and their product
+// within kMaxBatchElements.
+void checkShape(const GraphArchive& archive, const BatchTensorSpec& spec) {
+  std::int64_t elements = 1;
+  bool too_many = spec.shape.empty();
+  for (const std::int64_t size : spec.shape) {
+    if (size < 1) {
+      refuse(archive.path, fmt::format("batch tensor {} has a size {} in its shape [{}]", spec.name,
+                                       size, fmt::join(spec.shape, ", ")));
+    }
+    too_many = too_many || __builtin_mul_overflow(elements, size, &elements) ||
+               elements > kMaxBatchElements;
+  }
+  if (too_many) {
+    refuse(archive.path,
+           fmt::format(
+               "batch tensor {} has the shape [{}]: {}", spec.name, fmt::join(spec.shape, ", "),
+               spec.shape.empty() ? "no batch dimension" : fmt::format("more than 2^34 elements")));
+  }
+}
+
+// An integer tensor's range within what its dtype holds (a float tensor has none).
+void checkRange(const GraphArchive& archive, const BatchTensorSpec& spec) {
+  if (!spec.range) return;
+  const auto [low, high] = *spec.range;
+  const auto bounds = [&]() -> std::pair<std::int64_t, std::int64_t> {
+    switch (spec.dtype) {
+      case at::kLong:
+        return {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
+      case at::kInt:
+        return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
+      case at::kShort:
+        return {std::numeric_limits<std::int16_t>::min(), std::numeric_limits<std::int16_t>::max()};
+      case at::kChar:
+        return {std::numeric_limits<std::int8_t>::min(), std::numeric_limits<std::int8_t>::max()};
+      case at::kByte:
+        return {0, std::numeric_limits<std::uint8_t>::max()};
+      case at::kBool:
+        return {0, 1};
+      default:
+        refuse(archive.path,
+               fmt::format("batch tensor {} of dtype {} has a range: only integers have one",
+                           spec.name, c10::toString(spec.dtype)));
+    }
+  }();
+  // The run draws from [low, high] inclusive, as randint(low, high + 1): high + 1 and high - low
+  // must not overflow either.
+  std::int64_t span = 0;
+  if (low < bounds.first || high > bounds.second || __builtin_sub_overflow(high, low, &span) ||
+      high == std::numeric_limits<std::int64_t>::max()) {
+    refuse(archive.path, fmt::format("batch tensor {} has the range [{}, {}], which its dtype {} "
+                                     "cannot draw",
+                                     spec.name, low, high, c10::toString(spec.dtype)));
+  }
+}
+
 void readExtra(GraphArchive& archive, const nlohmann::json& extra) {
-  const auto version = extra.at("format_version").get<std::int64_t>();
+  const auto version = integer(archive, extra.at("format_version"), "format_version");
   if (version != kExportFormatVersion) {
     refuse(archive.path, fmt::format("exported in format {}, this splitstep reads format {}: "
                                      "export it again with this version's splitstep-analysis",
@@ -133,13 +214,18 @@ void readExtra(GraphArchive& archive, const nlohmann::json& extra) {
   archive.flop_per_step = extra.at("flop_per_step").get<double>();
   if (archive.flop_per_step < 0) refuse(archive.path, "a negative flop_per_step");
   for (const auto& entry : extra.at("batch")) {
-    BatchTensorSpec spec{
-        entry.at("name").get<std::string>(), entry.at("shape").get<std::vector<std::int64_t>>(),
-        dtypeNamed(archive.path, entry.at("dtype").get<std::string>()), std::nullopt};
+    BatchTensorSpec spec{entry.at("name").get<std::string>(),
+                         {},
+                         dtypeNamed(archive.path, entry.at("dtype").get<std::string>()),
+                         std::nullopt};
+    spec.shape = integers(archive, entry.at("shape"), "batch tensor " + spec.name + "'s shape");
+    checkShape(archive, spec);
     if (entry.contains("range")) {
-      const auto range = entry.at("range").get<std::vector<std::int64_t>>();
+      const auto range =
+          integers(archive, entry.at("range"), "batch tensor " + spec.name + "'s range");
       if (range.size() != 2 || range[0] > range[1]) refuse(archive.path, "a malformed range");
       spec.range = std::pair{range[0], range[1]};
+      checkRange(archive, spec);
     }
     archive.batch.push_back(std::move(spec));
   }

@@ -416,9 +416,45 @@ std::string userName(const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// The shape and dtype the graph records for its tensor `name`, where the shape is static;
+// nullopt where it is symbolic or not recorded.
+struct StaticMeta {
+  std::vector<std::int64_t> shape;
+  at::ScalarType dtype;
+};
+std::optional<StaticMeta> staticMeta(const ex::Graph& graph, const std::string& name) {
+  const auto it = graph.get_tensor_values().find(name);
+  if (it == graph.get_tensor_values().end()) return std::nullopt;
+  StaticMeta meta{{}, scalarType(it->second.get_dtype())};
+  for (const ex::SymInt& size : it->second.get_sizes()) {
+    if (size.tag() != ex::SymInt::Tag::AS_INT) return std::nullopt;
+    meta.shape.push_back(size.get_as_int());
+  }
+  return meta;
+}
+
+// Where `what` (the archive's weights or batch record) is not what the graph takes: why, in
+// words; nullopt where it is, or the graph records no static shape for it.
+std::optional<std::string> mismatch(const ex::Graph& graph, const std::string& placeholder,
+                                    const std::string& what, c10::IntArrayRef shape,
+                                    at::ScalarType dtype) {
+  const std::optional<StaticMeta> meta = staticMeta(graph, placeholder);
+  if (!meta || (c10::IntArrayRef(meta->shape) == shape && meta->dtype == dtype)) {
+    return std::nullopt;
+  }
+  return fmt::format("{} is [{}] {}, the graph takes [{}] {}", what, fmt::join(shape, ", "),
+                     c10::toString(dtype), fmt::join(meta->shape, ", "),
+                     c10::toString(meta->dtype));
+}
+
+}  // namespace
+
 GraphProgram::GraphProgram(const GraphArchive& archive, c10::Device device)
     : plan_(std::make_unique<Plan>(Plan{device, {}, {}, {}, -1, 0})), batch_(archive.batch) {
   const ex::GraphModule& module = archive.program.get_graph_module();
+  const ex::Graph& graph = module.get_graph();
   Planner planner(*plan_, archive.path);
   std::map<std::string, at::Tensor> parameters;
   std::size_t user_inputs = 0;
@@ -447,6 +483,12 @@ GraphProgram::GraphProgram(const GraphArchive& archive, c10::Device device)
         const auto& p = spec.get_parameter();
         const int s = planner.slot(p.get_arg().get_name());
         parameters.emplace(p.get_parameter_name(), weight(archive.weights, p.get_parameter_name()));
+        const at::Tensor& w = parameters.at(p.get_parameter_name());
+        if (const auto why =
+                mismatch(graph, p.get_arg().get_name(), "parameter " + p.get_parameter_name(),
+                         w.sizes(), w.scalar_type())) {
+          planner.refuse(*why);
+        }
         plan_->fixed.emplace_back(s, parameters.at(p.get_parameter_name()));
         break;
       }
@@ -457,6 +499,11 @@ GraphProgram::GraphProgram(const GraphArchive& archive, c10::Device device)
         const at::Tensor buffer = weight(
             archive.weights.count(b.get_buffer_name()) != 0 ? archive.weights : archive.constants,
             b.get_buffer_name());
+        if (const auto why =
+                mismatch(graph, b.get_arg().get_name(), "buffer " + b.get_buffer_name(),
+                         buffer.sizes(), buffer.scalar_type())) {
+          planner.refuse(*why);
+        }
         plan_->fixed.emplace_back(planner.slot(b.get_arg().get_name()), buffer);
         buffers_.emplace(userName(b.get_buffer_name()), buffer);
         break;
@@ -473,7 +520,15 @@ GraphProgram::GraphProgram(const GraphArchive& archive, c10::Device device)
           planner.refuse("a batch input that is not a tensor");
           break;
         }
-        plan_->inputs.push_back(planner.slot(arg.get_as_tensor().get_name()));
+        const std::string& name = arg.get_as_tensor().get_name();
+        if (user_inputs < batch_.size()) {
+          const BatchTensorSpec& recorded = batch_[user_inputs];
+          if (const auto why = mismatch(graph, name, "batch tensor " + recorded.name,
+                                        recorded.shape, recorded.dtype)) {
+            planner.refuse(*why);
+          }
+        }
+        plan_->inputs.push_back(planner.slot(name));
         ++user_inputs;
         break;
       }

@@ -93,6 +93,52 @@ class BadArchiveTest(unittest.TestCase):
         path = self.edit_meta("negative.pt2", lambda meta: meta.update(flop_per_step=-1))
         self.refused(path, "negative.pt2: a negative flop_per_step")
 
+    def test_an_edited_batch_record_is_refused_before_the_run(self):
+        # Each of these passed the start check once and failed mid-run (a negative dimension, an
+        # overflowing count, mismatched products) or was truncated and taken.
+        def batch0(**fields):
+            return lambda meta: meta["batch"][0].update(fields)
+        for name, edit, message in (
+                ("version.pt2", lambda meta: meta.update(format_version=2.5),
+                 "format_version is 2.5, not an integer"),
+                ("fraction.pt2", batch0(shape=[4.5, 16]),
+                 "batch tensor batch_0's shape is 4.5, not an integer"),
+                ("negative.pt2", batch0(shape=[-8, 16]),
+                 "batch tensor batch_0 has a size -8 in its shape [-8, 16]"),
+                ("zero.pt2", batch0(shape=[0, 16]), "has a size 0 in its shape [0, 16]"),
+                ("huge.pt2", batch0(shape=[2 ** 62, 16]),
+                 "batch tensor batch_0 has the shape [4611686018427387904, 16]: more than 2^34"),
+                ("wide.pt2", batch0(shape=[2 ** 32, 2 ** 32]), "more than 2^34 elements"),
+                ("none.pt2", batch0(shape=[]), "has the shape []: no batch dimension"),
+                ("columns.pt2", batch0(shape=[4, 17]),
+                 "batch tensor batch_0 is [4, 17] Float, the graph takes [4, 16] Float"),
+                ("rows.pt2", batch0(shape=[16, 16]),
+                 "batch tensor batch_0 is [16, 16] Float, the graph takes [4, 16] Float"),
+                ("double.pt2", batch0(dtype="float64"),
+                 "batch tensor batch_0 is [4, 16] Double, the graph takes [4, 16] Float"),
+                ("float-range.pt2", batch0(range=[0, 3]), "of dtype Float has a range"),
+                ("range.pt2", batch0(dtype="int64", range=[-2 ** 63, 2 ** 63 - 1]),
+                 "has the range [-9223372036854775808, 9223372036854775807], which its dtype "
+                 "Long cannot draw"),
+                ("int8.pt2", batch0(dtype="int8", range=[0, 300]), "which its dtype Char")):
+            with self.subTest(name=name):
+                self.refused(self.edit_meta(name, edit), message)
+
+    def test_weights_of_another_shape_than_the_graph_takes(self):
+        # The same bytes under the transposed shape: the record is long enough, the graph's
+        # product would fail mid-run.
+        def edit(name, data):
+            if not name.endswith("data/weights/model_weights_config.json"):
+                return data
+            config = json.loads(data)
+            meta = config["config"]["model.0.weight"]["tensor_meta"]
+            meta["sizes"] = [{"as_int": 16}, {"as_int": 32}]
+            meta["strides"] = [{"as_int": 32}, {"as_int": 1}]
+            return json.dumps(config)
+        rewrite(self.good, self.path("transposed.pt2"), edit)
+        self.refused(self.path("transposed.pt2"),
+                     "parameter model.0.weight is [16, 32] Float, the graph takes [32, 16] Float")
+
     def test_a_torch_export_archive_without_splitstep_record(self):
         rewrite(self.good, self.path("plain.pt2"),
                 lambda name, data: None if name.endswith("extra/splitstep.json") else data)
