@@ -17,6 +17,7 @@
 #include "common/Units.hpp"
 #include "fault/FaultEnding.hpp"
 #include "meta/BuildInfo.hpp"
+#include "options/OptionValue.hpp"
 #include "report/ReporterSet.hpp"
 #include "report/StreamingReport.hpp"
 #include "report/TerminalProgress.hpp"
@@ -251,6 +252,15 @@ int runApp(const Invocation& invocation, Cluster& cluster, RunEnding& ending,
   requireSamePlan(plan, cluster);
   // Held until the run has ended, however it ends: a second run on these paths is refused.
   const std::vector<OutputLock> locks = requireWritableOutputs(plan, cluster);
+  // A lock a killed run left is taken over; the header says whose it was.
+  Invocation noted = invocation;
+  for (const OutputLock& lock : locks) {
+    if (lock.takenOver().empty()) continue;
+    noted.notes.push_back(
+        fmt::format("took over '{}', left by {}, a run that ended without giving "
+                    "it back",
+                    printable(lock.lockPath(), 200), lock.takenOver()));
+  }
   RankGroups groups = formGroups(plan.collectives, cluster);
 
   // Declared before everything that waits under it, so that it outlives them.
@@ -258,7 +268,7 @@ int runApp(const Invocation& invocation, Cluster& cluster, RunEnding& ending,
   const FaultHandling faults(cluster, watchdog, ending, signals, plan.launch.timeout);
   // Outside the try block, so that its parts are still there while the run ends after any
   // other failure.
-  Run run(plan, invocation, cluster, watchdog, ending, std::move(groups), started);
+  Run run(plan, noted, cluster, watchdog, ending, std::move(groups), started);
   try {
     return run.execute();
   } catch (const StartupRefused&) {

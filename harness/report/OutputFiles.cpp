@@ -326,7 +326,7 @@ std::variant<OutputLock, std::string> OutputLock::take(const std::string& path,
         close(fd);
         return refuse(fmt::format("cannot be written: {}", std::strerror(error)));
       }
-      return OutputLock(lock_path, fd);
+      return OutputLock(lock_path, fd, held.empty() ? "" : describeHolder(held));
     }
     close(fd);
   }
@@ -334,7 +334,9 @@ std::variant<OutputLock, std::string> OutputLock::take(const std::string& path,
 }
 
 OutputLock::OutputLock(OutputLock&& other) noexcept
-    : lock_path_(std::move(other.lock_path_)), fd_(other.fd_) {
+    : lock_path_(std::move(other.lock_path_)),
+      fd_(other.fd_),
+      taken_over_(std::move(other.taken_over_)) {
   other.fd_ = -1;
 }
 

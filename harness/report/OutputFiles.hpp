@@ -67,10 +67,17 @@ class OutputLock {
 
   static std::string lockPathOf(const std::string& path) { return path + ".lock"; }
 
+  // The holder named by a lock file a run left behind without giving it back (a killed job),
+  // which this lock took over: "pid 4321 on node7"; empty where the lock file was new.
+  const std::string& takenOver() const { return taken_over_; }
+  const std::string& lockPath() const { return lock_path_; }
+
  private:
-  OutputLock(std::string lock_path, int fd) : lock_path_(std::move(lock_path)), fd_(fd) {}
+  OutputLock(std::string lock_path, int fd, std::string taken_over)
+      : lock_path_(std::move(lock_path)), fd_(fd), taken_over_(std::move(taken_over)) {}
   std::string lock_path_;
   int fd_;
+  std::string taken_over_;
 };
 
 }  // namespace splitstep

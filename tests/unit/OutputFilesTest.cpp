@@ -168,6 +168,8 @@ TEST_F(OutputFiles, ALockedPathIsRefusedNamingItsHolderUntilTheHolderEnds) {
   {
     auto third = OutputLock::take(out, {getpid(), "node8", ""});
     ASSERT_TRUE(std::holds_alternative<OutputLock>(third)) << std::get<std::string>(third);
+    EXPECT_EQ(std::get<OutputLock>(third).takenOver(),
+              fmt::format("pid {} on node7, Slurm job 77", holder));
     EXPECT_EQ(contents(lock_path),
               fmt::format("splitstep output lock: pid={} host=node8 slurm_job=-\n", getpid()));
   }

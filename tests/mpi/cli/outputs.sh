@@ -76,4 +76,6 @@ wait "$job" 2>/dev/null
 job=
 run_ok --json "$dir/slow.json"
 [ "$(json_cases "$dir/slow.json")" -eq 1 ] || fail "the run after a killed one did not write"
-echo "ok: the lock of a killed job was given back by the kernel"
+grep -q "took over '$dir/slow.json.lock', left by pid $first on $(hostname)" "$dir/slow.json" \
+  || fail "the run after a killed one did not name the lock it took over"
+echo "ok: the lock of a killed job was given back by the kernel, and its taker names it"
