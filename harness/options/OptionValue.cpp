@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -184,6 +185,10 @@ bool OptionValue::onOff() const {
 
 const std::string& OptionValue::path() const {
   if (text_.empty()) fail("the path is empty (leave the option out to write none)");
+  // `--json " "` or "json = ' '" names a file no one meant: a slip, not a name.
+  if (std::ranges::all_of(text_, [](unsigned char c) { return std::isspace(c) != 0; })) {
+    fail(fmt::format("the path '{}' is only blanks", printable(text_)));
+  }
   return text_;
 }
 

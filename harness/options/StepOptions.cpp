@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <stdexcept>
 #include <string_view>
 
@@ -47,6 +48,9 @@ OptionSpec shapeOption(const ShapeOption& shape) {
 // A file name the reader could not be told apart from no file, or that a terminal would act on.
 void refuseUnusablePath(const OptionValue& v, std::string_view without) {
   if (v.text().empty()) v.fail(fmt::format("the path is empty (leave the option out {})", without));
+  if (std::ranges::all_of(v.text(), [](unsigned char c) { return std::isspace(c) != 0; })) {
+    v.fail(fmt::format("the path '{}' is only blanks", printable(v.text())));
+  }
   const auto control = [](unsigned char c) { return c < 0x20 || c == 0x7f; };
   if (std::ranges::any_of(v.text(), control)) {
     v.fail(printable(v.text()) + ": a file name with a control character");

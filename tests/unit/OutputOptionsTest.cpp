@@ -20,6 +20,9 @@ TEST(OutputOptions, AnEmptyPathIsRefusedNotTakenForNoFile) {
     EXPECT_EQ(errorOf({option, ""}),
               std::string(option) + ": the path is empty (leave the option out to write none)");
   }
+  // A path of blanks alone is a slip too: it would write a file named ' '.
+  EXPECT_EQ(errorOf({"--json", " "}), "--json: the path ' ' is only blanks");
+  EXPECT_EQ(errorOf({"--model-file", "\t "}), "--model-file: the path '\\x09 ' is only blanks");
   // The same in a config file, where "json =" is as easily written.
   const auto path = testing::tempPathForThisTest(".ini");
   std::ofstream(path) << "json =\n";
