@@ -32,10 +32,16 @@ inline constexpr double kLateRankWait = 0.10;
 inline constexpr double kHostBoundBusy = 0.90;
 inline constexpr double kHostBoundHost = 0.80;
 inline constexpr double kIdlePhaseShare = 0.05;
-// How far the 95% interval of a step's median may reach from it (relativeReach, on the rank
-// and mode where it reaches furthest) before the rules other than host-bound must clear their
-// bounds by that reach too, or be held back: a figure 3% over its bound says nothing when the
-// medians it is made of are uncertain by 11%.
+// How far the 95% interval of a step's median may reach from it (relativeReach), or its samples
+// spread (noise, std/mean: the console's noise column), on the rank and mode where the larger
+// of the two is largest, before the rules other than host-bound must clear their bounds by that
+// much too, or be held back: a figure 3% over its bound says nothing when the medians it is made
+// of are uncertain by 11%. The spread counts beside the interval because the interval narrows
+// with every sample whatever the spread, while the rules compare medians of cases timed one
+// after another (a phase against the step, one mode against another): what spreads a step's
+// samples by 20% (other processes, a changing clock) comes and goes between those cases too, and
+// moves their medians apart by about as much. One bound for both, as both say how far a median
+// may stand from the one the next case would have met.
 inline constexpr double kDiagnosisNoise = 0.10;
 
 // One DerivedResult per workload (params model + precision) of suite "step", in the order the

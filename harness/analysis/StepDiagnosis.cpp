@@ -109,32 +109,52 @@ std::string nothingFired(const WorkloadCases& w, std::string_view mode) {
                      largest->series, percent(*largest->share), mode);
 }
 
-// The measured step whose median is least certain: the furthest reach of its 95% interval.
+// The measured step whose median is least certain: the furthest its 95% interval reaches from
+// it, or the furthest its samples spread (noise, std/mean), whichever is larger.
 struct Uncertainty {
   std::string_view mode;
   int rank = -1;
-  double reach = 0;
+  double share = 0;     // the larger of the two, over the median
+  bool spread = false;  // the samples' spread, not the interval, is the larger
+
+  // How the finding that holds rules back names it, and what would narrow it: more samples
+  // narrow an interval, but not a spread.
+  std::string said() const {
+    return spread ? fmt::format(
+                        "{} by which rank {}'s {} steps spread (noise, std/mean): give "
+                        "each rank a quiet GPU and core (more samples narrow the "
+                        "interval, not the spread)",
+                        percent(share), rank, mode)
+                  : fmt::format(
+                        "{} that the 95% interval of rank {}'s median {} step reaches "
+                        "from it: give each case more samples (--samples, --min-time, "
+                        "--max-time), or each rank a quiet GPU and core",
+                        percent(share), rank, mode);
+  }
 };
 
-Uncertainty widestInterval(const WorkloadCases& w) {
-  Uncertainty widest;
+Uncertainty leastCertainStep(const WorkloadCases& w) {
+  Uncertainty least;
   for (const ModeName& m : kModeNames) {
     const CaseResult* step = w.step(m.mode);
     if (!step) continue;
     for (const RankResult& r : step->ranks) {
       const double reach = relativeReach(r.median_ci, r.summary.median);
-      if (reach > widest.reach) widest = {m.mode, r.rank, reach};
+      const double spread = r.measurement.noise;
+      if (std::max(reach, spread) > least.share) {
+        least = {m.mode, r.rank, std::max(reach, spread), spread > reach};
+      }
     }
   }
-  return widest;
+  return least;
 }
 
 // The findings of the rules in `fired` that clear their bounds by more than the uncertainty,
 // and one finding for those held back.
 void weigh(const WorkloadCases& w, const std::vector<RuleFired>& fired,
            std::vector<std::string>& findings) {
-  const Uncertainty widest = widestInterval(w);
-  const double noise = widest.reach > kDiagnosisNoise ? widest.reach : 0;
+  const Uncertainty least = leastCertainStep(w);
+  const double noise = least.share > kDiagnosisNoise ? least.share : 0;
   std::vector<std::string> held;
   for (const RuleFired& rule : fired) {
     if (rule.figure > rule.bound * (1 + noise)) {
@@ -145,12 +165,9 @@ void weigh(const WorkloadCases& w, const std::vector<RuleFired>& fired,
   }
   if (held.empty()) return;
   findings.push_back(fmt::format(
-      "too noisy to judge: {}; {} clear{} {} by less than the {} that the 95% interval of rank "
-      "{}'s median {} step reaches from it: give each case more samples (--samples, "
-      "--min-time, --max-time), or each rank a quiet GPU and core",
-      fmt::join(held, "; "), held.size() == 1 ? "it" : "they", held.size() == 1 ? "s" : "",
-      held.size() == 1 ? "its threshold" : "their thresholds", percent(widest.reach), widest.rank,
-      widest.mode));
+      "too noisy to judge: {}; {} clear{} {} by less than the {}", fmt::join(held, "; "),
+      held.size() == 1 ? "it" : "they", held.size() == 1 ? "s" : "",
+      held.size() == 1 ? "its threshold" : "their thresholds", least.said()));
 }
 
 }  // namespace

@@ -22,9 +22,9 @@ struct RuleFired {
 // Judges the workload's step: host-bound first, then the rules of `fired` (the figures' own,
 // such as the late rank) and the others. A rule's finding stands only where its figure clears
 // its bound by more than the uncertainty of the medians it is made of (the furthest reach of a
-// measured step's 95% interval, when above kDiagnosisNoise): the others are held back, in one
-// finding that names them and the uncertainty. When nothing fired at all, one line says so
-// and names the largest phase.
+// measured step's 95% interval or spread of its samples, when above kDiagnosisNoise): the others
+// are held back, in one finding that names them and the uncertainty.
+// When nothing fired at all, one line says so and names the largest phase.
 void diagnose(const WorkloadCases& w, std::vector<RuleFired> fired,
               std::vector<std::string>& findings);
 

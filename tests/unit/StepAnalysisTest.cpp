@@ -26,6 +26,8 @@ struct Job {
   std::vector<std::pair<std::string, double>> matmul;
   // The host's ms to launch each step of a mode, on every rank (otherwise 0.02 ms).
   std::map<std::string, double> host_ms;
+  // The spread (std/mean) of each rank's steps of a mode (otherwise the fixture's 1%).
+  std::map<std::string, std::vector<double>> noise;
 
   PerRank& at(const std::string& mode, const std::string& name) {
     for (auto& [m, s, values] : series) {
@@ -61,6 +63,9 @@ struct Job {
         }
         if (const auto host = host_ms.find(mode); host != host_ms.end() && name == "step") {
           sample.measurement.host_values.assign(seconds.size(), host->second * 1e-3);
+        }
+        if (const auto spread = noise.find(mode); spread != noise.end() && name == "step") {
+          sample.measurement.noise = spread->second[r];
         }
         by_rank[r].push_back(std::move(sample));
       }
@@ -531,6 +536,38 @@ TEST(StepAnalysis, ANoisyStepHoldsBackTheRulesItsUncertaintyCouldHaveFired) {
                        0),
             0u)
       << finding(deriveOne(job), "input bound");
+}
+
+TEST(StepAnalysis, AStepWhoseSamplesSpreadHoldsBackRulesThoughItsIntervalIsNarrow) {
+  Job job = busyJob();
+  job.host_ms["overlap"] = 11;
+  job.at("overlap", "data") = same(6.1, 6.1);                // input bound, 50.4%
+  job.at("overlap", "comm") = {{6.3, 6.3, 6.3}, {5, 5, 5}};  // a late rank, 10.7%
+  // Each step's samples alike, so its median's interval reaches nowhere: only the spread counts.
+  // At the bound, 10%, the rules are judged as they stand.
+  job.noise["none"] = {0.02, 0.10};
+  const DerivedResult at_bound = deriveOne(job);
+  EXPECT_NE(finding(at_bound, "input bound"), "");
+  EXPECT_NE(finding(at_bound, "late rank"), "");
+  EXPECT_EQ(finding(at_bound, "too noisy"), "");
+  // Rank 1's compute steps spread by 15%: both rules are held back; host-bound is still judged.
+  job.noise["none"] = {0.02, 0.15};
+  const DerivedResult noisy = deriveOne(job);
+  EXPECT_EQ(finding(noisy, "input bound"), "");
+  EXPECT_EQ(finding(noisy, "late rank"), "");
+  EXPECT_NE(finding(noisy, "host-bound"), "");
+  EXPECT_EQ(finding(noisy, "too noisy"),
+            "too noisy to judge: late rank 1, others wait 10.7% of the step against 10.0%; "
+            "input bound, 50.4% of the step against 50.0%; they clear their thresholds by less "
+            "than the 15.0% by which rank 1's none steps spread (noise, std/mean): give each "
+            "rank a quiet GPU and core (more samples narrow the interval, not the spread)");
+  // A rule that clears its bound by more than the spread stands: the data phase at 9 of 15 ms,
+  // 60.0% against 50% x 1.15 = 57.5%.
+  job.at("overlap", "data") = same(9, 9);
+  job.at("overlap", "step") = same(14.9, 15.1);
+  const DerivedResult clear = deriveOne(job);
+  EXPECT_NE(finding(clear, "input bound"), "");
+  EXPECT_EQ(finding(clear, "too noisy"), "");
 }
 
 }  // namespace
