@@ -150,7 +150,9 @@ Uncertainty leastCertainStep(const WorkloadCases& w) {
 }
 
 // The findings of the rules in `fired` that clear their bounds by more than the uncertainty,
-// and one finding for those held back.
+// and one finding for those held back. That one goes first, before host-bound's too: the
+// console shows only the first findings, and a reader must learn that the step was too noisy to
+// judge before reading what was judged of it.
 void weigh(const WorkloadCases& w, const std::vector<RuleFired>& fired,
            std::vector<std::string>& findings) {
   const Uncertainty least = leastCertainStep(w);
@@ -164,10 +166,12 @@ void weigh(const WorkloadCases& w, const std::vector<RuleFired>& fired,
     }
   }
   if (held.empty()) return;
-  findings.push_back(fmt::format(
-      "too noisy to judge: {}; {} clear{} {} by less than the {}", fmt::join(held, "; "),
-      held.size() == 1 ? "it" : "they", held.size() == 1 ? "s" : "",
-      held.size() == 1 ? "its threshold" : "their thresholds", least.said()));
+  findings.insert(
+      findings.begin(),
+      fmt::format("too noisy to judge: {}; {} clear{} {} by less than the {}",
+                  fmt::join(held, "; "), held.size() == 1 ? "it" : "they",
+                  held.size() == 1 ? "s" : "",
+                  held.size() == 1 ? "its threshold" : "their thresholds", least.said()));
 }
 
 }  // namespace

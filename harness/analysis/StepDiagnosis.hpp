@@ -23,7 +23,7 @@ struct RuleFired {
 // such as the late rank) and the others. A rule's finding stands only where its figure clears
 // its bound by more than the uncertainty of the medians it is made of (the furthest reach of a
 // measured step's 95% interval or spread of its samples, when above kDiagnosisNoise): the others
-// are held back, in one finding that names them and the uncertainty.
+// are held back, in one finding that names them and the uncertainty, first among the findings.
 // When nothing fired at all, one line says so and names the largest phase.
 void diagnose(const WorkloadCases& w, std::vector<RuleFired> fired,
               std::vector<std::string>& findings);
