@@ -66,10 +66,10 @@ PresetParse parseWithCpuPreset(const std::vector<std::string>& args) {
 }
 
 // On every rank, whatever it parsed: a run that finds no GPU on any rank and was given no
-// --device takes the CPU preset's defaults, with a note, instead of starting a GPU's sizes. A
-// command line refused under the GPU's defaults is read again under the preset's, since those
-// are the ones it would run with (--max-time 0.3s is short of the GPU's --min-time, not of the
-// preset's).
+// --device, or that was given --device cpu, takes the CPU preset's defaults, with a note,
+// instead of starting a GPU's sizes. A command line refused under the GPU's defaults is read
+// again under the preset's, since those are the ones it would run with (--max-time 0.3s is
+// short of the GPU's --min-time, not of the preset's).
 void chooseDefaults(splitstep::Invocation& invocation, const std::vector<std::string>& args,
                     const splitstep::Cluster& cluster) {
   PresetParse preset;
@@ -78,10 +78,16 @@ void chooseDefaults(splitstep::Invocation& invocation, const std::vector<std::st
     preset = parseWithCpuPreset(args);
     read = preset.command ? &*preset.command : nullptr;
   }
-  const bool asks = read != nullptr && read->action == splitstep::ParsedCommand::Action::Run &&
-                    !read->device_chosen;
-  const std::uint64_t answer = asks ? static_cast<std::uint64_t>(splitstep::visibleCudaDevices())
-                                    : splitstep::kDefaultsNotAsked;
+  const bool runs = read != nullptr && read->action == splitstep::ParsedCommand::Action::Run;
+  // A CPU chosen is a CPU's run whatever GPUs the rank sees: it answers none.
+  const bool cpu_chosen =
+      runs && read->device_chosen && read->plan.launch.device == splitstep::DeviceKind::Cpu;
+  std::uint64_t answer = splitstep::kDefaultsNotAsked;
+  if (cpu_chosen) {
+    answer = 0;
+  } else if (runs && !read->device_chosen) {
+    answer = static_cast<std::uint64_t>(splitstep::visibleCudaDevices());
+  }
   if (!splitstep::takesCpuPreset(cluster.allgather(answer))) return;
   if (!invocation.usage_error) preset = parseWithCpuPreset(args);
   if (!preset.command) {
@@ -91,8 +97,10 @@ void chooseDefaults(splitstep::Invocation& invocation, const std::vector<std::st
   invocation.command = std::move(*preset.command);
   invocation.usage_error.reset();
   invocation.notes.push_back(
-      "no GPU on any rank: the CPU preset's defaults (configs/cpu-quick.ini) under the options "
-      "given; --device chooses");
+      cpu_chosen ? "--device cpu: the CPU preset's defaults (configs/cpu-quick.ini) under the "
+                   "options given"
+                 : "no GPU on any rank: the CPU preset's defaults (configs/cpu-quick.ini) under "
+                   "the options given; --device chooses");
 }
 
 }  // namespace

@@ -118,7 +118,9 @@ std::vector<int> rankCounts(const OptionValue& value) {
 std::vector<OptionSpec> runOptions() {
   // clang-format off
   return {
-    option("device", "auto", "auto (one GPU per rank if any; else the CPU, with the CPU preset), cuda, cpu",
+    option("device", "auto",
+      "auto (one GPU per rank if any; else the CPU, with the CPU preset), cuda, cpu (with the CPU "
+      "preset)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.launch.device = v.choice<DeviceKind>("device"); },
       [](const RunPlan& p) { return std::string(toString(p.launch.device)); }),
     flagOption("allow-gpu-sharing", "let several ranks of a node share one GPU",

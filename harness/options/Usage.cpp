@@ -107,8 +107,8 @@ constexpr std::array kPresets = {
               "a first look at a GPU node in seconds: every suite at a few sizes, every result "
               "checked (splitstep all --config configs/quick.ini)"},
     HelpEntry{"cpu-quick.ini",
-              "small cases for a CPU-only machine; a run that finds no GPU on any rank takes it "
-              "as its defaults"},
+              "small cases for a CPU-only machine; a run given --device cpu, or that finds no "
+              "GPU on any rank, takes it as its defaults"},
     HelpEntry{"sweep.ini",
               "nccl-tests' 8 B - 4 GiB sweep at factor 2 in seconds: the sizes share 3 s "
               "(splitstep allreduce --config configs/sweep.ini)"},

@@ -176,7 +176,7 @@ TEST(Help, SaysHowTheCpuDefaultIsChosen) {
   std::string text;
   for (std::string word; words >> word;) text += word + ' ';
   EXPECT_NE(text.find("--device arg (=auto) auto (one GPU per rank if any; else the CPU, with the "
-                      "CPU preset), cuda, cpu"),
+                      "CPU preset), cuda, cpu (with the CPU preset)"),
             std::string::npos);
 }
 

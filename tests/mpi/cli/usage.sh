@@ -2,7 +2,8 @@
 # The manual and the refusals users meet first: a misspelt suite or option names the closest
 # valid one, contradictory settings name both, each refused on every rank with status 2 and one
 # line; --help answers with status 0 on every rank and prints once; and a run given no --device
-# takes the CPU preset where no rank sees a GPU (with a note), and its defaults where one does.
+# takes the CPU preset where no rank sees a GPU (with a note), and its defaults where one does,
+# while --device cpu takes the preset anywhere (with a note of its own).
 set -u
 source "$(dirname "$0")/common.sh"
 mpiexec=$1 ranks=$2 binary=$3
@@ -66,7 +67,20 @@ else
   [ "$(plan_entry "$dir/short.json" max-time)" = 0.3 ] || fail "no GPU: --max-time 0.3s not kept"
   echo "ok: no GPU: --max-time 0.3s is held to the preset's --min-time"
 fi
-run_membw "$dir/cpu.json" --device cpu
-grep -qF "$note" <<<"$output" && fail "--device cpu took the CPU preset"
-[ "$(plan_entry "$dir/cpu.json" min-time)" = 0.5 ] || fail "--device cpu lost the defaults"
-echo "ok: --device cpu keeps the defaults"
+# --device cpu, on a GPU node too: the preset's defaults, so that a --max-time short of the GPU's
+# --min-time runs; from the config file as from the command line.
+cpu_note="note: --device cpu: the CPU preset's defaults (configs/cpu-quick.ini) under the options given"
+output=$(timeout 120 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" membw \
+  --membw-bytes 16M --device cpu --max-time 0.3s --quiet --json "$dir/cpu.json" 2>&1) \
+  || fail "--device cpu --max-time 0.3s refused: $output"
+[ "$(grep -cF "$cpu_note" <<<"$output")" -eq 1 ] || fail "--device cpu: its note not printed once"
+grep -qF "$note" <<<"$output" && fail "--device cpu: the note of a run without a GPU"
+[ "$(plan_entry "$dir/cpu.json" device)" = cpu ] || fail "--device cpu: not on the CPU"
+[ "$(plan_entry "$dir/cpu.json" min-time)" = 0.1 ] || fail "--device cpu: not the preset's min-time"
+[ "$(plan_entry "$dir/cpu.json" max-time)" = 0.3 ] || fail "--device cpu: --max-time 0.3s not kept"
+echo "ok: --device cpu: the CPU preset, with its note; --max-time 0.3s runs"
+printf 'device = cpu\n' >"$dir/cpu.ini"
+run_membw "$dir/cpu-file.json" --config "$dir/cpu.ini"
+[ "$(grep -cF "$cpu_note" <<<"$output")" -eq 1 ] || fail "device = cpu: its note not printed once"
+[ "$(plan_entry "$dir/cpu-file.json" min-time)" = 0.1 ] || fail "device = cpu: not the preset's min-time"
+echo "ok: device = cpu in the config file: the CPU preset"
