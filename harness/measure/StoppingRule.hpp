@@ -31,8 +31,8 @@ inline constexpr double kStableNoiseSpread = 0.05;
 inline constexpr double kOutOfReachSampleFactor = 4;
 // A case whose kStableMinSamples samples would take more than this share of max_time has no
 // time to show a stable noise: once the target is out of reach within max_time, it ends with
-// the interval it has (StopRule::OutOfReach). Any other such case ends so once it has
-// kStableMinSamples samples and its noise has not settled.
+// the interval it has (StopRule::OutOfReach). Any other such case ends so once this share of
+// max_time has passed with kStableMinSamples samples at least and its noise has not settled.
 inline constexpr double kStableJudgeShare = 1.0 / 3;
 
 // Up to this many samples every sample is judged; past it, kCheckpointsPerDoubling times per
@@ -89,9 +89,9 @@ struct StopCheck {
 // - Done (Converged) when the median's 95% interval reaches at most ci_target from it, or
 //   Done (NoiseStable) when the noise is stable and ci_target out of reach (above), or
 //   Done (OutOfReach) when ci_target is out of reach, would be reached only after max_time at
-//   the rate of timed samples so far, and either kStableMinSamples samples have shown no stable
-//   noise or the samples are too long to see the noise settle (kStableJudgeShare); each only
-//   where the series does not drift;
+//   the rate of timed samples so far, and either kStableJudgeShare of max_time has shown no
+//   stable noise or the samples are too long to see the noise settle in it; each only where the
+//   series does not drift;
 // - otherwise TimeLimit (SweepTime: stoppedOnTime) where wall_seconds has reached
 //   settings.sweep_share with min_samples taken, and Continue where it has not.
 StopCheck evaluateStop(const MeasureSettings& settings, std::span<const double> values,

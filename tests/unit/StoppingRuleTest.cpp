@@ -111,22 +111,21 @@ TEST(StoppingRule, ALongSampleOutOfReachEndsWithTheIntervalItHas) {
   EXPECT_LT(stop.wall, 4.0);
   EXPECT_NEAR(stop.check.figure, medianUncertainty(std::span(series).first(stop.samples)), 1e-12);
   EXPECT_GT(stop.check.figure, defaults().ci_target);
-  // The same spread in samples of 50 ms: 64 of them take 3.2 s, so it waits for its noise to
-  // be judged, and ends there, its noise stable or not: the target stays out of reach.
+  // The same spread in samples of 50 ms: 64 of them take 3.2 s, so it waits for its noise.
   const FirstStop shorter = firstStop(defaults(), testing::stableSeries(400, 0.05, 0.15, 13));
-  EXPECT_TRUE(shorter.check.rule == StopRule::NoiseStable ||
-              shorter.check.rule == StopRule::OutOfReach);
-  EXPECT_EQ(shorter.samples, kStableMinSamples);
-  // A 69 ms pageable copy (of 1 GiB on an H200) whose spread keeps changing: its noise does not
-  // settle over its first 64 samples (4.4 s, under the third of --max-time that would end it at
-  // once), and it ends there instead of at --max-time's 15 s.
-  std::vector<double> unsettled = testing::stableSeries(200, 0.069, 0.05, 15);
+  EXPECT_NE(shorter.check.rule, StopRule::OutOfReach);
+  EXPECT_GE(shorter.samples, kStableMinSamples);
+  // A 69 ms pageable copy (of 1 GiB on an H200) whose spread keeps changing: its 64 samples
+  // (4.4 s) fit in a third of --max-time, so it waits for its noise, which does not settle, and
+  // ends out of reach once that third has passed instead of at --max-time's 15 s.
+  std::vector<double> unsettled = testing::stableSeries(300, 0.069, 0.05, 15);
   for (std::size_t i = 32; i < unsettled.size(); i += 8) unsettled[i] *= 1.6;
   ASSERT_FALSE(noiseStable(std::span(unsettled).first(kStableMinSamples)));
   const FirstStop copy = firstStop(defaults(), unsettled);
   EXPECT_EQ(copy.check.rule, StopRule::OutOfReach);
-  EXPECT_EQ(copy.samples, kStableMinSamples);
-  EXPECT_LT(copy.wall, 5.0);
+  EXPECT_GT(copy.samples, kStableMinSamples);
+  EXPECT_GE(copy.wall, kStableJudgeShare * defaults().max_time);
+  EXPECT_LT(copy.wall, 6.0);
   // Where the target is within reach by --max-time, long samples go on: 150 ms spreading by
   // 0.8% reach ±0.5% in a few dozen samples.
   const FirstStop near = firstStop(defaults(), testing::stableSeries(200, 0.15, 0.008, 14));
