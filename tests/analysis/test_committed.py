@@ -13,7 +13,7 @@ RESULTS = os.path.join(ROOT, "results")
 
 def results_files():
     """{folder: [(path, document)]} of every results file under results/ (other JSON files,
-    such as step_twin's, are not results files)."""
+    such as splitstep-analysis eager's, are not results files)."""
     found = {}
     for folder, _, names in sorted(os.walk(RESULTS)):
         for name in sorted(names):
