@@ -268,9 +268,9 @@ def chosen_case(path, document, model, precision, ddp, no_sync):
     return found[0]
 
 
-def recorded_loss(plan):
+def recorded_loss(results_path, plan):
     """The loss the archive of the run's --model-file recorded, or None where it cannot be
-    read (moved, or the run's folder elsewhere)."""
+    read. A relative --model-file is looked for from here, then beside the results file."""
     import zipfile
 
     from .export import EXTRA_NAME
@@ -278,13 +278,15 @@ def recorded_loss(plan):
     path = plan.get("model-file")
     if not path:
         return None
-    try:
-        with zipfile.ZipFile(path) as archive:
-            name = next((n for n in archive.namelist() if n.endswith(f"/extra/{EXTRA_NAME}")),
-                        None)
-            return json.loads(archive.read(name)).get("loss") if name else None
-    except (OSError, ValueError, zipfile.BadZipFile):
-        return None
+    for candidate in (path, os.path.join(os.path.dirname(results_path), path)):
+        try:
+            with zipfile.ZipFile(candidate) as archive:
+                name = next((n for n in archive.namelist()
+                             if n.endswith(f"/extra/{EXTRA_NAME}")), None)
+                return json.loads(archive.read(name)).get("loss") if name else None
+        except (OSError, ValueError, zipfile.BadZipFile):
+            continue
+    return None
 
 
 def exported_spec(path, plan, factories):
@@ -294,7 +296,7 @@ def exported_spec(path, plan, factories):
         raise BadInput(f"--like: '{path}' trained an exported model (--model-file "
                        f"{plan.get('model-file', '?')}): name the factories it was exported "
                        f"from, --model-factory and --batch-factory")
-    loss = loss or recorded_loss(plan)
+    loss = loss or recorded_loss(path, plan)
     if loss is None:
         raise BadInput(f"--like: the archive {plan.get('model-file', '?')} cannot be read for "
                        f"its loss: name it with --loss")

@@ -328,14 +328,17 @@ class ExportedModelTest(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.dir, ignore_errors=True)
 
-    def eager(self, *args):
-        """(exit status, the JSON or None, stdout and stderr)."""
+    def eager(self, *args, cwd=None):
+        """(exit status, the JSON or None, stdout and stderr), run in `cwd` (default: the folder
+        of the results, the archive and the factories)."""
         path = os.path.join(self.dir, "eager.json")
         if os.path.exists(path):
             os.remove(path)
+        env = environment()
+        env.update(OMP_NUM_THREADS="1", PYTHONPATH=f"{self.dir}{os.pathsep}{env['PYTHONPATH']}")
         result = subprocess.run([*EAGER, "--like", self.results, *args, "--json", path],
-                                cwd=self.dir, env=dict(environment(), OMP_NUM_THREADS="1"),
-                                capture_output=True, text=True, timeout=300)
+                                cwd=cwd or self.dir, env=env, capture_output=True, text=True,
+                                timeout=300)
         document = None
         if result.returncode == 0:
             with open(path) as f:
@@ -363,6 +366,11 @@ class ExportedModelTest(unittest.TestCase):
                                             "--batch-factory", "mine:batch", "--loss", "mine:loss")
         self.assertEqual(status, 0, text)
         self.assertEqual(document["factories"]["loss"], "mine:loss")
+        # From another folder, the run's relative --model-file is found beside its results.
+        status, document, text = self.eager("--model-factory", "mine:model",
+                                            "--batch-factory", "mine:batch", cwd=ROOT)
+        self.assertEqual(status, 0, text)
+        self.assertEqual(document["factories"]["loss"], "cross-entropy")
 
     def test_refusals_name_what_is_wrong(self):
         for args, message in (
