@@ -33,11 +33,9 @@ from typing import Callable, NamedTuple
 
 from . import eager_models
 from .eager_models import TWINS, factory_spec, library_spec, twin_shape, twin_spec, zoo_module
+from . import schema
 from .schema import BadInput
 
-# The results schemas --like reads (docs/results-schema.md): 2 keeps a case's typed values in
-# "fields", 1 kept them as text in "params".
-RESULTS_SCHEMAS = ("splitstep.results/1", "splitstep.results/2")
 
 
 class Option(NamedTuple):
@@ -218,19 +216,17 @@ def options_from(args):
 
 
 def read_results(path):
+    """The results file --like names, read and checked as every subcommand reads one (v1 in the
+    v2 shape: each case's typed fields)."""
     try:
-        with open(path) as f:
-            document = json.load(f)
-    except (OSError, ValueError) as e:
-        raise BadInput(f"--like: cannot read '{path}': {e}") from None
-    if not isinstance(document, dict) or document.get("schema") not in RESULTS_SCHEMAS:
-        raise BadInput(f"--like: '{path}' is not a splitstep results file")
-    return document
+        return schema.read_results(path)
+    except schema.ResultsError as error:
+        raise BadInput(f"--like: {error}") from None
 
 
 def fields_of(case):
-    """A case's typed fields (schema 2), or its text params (schema 1)."""
-    return case.get("fields", case.get("params"))
+    """A case's typed fields (read_results gives every case its fields, a v1 file's decoded)."""
+    return case["fields"]
 
 
 def chosen_case(path, document, model, precision, ddp, no_sync):

@@ -4,11 +4,10 @@ the GPU's kernel time in splitstep's step (--gpu-busy). Where the three agree th
 GPU's; where eager PyTorch or splitstep's step is longer than the graphed one, the difference is
 the host's launches (docs/step.md, "Three figures of one step").
 """
-import json
 import statistics
 from typing import NamedTuple, Optional
 
-from .schema import BadInput
+from .schema import BadInput, read_json
 
 # What the eager command's JSON names itself; "step_twin" in files written before it had its
 # name.
@@ -26,12 +25,12 @@ class Launches(NamedTuple):
 
 
 def read_eager(path):
-    """An `eager --json` file, checked to be one."""
-    try:
-        with open(path) as f:
-            document = json.load(f)
-    except (OSError, ValueError) as error:
-        raise BadInput(f"--eager: cannot read '{path}': {error}") from None
+    """An `eager --json` file, read as the results files are (bounded, checked JSON), and
+    checked to be one."""
+    def refused(reason):
+        return BadInput(f"--eager: {reason}")
+
+    document = read_json(path, refused)
     if not isinstance(document, dict) or document.get("tool") not in EAGER_TOOLS or \
             not isinstance(document.get("ranks"), list) or not document["ranks"]:
         raise BadInput(f"--eager: '{path}' is not a file of splitstep-analysis eager --json")
