@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -63,9 +64,10 @@ std::vector<double> relativeDeviations(const std::vector<at::Tensor>& other,
   return relative;
 }
 
-// Nondeterministic kernels (flash attention's backward accumulates with atomics) make two
-// eager runs of the same steps differ, and AdamW carries a difference into the next steps'
-// parameters: GPT-2 at its preset differs from itself by up to 0.2 in a layer-norm bias. So
+// Nondeterministic kernels (atomic accumulation in a backward; which one GPT-2 meets is not
+// pinned down) make two eager runs of the same steps differ, and AdamW carries a difference into
+// the next steps' parameters: on an H200, GPT-2 at its preset differs from itself by up to 1.5
+// in ln_f.bias's gradient after 5 AdamW steps (results/2026-12-04-h200-host-three-figures). So
 // each tensor is held to the tolerance, or to kSelfMargin times what the eager steps differ from
 // themselves where that is more: a graph that replays the wrong memory or a stale input differs
 // by far more than that.
@@ -86,9 +88,7 @@ Deviation compare(const std::vector<double>& graphed, const std::vector<double>&
 }
 
 double largest(const std::vector<double>& values) {
-  double most = 0;
-  for (double v : values) most = std::max(most, v);
-  return most;
+  return values.empty() ? 0 : std::ranges::max(values);
 }
 
 template <typename T>
