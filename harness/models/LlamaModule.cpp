@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <optional>
 
 #include "models/Llama.hpp"
 #include "models/ModuleParts.hpp"
@@ -132,7 +133,9 @@ class LlamaAttention final : public torch::nn::Module {
         v_proj_(register_module("v_proj", projection(hidden, kv_heads * head_size_))),
         o_proj_(register_module("o_proj", projection(heads * head_size_, hidden))) {}
 
-  at::Tensor forward(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
+  // `mask`: undefined for sdpa's is_causal, or create_causal_mask's boolean mask under capture.
+  at::Tensor forward(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin,
+                     const at::Tensor& mask) {
     const std::int64_t b = x.size(0);
     const std::int64_t s = x.size(1);
     const at::Tensor query = linear(q_proj_, x).view({b, s, -1, head_size_}).transpose(1, 2);
@@ -145,15 +148,18 @@ class LlamaAttention final : public torch::nn::Module {
     const at::Tensor q_embed = q_cos + rotateHalf(query) * n;
     const at::Tensor k_cos = key * c;
     key = k_cos + rotateHalf(key) * n;
-    // sdpa_attention_forward without a mask (the causal mask is sdpa's is_causal; the sequence
-    // has at least two tokens).
-    const bool gqa = groups_ > 1 && head_size_ <= kMaxGqaHeadSize;
+    // sdpa_attention_forward: without a mask the causal mask is sdpa's is_causal (the sequence
+    // has at least two tokens); with one, the key-value heads are repeated (use_gqa_in_sdpa).
+    const bool causal = !mask.defined();
+    const bool gqa = causal && groups_ > 1 && head_size_ <= kMaxGqaHeadSize;
     if (groups_ > 1 && !gqa) {
       key = repeatKv(key);
       value = repeatKv(value);
     }
     const at::Tensor attended =
-        at::scaled_dot_product_attention(q_embed, key, value, {}, 0.0, true, scaling_, gqa)
+        at::scaled_dot_product_attention(q_embed, key, value,
+                                         causal ? std::nullopt : std::optional<at::Tensor>(mask),
+                                         0.0, causal, scaling_, gqa)
             .reshape({b, -1, s, value.size(-1)})
             .transpose(1, 2)
             .contiguous();
@@ -211,8 +217,9 @@ class LlamaDecoderLayer final : public torch::nn::Module {
             register_module("input_layernorm", std::make_shared<LlamaRMSNorm>(shape[kHidden]))),
         post_attention_layernorm_(register_module(
             "post_attention_layernorm", std::make_shared<LlamaRMSNorm>(shape[kHidden]))) {}
-  at::Tensor forward(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
-    const at::Tensor h = x + self_attn_->forward(input_layernorm_->forward(x), cos, sin);
+  at::Tensor forward(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin,
+                     const at::Tensor& mask) {
+    const at::Tensor h = x + self_attn_->forward(input_layernorm_->forward(x), cos, sin, mask);
     return h + mlp_->forward(post_attention_layernorm_->forward(h));
   }
 
@@ -224,13 +231,37 @@ class LlamaDecoderLayer final : public torch::nn::Module {
 };
 
 // masking_utils.find_packed_sequence_indices, which the library runs on every training forward
-// (no attention mask, no cache): whether the positions restart inside a row. Reading its answer
-// waits for the device, as the library's `if` does.
-bool packedSequences(const at::Tensor& position_ids) {
+// (no attention mask, no cache): which sequence of its row each token belongs to, counting the
+// places where the positions restart.
+at::Tensor packedSequenceIndices(const at::Tensor& position_ids) {
   const at::Tensor first_dummy_value = position_ids.slice(1, 0, 1) - pythonNumber(1);
   const at::Tensor position_diff = at::diff(position_ids, 1, -1, first_dummy_value);
-  const at::Tensor packed_sequence_mask = position_diff.ne(1).cumsum(-1);
+  return position_diff.ne(1).cumsum(-1);
+}
+
+// Eagerly the library then asks whether any row restarts; reading the answer waits for the
+// device, as its `if` does.
+bool restarts(const at::Tensor& packed_sequence_mask) {
   return !(packed_sequence_mask.select(1, -1) == 0).all().is_nonzero();
+}
+
+// create_causal_mask under capture, where the library does not ask: it keeps the packed-sequence
+// indices, and sdpa_mask materialises the boolean mask (batch, 1, q, kv) by broadcasting index
+// tensors (_non_vmap_expansion_sdpa). A key is seen where its remapped position is at most the
+// query's (causal_mask_function through remap_positions_for_packed_sequence) and it belongs to
+// the query's sequence (packed_sequence_mask_function), each and_masks'd onto a true scalar.
+at::Tensor capturedCausalMask(const at::Tensor& position_ids,
+                              const at::Tensor& packed_sequence_mask) {
+  const std::int64_t batch = position_ids.size(0);
+  const std::int64_t length = position_ids.size(1);
+  const at::TensorOptions options = position_ids.options();
+  const at::Tensor b = at::arange(batch, options).view({-1, 1, 1, 1});
+  const at::Tensor q = (at::arange(length, options) + pythonNumber(0)).view({1, 1, -1, 1});
+  const at::Tensor kv = (at::arange(length, options) + pythonNumber(0)).view({1, 1, 1, -1});
+  at::Tensor result = at::ones({}, options.dtype(at::kBool));
+  result = result & (position_ids.index({b, kv}) <= position_ids.index({b, q}));
+  result = result & (packed_sequence_mask.index({b, q}) == packed_sequence_mask.index({b, kv}));
+  return result.expand({batch, -1, length, length});
 }
 
 // LlamaModel: embedding, rotary embedding, decoder layers, final norm.
@@ -253,15 +284,22 @@ class LlamaModel final : public torch::nn::Module {
     // The positions of a forward without cache: arange + 0 seen tokens, one row for the batch.
     const at::Tensor position_ids =
         (at::arange(inputs_embeds.size(1), input_ids.options()) + pythonNumber(0)).unsqueeze(0);
-    // create_causal_mask: no mask for sdpa (its is_causal) when no row packs several sequences;
-    // splitstep's positions never restart. The library expands the positions to the batch.
+    // create_causal_mask: eagerly, no mask for sdpa (its is_causal) when no row packs several
+    // sequences, and splitstep's positions never restart; under capture, the mask. The library
+    // expands the positions to the batch.
     const std::int64_t batch = inputs_embeds.size(0);
-    TORCH_CHECK(!packedSequences(batch == 1 ? position_ids : position_ids.expand({batch, -1})),
-                "llama: packed sequences need a mask");
+    const at::Tensor positions = batch == 1 ? position_ids : position_ids.expand({batch, -1});
+    const at::Tensor packed_sequence_mask = packedSequenceIndices(positions);
+    at::Tensor mask;
+    if (forwardIsCaptured()) {
+      mask = capturedCausalMask(position_ids.expand({batch, -1}), packed_sequence_mask);
+    } else {
+      TORCH_CHECK(!restarts(packed_sequence_mask), "llama: packed sequences need a mask");
+    }
     const auto [cos, sin] = rotary_emb_->forward(inputs_embeds, position_ids);
     at::Tensor hidden_states = inputs_embeds;
     for (const auto& layer : *layers_) {
-      hidden_states = layer->as<LlamaDecoderLayer>()->forward(hidden_states, cos, sin);
+      hidden_states = layer->as<LlamaDecoderLayer>()->forward(hidden_states, cos, sin, mask);
     }
     return norm_->forward(hidden_states);
   }

@@ -4,9 +4,12 @@
 
 #include <map>
 #include <stdexcept>
+#include <utility>
 
 namespace splitstep {
 namespace {
+
+thread_local bool captured_forward = false;
 
 // Filled by WorkloadRegistrations during static initialisation; a function-local static, so
 // that it exists before the first registration whatever order the sources initialise in.
@@ -16,6 +19,12 @@ std::map<std::string, WorkloadMaker, std::less<>>& makers() {
 }
 
 }  // namespace
+
+CapturedForward::CapturedForward() : was_(std::exchange(captured_forward, true)) {}
+
+CapturedForward::~CapturedForward() { captured_forward = was_; }
+
+bool forwardIsCaptured() { return captured_forward; }
 
 WorkloadRegistration::WorkloadRegistration(const StepModelDescriptor& model, WorkloadMaker maker) {
   if (!makers().emplace(std::string(model.name), maker).second) {

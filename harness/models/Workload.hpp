@@ -36,6 +36,23 @@ class Workload {
   virtual std::int64_t batchSize() const = 0;
 };
 
+// While one lives on this thread, models run their forward as under a CUDA graph's capture, as
+// transformers does where torch.cuda.graph records it (masking_utils' is_tracing): what the
+// library asks the host every forward, it then computes on the device. A graphed step holds one
+// over its warm-up steps and capture, and its check over the eager steps it is held against, so
+// that both run the same operations.
+class CapturedForward {
+ public:
+  CapturedForward();
+  ~CapturedForward();
+  CapturedForward(const CapturedForward&) = delete;
+  CapturedForward& operator=(const CapturedForward&) = delete;
+
+ private:
+  bool was_;
+};
+bool forwardIsCaptured();
+
 // The module maker: the model shaped by `shape`, its parameters drawn from the global CPU
 // generator, placed on `device`.
 using WorkloadMaker = std::unique_ptr<Workload> (*)(const StepShape& shape, c10::Device device);

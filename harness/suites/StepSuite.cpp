@@ -210,6 +210,7 @@ void addBusy(CaseRunner& runner, const std::string& case_name, const CaseFields&
 // What a graphed case is measured from: the eager case it stands beside and how it trained.
 struct GraphedCase {
   SyncMode mode;
+  GradientSync* sync;  // the eager case's: nullptr in modes none and single
   std::string eager_name;
   StepCase fields;  // the eager case's
   std::vector<Rate> rates;
@@ -237,11 +238,12 @@ void runGraphed(CaseRunner& runner, const StepPlan& plan, const StepRecipe& reci
   // straggler on purpose delays one rank's recipe only.
   StepRecipe everyone = recipe;
   everyone.delay = plan.delay_rank >= 0 ? plan.delay : 0;
-  if (const auto why_not = whyNotGraphed(everyone, c.mode)) {
+  if (const auto why_not = whyNotGraphed(everyone)) {
     skip(*why_not);
     return;
   }
   const bool single = c.mode == SyncMode::Single;
+  const bool overlap = c.mode == SyncMode::Overlap;
   const bool runs = !single || context.rank == 0;
   context.watchdog.setOperation("step " + name + ": capture");
   std::optional<TrainingStep> step;
@@ -250,7 +252,7 @@ void runGraphed(CaseRunner& runner, const StepPlan& plan, const StepRecipe& reci
   if (runs) {
     try {
       step.emplace(workload, graphedRecipe(recipe), context.device, host_batch);
-      graph = std::make_unique<GraphedStep>(*step);
+      graph = std::make_unique<GraphedStep>(*step, c.sync, overlap);
     } catch (const std::exception& e) {
       failure = e.what();
     }
@@ -276,7 +278,7 @@ void runGraphed(CaseRunner& runner, const StepPlan& plan, const StepRecipe& reci
   if (plan.check && runs) {
     context.watchdog.setOperation("step " + name + ": correctness check");
     check = checkGraphed(workload, recipe, context.device, host_batch,
-                         gradientTolerance(recipe.precision));
+                         gradientTolerance(recipe.precision), c.sync, overlap);
   }
   if (plan.gpu_busy) {
     Sample& s = runner.add(name, key::busySeries(key::kWhole), params);
@@ -452,7 +454,7 @@ void StepSuite::run(const SuiteContext& context) {
         step_samples.emplace_back(mode, runner.size() - 1);
         if (plan_.step_graphs) {
           step_sample.comparison = {case_name, "eager", true};
-          const GraphedCase graphed{mode, case_name, fields, step_sample.rates};
+          const GraphedCase graphed{mode, used, case_name, fields, step_sample.rates};
           eager.reset();  // its optimizer's state goes before the graphed step's comes
           runGraphed(runner, plan_, recipe, *workload, host_batch, graphed, settings);
         }

@@ -4,6 +4,8 @@
 // with the library's parameters loaded, the same output, loss and gradients for the same batch;
 // and, from the library's weights and gradients, the same parameters after two steps of each
 // optimizer (suites/step/Optimizer: SGD and AdamW, loop, foreach and fused) as torch.optim's.
+// A file written as under a CUDA graph's capture is held to splitstep's module under
+// CapturedForward, the forward its graphed step records.
 //
 //   splitstep_zoo_check FILE.pt...
 //
@@ -19,6 +21,7 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +63,7 @@ struct Reference {
   std::map<std::string, std::int64_t> shape;
   std::vector<std::string> parameter_names;
   std::int64_t parameters = 0;
+  bool captured = false;
   std::map<std::string, at::Tensor> state;
   at::Tensor input, target, output, loss;
   std::map<std::string, at::Tensor> grads;
@@ -91,6 +95,7 @@ Reference read(const std::string& path) {
     r.parameter_names.push_back(name.toStringRef());
   }
   r.parameters = at("parameters").toInt();
+  r.captured = at("captured").toBool();
   r.state = tensors(at("state"));
   r.input = at("input").toTensor();
   r.target = at("target").toTensor();
@@ -190,6 +195,8 @@ std::vector<std::string> differences(const Reference& r, std::string& summary) {
     found.push_back(fmt::format("the descriptor counts {:.0f} parameters, the library has {}",
                                 descriptor.parameters(shape), r.parameters));
   }
+  std::optional<CapturedForward> captured;
+  if (r.captured) captured.emplace();
   const at::Tensor output = workload->forward(r.input);
   if (output.sizes() != r.output.sizes()) {
     found.push_back(fmt::format("output of shape {}, the library's is {}",
@@ -221,10 +228,10 @@ std::vector<std::string> differences(const Reference& r, std::string& summary) {
   const std::vector<std::string> steps = optimizerDifferences(r, names, step_diff);
   found.insert(found.end(), steps.begin(), steps.end());
   summary = fmt::format(
-      "{} parameters in {} tensors equal; output within {:.2g}, loss {:.6g}, "
+      "{}{} parameters in {} tensors equal; output within {:.2g}, loss {:.6g}, "
       "gradients within {:.2g}; {} optimizers' {} steps within {:.2g} of torch.optim's",
-      count, names.size(), output_diff, loss.item<double>(), grad_diff, std::size(kOptimizerCases),
-      r.optimizer_steps, step_diff);
+      r.captured ? "as under capture: " : "", count, names.size(), output_diff, loss.item<double>(),
+      grad_diff, std::size(kOptimizerCases), r.optimizer_steps, step_diff);
   return found;
 }
 

@@ -88,6 +88,18 @@ GradientSync::~GradientSync() {
   if (reduced_ != nullptr) cudaEventDestroy(reduced_);
 }
 
+GradientSync::Untimed::Untimed(GradientSync* sync) : sync_(sync) {
+  if (sync_ != nullptr) sync_->timed_ = false;
+}
+
+GradientSync::Untimed::~Untimed() {
+  if (sync_ != nullptr) sync_->timed_ = true;
+}
+
+void GradientSync::mark(TimeMark& at) const {
+  if (timed_) at.record();
+}
+
 std::vector<std::size_t> GradientSync::bucketBytes() const {
   std::vector<std::size_t> bytes;
   for (const Bucket& bucket : buckets_) {
@@ -129,7 +141,7 @@ void GradientSync::onGradient(std::size_t index, const at::Tensor& grad) {
   if (!armed_) return;
   pack(index, grad);
   Bucket& bucket = buckets_[bucket_of_[index]];
-  if (--bucket.pending == 0) bucket.packed->record();
+  if (--bucket.pending == 0) mark(*bucket.packed);
   launchReady();
 }
 
@@ -153,29 +165,29 @@ void GradientSync::launch(Bucket& bucket) {
     SPLITSTEP_CUDA_CHECK(cudaEventRecord(bucket.filled, device_.stream()));
     SPLITSTEP_CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, bucket.filled, 0));
   }
-  bucket.started->record();
+  mark(*bucket.started);
   const bool dropped = fault_ == SyncFault::DroppedBucket && &bucket == &buckets_.back();
   if (!dropped) {
     comm_.run(allReduce(), bucket.flat.data_ptr(), bucket.flat.data_ptr(),
               static_cast<std::size_t>(bucket.flat.numel()), DataType::Float32, comm_stream_);
   }
-  bucket.finished->record();
+  mark(*bucket.finished);
   ++launched_;
 }
 
 void GradientSync::finish(bool overlapped) {
   overlapped_ = overlapped;
-  sync_start_->record();
+  mark(*sync_start_);
   if (!overlapped) {
     resetBuckets();
     for (Bucket& bucket : buckets_) {
       for (std::size_t i : bucket.members) pack(i, parameters_[i].grad());
       bucket.pending = 0;
-      bucket.packed->record();
+      mark(*bucket.packed);
       launchReady();  // this bucket's allreduce runs while the next one is packed
     }
   }
-  sync_packed_->record();
+  mark(*sync_packed_);
   armed_ = false;
   if (launched_ != buckets_.size()) {
     throw std::logic_error("a parameter received no gradient in backward; its bucket never filled");

@@ -43,6 +43,19 @@ class GradientSync {
   GradientSync(const GradientSync&) = delete;
   GradientSync& operator=(const GradientSync&) = delete;
 
+  // While one lives, the sync's steps record no timing marks: a mark recorded inside a CUDA
+  // graph's capture belongs to the graph, and no time can be read from it (GraphedStep).
+  class Untimed {
+   public:
+    explicit Untimed(GradientSync* sync);  // nullptr: no sync, nothing to leave out
+    ~Untimed();
+    Untimed(const Untimed&) = delete;
+    Untimed& operator=(const Untimed&) = delete;
+
+   private:
+    GradientSync* sync_;
+  };
+
   std::size_t bucketCount() const { return buckets_.size(); }
   std::size_t gradientBytes() const;
   // Bytes of each bucket, in launch order.
@@ -83,6 +96,7 @@ class GradientSync {
     std::unique_ptr<TimeMark> finished;  // on the communication stream
   };
 
+  void mark(TimeMark& at) const;
   void resetBuckets();
   void onGradient(std::size_t index, const at::Tensor& grad);
   void pack(std::size_t index, const at::Tensor& grad);
@@ -107,6 +121,7 @@ class GradientSync {
   std::size_t next_ = 0;  // the next bucket to launch; those before it were launched this step
   std::size_t launched_ = 0;
   bool armed_ = false;
+  bool timed_ = true;
   bool overlapped_ = false;
 };
 

@@ -157,13 +157,7 @@ void releaseTheGenerator() {
 
 }  // namespace
 
-std::optional<std::string> whyNotGraphed(const StepRecipe& recipe, SyncMode mode) {
-  if (mode == SyncMode::Sequential || mode == SyncMode::Overlap) {
-    return fmt::format(
-        "mode {} times its buckets' collectives from the host between backward's "
-        "kernels; modes none and single are graphed",
-        toString(mode));
-  }
+std::optional<std::string> whyNotGraphed(const StepRecipe& recipe) {
   if (recipe.precision == StepPrecision::Fp16) {
     return std::string(
         "fp16's loss scaler reads on the host whether the gradients overflowed, "
@@ -192,10 +186,13 @@ StepRecipe graphedRecipe(StepRecipe recipe) {
   return recipe;
 }
 
-GraphedStep::GraphedStep(TrainingStep& step) : graph_(std::make_unique<at::cuda::CUDAGraph>()) {
+GraphedStep::GraphedStep(TrainingStep& step, GradientSync* sync, bool overlap)
+    : graph_(std::make_unique<at::cuda::CUDAGraph>()) {
+  const CapturedForward captured;
+  const GradientSync::Untimed untimed(sync);
   for (int i = 0; i + 1 < kWarmupSteps; ++i) {
     step.dropGradients();
-    step.runForGraph();
+    step.runForGraph(sync, overlap);
   }
   // The last warm-up step under torch.cuda.set_sync_debug_mode("error"): a host sync inside the
   // step (.item(), a data-dependent `if`) is named before a capture it would invalidate.
@@ -203,7 +200,7 @@ GraphedStep::GraphedStep(TrainingStep& step) : graph_(std::make_unique<at::cuda:
   {
     SyncsRefused refused;
     try {
-      step.runForGraph();
+      step.runForGraph(sync, overlap);
     } catch (const c10::Error& e) {
       throw std::runtime_error("a host sync inside the step, which a graph cannot hold (" +
                                firstLine(e.what()) + ")");
@@ -214,7 +211,7 @@ GraphedStep::GraphedStep(TrainingStep& step) : graph_(std::make_unique<at::cuda:
   // gradients) keep their addresses for every replay.
   graph_->capture_begin();
   try {
-    step.runForGraph();
+    step.runForGraph(sync, overlap);
   } catch (const std::exception& e) {
     const std::string why = firstLine(e.what());
     try {
@@ -240,7 +237,10 @@ GraphedStep::~GraphedStep() = default;
 void GraphedStep::replay() { graph_->replay(); }
 
 GraphCheckResult checkGraphed(Workload& workload, const StepRecipe& recipe, Device& device,
-                              const Batch& host_batch, double tolerance) {
+                              const Batch& host_batch, double tolerance, GradientSync* sync,
+                              bool overlap) {
+  const CapturedForward captured;
+  const GradientSync::Untimed untimed(sync);
   const std::vector<at::Tensor> parameters = workload.parameters();
   const std::vector<at::Tensor> kept = cloned(parameters);
   const StepRecipe graphed_recipe = graphedRecipe(recipe);
@@ -253,7 +253,7 @@ GraphCheckResult checkGraphed(Workload& workload, const StepRecipe& recipe, Devi
       TrainingStep eager(workload, graphed_recipe, device, host_batch);
       for (int i = 0; i < GraphedStep::kWarmupSteps + kCheckedReplays; ++i) {
         eager.dropGradients();
-        eager.runForGraph();
+        eager.runForGraph(sync, overlap);
       }
       after = {gradientsOf(parameters), cloned(parameters)};
       eager.dropGradients();
@@ -268,7 +268,7 @@ GraphCheckResult checkGraphed(Workload& workload, const StepRecipe& recipe, Devi
   torch::manual_seed(kCheckSeed);
   {
     TrainingStep step(workload, graphed_recipe, device, host_batch);
-    GraphedStep graph(step);
+    GraphedStep graph(step, sync, overlap);
     for (int i = 0; i < kCheckedReplays; ++i) graph.replay();
     device.synchronize();
     graphed_grads = gradientsOf(parameters);

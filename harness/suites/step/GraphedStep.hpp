@@ -22,10 +22,10 @@ struct CUDAGraph;
 
 namespace splitstep {
 
-// Why mode `mode` of a step trained by `recipe` is not graphed, in one line (a skipped case's
-// reason); nullopt where it is. What a graph cannot hold: work or a wait on the host inside the
+// Why a step trained by `recipe` is not graphed, in one line (a skipped case's reason); nullopt
+// where it is, in every mode. What a graph cannot hold: work or a wait on the host inside the
 // step, a copy from pageable memory, state the host keeps per step.
-std::optional<std::string> whyNotGraphed(const StepRecipe& recipe, SyncMode mode);
+std::optional<std::string> whyNotGraphed(const StepRecipe& recipe);
 
 // `recipe` as its graphed step trains: AdamW's step counts on the device (capturable=True).
 StepRecipe graphedRecipe(StepRecipe recipe);
@@ -36,10 +36,13 @@ class GraphedStep {
   // handles, the autograd engine's threads, momentum buffers) happens outside the graph.
   static constexpr int kWarmupSteps = 3;
 
-  // Runs kWarmupSteps of `step` (of a graphedRecipe), then captures one step. Throws
+  // Runs kWarmupSteps of `step` (of a graphedRecipe), then captures one step, its gradients
+  // synchronised by `sync` (nullptr: mode none or single) during backward (`overlap`) or after
+  // it: bucket packing and the collectives on the communication stream join the graph, as NCCL
+  // calls can be captured. The model runs its forward as captured (CapturedForward). Throws
   // std::runtime_error, naming why in one line, where the capture fails (a host sync inside the
   // model); the working stream is usable again then.
-  explicit GraphedStep(TrainingStep& step);
+  GraphedStep(TrainingStep& step, GradientSync* sync, bool overlap);
   ~GraphedStep();
   GraphedStep(const GraphedStep&) = delete;
   GraphedStep& operator=(const GraphedStep&) = delete;
@@ -52,8 +55,9 @@ class GraphedStep {
 };
 
 // The graphed step against the same steps run eagerly, on `workload` from its present
-// parameters, each with a fresh optimizer of graphedRecipe(recipe): kWarmupSteps and two more
-// steps, the graphed ones replays. Per tensor, the gradients of the last step and the
+// parameters, each with a fresh optimizer of graphedRecipe(recipe), synchronised alike by `sync`
+// (nullptr: none) and with the captured forward: kWarmupSteps and two more steps, the graphed
+// ones replays. Per tensor, the gradients of the last step and the
 // parameters after it must agree norm-wise within `tolerance`, or within a few times what a
 // second eager run differs from the first where nondeterministic kernels make that more. The
 // workload's parameters are put back afterwards.
@@ -62,6 +66,7 @@ struct GraphCheckResult {
   std::string note;           // the largest deviations seen, and where
 };
 GraphCheckResult checkGraphed(Workload& workload, const StepRecipe& recipe, Device& device,
-                              const Batch& host_batch, double tolerance);
+                              const Batch& host_batch, double tolerance, GradientSync* sync,
+                              bool overlap);
 
 }  // namespace splitstep

@@ -118,12 +118,14 @@ void TrainingStep::dropGradients() {
   for (const at::Tensor& p : parameters_) p.mutable_grad().reset();
 }
 
-void TrainingStep::runForGraph() {
+void TrainingStep::runForGraph(GradientSync* sync, bool overlap) {
   if (recipe_.input != InputSource::Device) {
     on_device_.input.copy_(host_.input, recipe_.non_blocking);
     on_device_.target.copy_(host_.target, recipe_.non_blocking);
   }
+  if (sync != nullptr && overlap) sync->armHooks();
   loss(forward(on_device_.input), on_device_.target).backward();
+  if (sync != nullptr) sync->finish(overlap);
   optimizer_->step();
 }
 

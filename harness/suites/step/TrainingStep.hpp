@@ -58,10 +58,11 @@ class TrainingStep {
                       const std::function<void()>& before_optimizer = nullptr,
                       const std::function<void(std::size_t)>& before_batch = nullptr);
   // One step as a CUDA graph captures it (GraphedStep): the batch's copy, forward, loss,
-  // backward and the optimizer, without timers or host work. The gradients stay in place for
-  // the replays to overwrite: dropGradients() before the first, as zero_grad(set_to_none=True)
-  // comes before torch.cuda.graph's capture.
-  void runForGraph();
+  // backward, the gradients' sync as run() does it (`sync`, with its marks left out:
+  // GradientSync::Untimed) and the optimizer, without timers or host work. The gradients stay
+  // in place for the replays to overwrite: dropGradients() before the first, as
+  // zero_grad(set_to_none=True) comes before torch.cuda.graph's capture.
+  void runForGraph(GradientSync* sync, bool overlap);
   void dropGradients();
   // After the device has finished the step: the seconds of `phase` (0 for one not run).
   double seconds(Phase phase) const;

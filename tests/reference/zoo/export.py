@@ -8,13 +8,17 @@ the library model's own parameter list (a tied head is one parameter there).
 
     python export.py --model gpt2 --out-dir DIR [--seed 7]
 
-writes DIR/<model>-<i>.pt for each shape of the model's CPU_SHAPES. Each model of the zoo has a
+writes DIR/<model>-<i>.pt for each shape of the model's CPU_SHAPES, and DIR/<model>-0-captured.pt:
+the first shape as the library runs under a CUDA graph's capture, where transformers computes on
+the device what it asks the host eagerly (masking_utils.is_tracing is true there). Each model of the zoo has a
 module in analysis/splitstep_analysis/zoo (<name>.py) that names it and builds it; see
 its README.md.
 """
 import argparse
+import contextlib
 import pathlib
 import sys
+from unittest import mock
 
 import torch
 
@@ -61,12 +65,24 @@ def optimizer_steps(model):
     return after
 
 
-def export(module, shape, seed, path):
+def as_captured():
+    """transformers' own test of a capture (is_tracing: dynamo, jit, or a stream capturing),
+    answered yes, as torch.cuda.graph's capture would on the GPU. Models of other libraries do
+    not ask."""
+    try:
+        import transformers.masking_utils  # noqa: F401
+    except ImportError:
+        return contextlib.nullcontext()
+    return mock.patch("transformers.masking_utils.is_tracing", return_value=True)
+
+
+def export(module, shape, seed, path, captured=False):
     torch.manual_seed(seed)
     model = module.library_model(shape).float().train()
     generator = torch.Generator().manual_seed(seed + 1)
     batch, target = module.example_batch(shape, generator)
-    output = module.forward(model, batch)
+    with as_captured() if captured else contextlib.nullcontext():
+        output = module.forward(model, batch)
     loss = module.loss(output, target)
     loss.backward()
     # named_parameters() gives a tied parameter once, under its first name: DDP's view too.
@@ -76,6 +92,7 @@ def export(module, shape, seed, path):
         "reproduces": module.REPRODUCES,
         "shape": {k: int(v) for k, v in shape.items()},
         "seed": seed,
+        "captured": captured,
         "parameter_names": names,
         "parameters": sum(p.numel() for p in model.parameters()),
         "state": {k: v.detach().clone() for k, v in model.state_dict().items()},
@@ -105,6 +122,9 @@ def main(argv=None):
         path = args.out_dir / f"{module.NAME}-{i}.pt"
         names = export(module, shape, args.seed + i, path)
         print(f"{path}: {module.REPRODUCES} at {shape}, {len(names)} parameter tensors")
+    path = args.out_dir / f"{module.NAME}-0-captured.pt"
+    export(module, module.CPU_SHAPES[0], args.seed, path, captured=True)
+    print(f"{path}: {module.REPRODUCES} at {module.CPU_SHAPES[0]}, as under capture")
     return 0
 
 
