@@ -3,6 +3,7 @@
 #include <ATen/core/grad_mode.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <ATen/ops/zeros.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/util/Exception.h>
 #include <cuda_runtime_api.h>
@@ -208,7 +209,12 @@ GraphedStep::GraphedStep(TrainingStep& step, GradientSync* sync, bool overlap)
   }
   step.dropGradients();
   // The capture allocates from the graph's own memory pool, whose blocks (activations, the
-  // gradients) keep their addresses for every replay.
+  // gradients) keep their addresses for every replay. The blocks the eager steps left cached
+  // cannot be handed back to the device during a capture, so they go first, as torch.cuda.graph
+  // does on entry (synchronize, empty_cache): else a model whose step fills most of the GPU
+  // (Llama at its preset) runs out of memory in the capture.
+  c10::cuda::device_synchronize();
+  c10::cuda::CUDACachingAllocator::emptyCache();
   graph_->capture_begin();
   try {
     step.runForGraph(sync, overlap);
