@@ -27,8 +27,13 @@ inline constexpr double kSyncSlowsBackward = 0.10;
 inline constexpr double kLateRankWait = 0.10;
 // Host-bound, the one rule that fires below its figure: the GPU's busy share of the step
 // (kernel time / step) under kHostBoundBusy while the host takes more than kHostBoundHost of
-// the device's time to launch the step. It names each phase whose idle time (phase - its
-// kernels) is above kIdlePhaseShare of the step.
+// the device's time to launch the step, or while the GPU idles more than 1 - kHostBoundBusy of
+// the step inside the phases that only launch kernels (forward, loss, backward, optimizer),
+// where nothing but the host can keep it waiting, and the host took at least that long to
+// launch the step. The second holds a step whose host-bound
+// phases are followed by work the GPU runs after the host is done (an optimizer over many
+// parameters), so that the host's time per step is well under the device's. It names each
+// phase whose idle time (phase - its kernels) is above kIdlePhaseShare of the step.
 inline constexpr double kHostBoundBusy = 0.90;
 inline constexpr double kHostBoundHost = 0.80;
 inline constexpr double kIdlePhaseShare = 0.05;

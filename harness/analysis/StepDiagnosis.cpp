@@ -28,9 +28,16 @@ void hostBound(const WorkloadCases& w, std::string_view mode, std::vector<std::s
   const double device = step->across.median;
   const double host = quantile(hosts, 0.5);
   const double share = busy->across.median / device;
-  if (share >= kHostBoundBusy || host / device <= kHostBoundHost) return;
+  const std::vector<WorkloadCases::PhaseBusy> phases = w.busyPhases(mode);
+  double launch_idle = 0;
+  for (const WorkloadCases::PhaseBusy& p : phases) {
+    if (p.phase != Phase::Data && p.phase != Phase::Sync) launch_idle += p.time - p.busy;
+  }
+  // The GPU can wait for launches no longer than the host spent launching.
+  const bool waits_for_launches = launch_idle / device > 1 - kHostBoundBusy && host >= launch_idle;
+  if (share >= kHostBoundBusy || (host / device <= kHostBoundHost && !waits_for_launches)) return;
   std::vector<std::string> idle;
-  for (const WorkloadCases::PhaseBusy& p : w.busyPhases(mode)) {
+  for (const WorkloadCases::PhaseBusy& p : phases) {
     if ((p.time - p.busy) / device > kIdlePhaseShare) {
       idle.push_back(fmt::format("{} ({} busy, idle {})", toString(p.phase),
                                  percent(p.busy / p.time), formatSeconds(p.time - p.busy)));
