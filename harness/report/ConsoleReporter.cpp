@@ -146,8 +146,7 @@ void ConsoleReporter::printEnd(const std::string& early) {
 }
 
 bool ConsoleReporter::heldBack(const CaseResult& result) const {
-  return ranks_.size() == 1 && !style_.verbose && style_.format == ConsoleFormat::Console &&
-         isCollective(result);
+  return !style_.verbose && style_.format == ConsoleFormat::Console && isCollective(result);
 }
 
 void ConsoleReporter::flushSuite() {
@@ -177,16 +176,23 @@ void ConsoleReporter::printSuite(const std::vector<CaseResult>& cases) {
 
 void ConsoleReporter::flushHeldBack() {
   if (held_back_.empty()) return;
-  if (held_back_.size() == 1) {
-    // One collective asked for alone: its table, as on more ranks.
-    const CaseResult& first = held_back_.front().front();
-    text_ << fmt::format("{}{} [{}]\n", legend_shown_ ? "" : "\n", first.suite, first.clock);
-    printSuiteTable(text_, held_back_.front(), ranks_, false);
-    if (!legend_shown_) text_ << compactLegend(ranks_.size()) << '\n';
-    legend_shown_ = true;
-  } else {
+  // Several collectives: on one rank their times in a few lines; on more, one table where their
+  // sizes are few. Else, or one collective asked for alone, a table each.
+  const bool several = held_back_.size() > 1;
+  if (several && ranks_.size() == 1) {
     text_ << (legend_shown_ ? "" : "\n");
     printCollectivesOnOneRank(text_, held_back_);
+  } else if (std::ostringstream matrix;
+             several && printCollectiveMatrix(matrix, held_back_, ranks_.size())) {
+    text_ << (legend_shown_ ? "" : "\n") << matrix.str();
+  } else {
+    for (const std::vector<CaseResult>& suite : held_back_) {
+      const CaseResult& first = suite.front();
+      text_ << fmt::format("{}{} [{}]\n", legend_shown_ ? "" : "\n", first.suite, first.clock);
+      printSuiteTable(text_, suite, ranks_, false);
+      if (!legend_shown_) text_ << compactLegend(ranks_.size()) << '\n';
+      legend_shown_ = true;
+    }
   }
   held_back_.clear();
   emit();

@@ -42,10 +42,12 @@ class ConsoleReporter final : public Reporter {
  private:
   void printCaseLines(const CaseResult& result);
   void flushSuite();
-  // Whether `result`'s suite is held back for printCollectivesOnOneRank: a collective's, in the
-  // compact console of a run on one rank.
+  // Whether `result`'s suite is held back until the collectives end: a collective's, in the
+  // compact console, where several are summed up together.
   bool heldBack(const CaseResult& result) const;
-  // Prints the held-back collective suites: in a few lines, or as its table where one alone.
+  // Prints the held-back collective suites: on one rank in a few lines
+  // (printCollectivesOnOneRank), on more in one table (printCollectiveMatrix); a table each
+  // where one ran alone or their sizes are many.
   void flushHeldBack();
   void printSuite(const std::vector<CaseResult>& cases);
   // `early`: why the run ended before its last case; empty when it did not.

@@ -402,6 +402,85 @@ void printCollectivesOnOneRank(std::ostream& out,
                                 fmt::join(sizes, ", ")));
 }
 
+bool printCollectiveMatrix(std::ostream& out, const std::vector<std::vector<CaseResult>>& suites,
+                           std::size_t ranks) {
+  // A row per collective and variant (backend, placement, group, dtype), a column per size
+  // asked for; a suite's case without its collective's fields has no place in it.
+  struct Row {
+    std::string label;
+    std::map<std::uint64_t, const CaseResult*> by_size;
+  };
+  std::vector<Row> rows;
+  std::set<std::uint64_t> sizes;
+  std::vector<CaseResult> all;
+  std::vector<std::string> wrong;
+  std::size_t measured = 0;
+  std::string clock;
+  for (const std::vector<CaseResult>& suite : suites) {
+    for (const CaseResult& c : suite) {
+      all.push_back(c);
+      if (!c.part_of.empty() || c.skipped()) continue;
+      const auto fields = CollectiveCase::decode(c.fields);
+      if (!fields) return false;
+      const std::string label =
+          fmt::format("{} {} {}", c.suite, compactLabel(c), toString(fields->dtype));
+      auto row = std::find_if(rows.begin(), rows.end(),
+                              [&label](const Row& r) { return r.label == label; });
+      if (row == rows.end()) row = rows.insert(rows.end(), Row{label, {}});
+      row->by_size[fields->size] = &c;
+      sizes.insert(fields->size);
+      ++measured;
+      if (c.wrong > 0) {
+        wrong.push_back(fmt::format("{} {} ({} wrong)", c.suite, c.case_name, c.wrong));
+      }
+      clock = c.clock;
+    }
+  }
+  if (rows.empty() || sizes.size() > kMatrixSizes) return false;
+  std::vector<std::string> header = {"collective"};
+  for (std::uint64_t size : sizes) header.push_back(formatBytes(size));
+  header.insert(header.end(), {"busbw GB/s", "±ci", "noise"});
+  TableRows table = {header};
+  for (const Row& row : rows) {
+    std::vector<std::string> cells = {row.label};
+    double reach = 0;
+    double noise = 0;
+    bool reached = true;
+    for (std::uint64_t size : sizes) {
+      const auto it = row.by_size.find(size);
+      if (it == row.by_size.end()) {
+        cells.emplace_back("-");
+        continue;
+      }
+      const CaseResult& c = *it->second;
+      cells.push_back(formatSeconds(c.across.median));
+      for (const RankResult& r : c.ranks) {
+        noise = std::max(noise, r.measurement.noise);
+        reached = reached && r.median_ci.coverage >= kMedianConfidence;
+        if (reached) reach = std::max(reach, relativeReach(r.median_ci, r.summary.median));
+      }
+    }
+    cells.push_back(rateCell(*row.by_size.rbegin()->second, "busbw GB/s"));
+    cells.push_back(reached ? fmt::format("{:.2f}%", reach * 100) : "-");
+    cells.push_back(fmt::format("{:.2f}%", noise * 100));
+    table.push_back(std::move(cells));
+  }
+  out << fmt::format("{} collectives over {} ranks [{}] (--verbose: a table each)\n", suites.size(),
+                     ranks, clock.empty() ? "none measured" : clock);
+  printTable(out, table);
+  const std::string checks =
+      wrong.empty() ? fmt::format("{} cases, none wrong", measured)
+                    : fmt::format("{} cases, wrong: {}", measured, fmt::join(wrong, ", "));
+  printWrapped(out, fmt::format("  {}; time by size asked (--bytes): median of the ranks' "
+                                "medians; busbw: at the largest size; ±ci, noise: the largest "
+                                "over the sizes",
+                                checks));
+  for (const auto& [note, named] : mergedNotes(all, true)) {
+    printNamed(out, fmt::format("  {}: ", note), named);
+  }
+  return true;
+}
+
 void noteWarnings(const std::vector<CaseResult>& cases, CaseWarnings& warned) {
   for (const CaseResult& c : cases) {
     for (const CaseWarning& w : c.warnings) warned[w.kind].push_back(c.suite + " " + fullName(c));

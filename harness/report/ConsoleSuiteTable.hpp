@@ -31,6 +31,14 @@ void printSuiteTable(std::ostream& out, const std::vector<CaseResult>& cases,
 void printCollectivesOnOneRank(std::ostream& out,
                                const std::vector<std::vector<CaseResult>>& suites);
 
+// The collective suites of a run on several ranks in one table, where their sizes are few: a
+// row per collective and variant, the time at each size asked for, the bus bandwidth at the
+// largest, the checks, ±ci and noise at their largest. `ranks`: how many ran them. False, and
+// nothing printed, where they do not fit one table (more than kMatrixSizes sizes): a table each.
+inline constexpr std::size_t kMatrixSizes = 5;
+bool printCollectiveMatrix(std::ostream& out, const std::vector<std::vector<CaseResult>>& suites,
+                           std::size_t ranks);
+
 // The cases of each kind of warning, named "suite case".
 using CaseWarnings = std::map<WarningKind, std::vector<std::string>>;
 void noteWarnings(const std::vector<CaseResult>& cases, CaseWarnings& warned);

@@ -537,6 +537,54 @@ TEST(CompactConsole, OneRanksCollectivesAreAFewLinesOfTimesAndChecks) {
       << alone;
 }
 
+// Three collectives on two ranks at `sizes` bytes each, alltoall's largest with one element
+// wrong on each rank.
+std::vector<CaseResult> threeCollectives(const std::vector<std::uint64_t>& sizes) {
+  std::vector<Sample> rank;
+  for (const std::string collective : {"allreduce", "broadcast", "alltoall"}) {
+    for (std::uint64_t bytes : sizes) {
+      const double slower = collective == "alltoall" ? 1.2 : 1.0;
+      const double seconds = 5e-6 + static_cast<double>(bytes) * 1e-12 * slower;
+      rank.push_back(
+          asCollective(allreduceSample(bytes, Placement::OutOfPlace, seconds), collective));
+    }
+  }
+  rank.back().checks = {{"pattern", 4, 1}};
+  return summarizeCases({rank, rank});
+}
+
+TEST(CompactConsole, SeveralCollectivesOnSeveralRanksShareOneTableWhereTheirSizesAreFew) {
+  const std::string text = renderStyled({}, threeCollectives({8, 1 << 20, 1 << 30}));
+  EXPECT_TRUE(hasLine(text,
+                      "^3 collectives over 2 ranks \\[device \\(CUDA events\\)\\] "
+                      "\\(--verbose: a table each\\)$"))
+      << text;
+  EXPECT_TRUE(hasLine(text, "^  collective +8 B +1 MiB +1 GiB +busbw GB/s +±ci +noise$")) << text;
+  // A row per collective: the time at each size, the bus bandwidth at the largest.
+  EXPECT_TRUE(hasLine(
+      text, "^  allreduce nccl out fp32 +5\\.000 us +6\\.049 us +1\\.079 ms +995\\.4 +- +0\\.00%$"))
+      << text;
+  EXPECT_TRUE(
+      hasLine(text, "^  alltoall nccl out fp32 +5\\.000 us +6\\.258 us +1\\.293 ms +830\\.1 "))
+      << text;
+  EXPECT_TRUE(
+      hasLine(text, "^  9 cases, wrong: alltoall nccl fp32 1073741824 \\(2 wrong\\); time by "))
+      << text;
+  EXPECT_FALSE(hasLine(text, "^allreduce \\[")) << text;
+  EXPECT_FALSE(hasLine(text, "slowest")) << text;
+  for (const std::string& line : linesOf(text)) EXPECT_LE(columns(line), kConsoleWidth) << line;
+  // More sizes than a line holds, or --verbose: a table each, as one collective alone has.
+  const std::string many =
+      renderStyled({}, threeCollectives({8, 1 << 10, 1 << 15, 1 << 20, 1 << 25, 1 << 30}));
+  EXPECT_TRUE(hasLine(many, "^allreduce \\[device \\(CUDA events\\)\\]$")) << many;
+  EXPECT_TRUE(hasLine(many, "^alltoall \\[device \\(CUDA events\\)\\]$")) << many;
+  EXPECT_TRUE(hasLine(many, "^  case +size \\(B\\) .* slowest +noise$")) << many;
+  EXPECT_FALSE(hasLine(many, "collectives over")) << many;
+  const std::string verbose = renderStyled(kVerbose, threeCollectives({8, 1 << 20}));
+  EXPECT_TRUE(hasLine(verbose, "^broadcast \\[device")) << verbose;
+  EXPECT_FALSE(hasLine(verbose, "collectives over")) << verbose;
+}
+
 TEST(CompactConsole, AStepsPhasesShareItUnderItsRowInAUnitThatFits) {
   const std::string text = renderStyled({}, testing::stepCases());
   EXPECT_TRUE(hasLine(text, "^  case +time \\(ms\\) +samples/s")) << text;
