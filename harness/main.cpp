@@ -66,7 +66,8 @@ PresetParse parseWithCpuPreset(const std::vector<std::string>& args) {
 }
 
 // On every rank, whatever it parsed: a run that finds no GPU on any rank and was given no
-// --device, or that was given --device cpu, takes the CPU preset's defaults, with a note,
+// --device or --device auto, or that was given --device cpu, takes the CPU preset's defaults,
+// with a note,
 // instead of starting a GPU's sizes. A command line refused under the GPU's defaults is read
 // again under the preset's, since those are the ones it would run with (--max-time 0.3s is
 // short of the GPU's --min-time, not of the preset's).
@@ -85,7 +86,8 @@ void chooseDefaults(splitstep::Invocation& invocation, const std::vector<std::st
   std::uint64_t answer = splitstep::kDefaultsNotAsked;
   if (cpu_chosen) {
     answer = 0;
-  } else if (runs && !read->device_chosen) {
+  } else if (runs &&
+             (!read->device_chosen || read->plan.launch.device == splitstep::DeviceKind::Auto)) {
     answer = static_cast<std::uint64_t>(splitstep::visibleCudaDevices());
   }
   if (!splitstep::takesCpuPreset(cluster.allgather(answer))) return;

@@ -66,6 +66,12 @@ else
     || fail "no GPU: --max-time 0.3s refused: $output"
   [ "$(plan_entry "$dir/short.json" max-time)" = 0.3 ] || fail "no GPU: --max-time 0.3s not kept"
   echo "ok: no GPU: --max-time 0.3s is held to the preset's --min-time"
+  # --device auto given is what no --device means.
+  run_membw "$dir/auto-given.json" --device auto
+  [ "$(grep -cF "$note" <<<"$output")" -eq 1 ] || fail "--device auto, no GPU: the note not printed once"
+  [ "$(plan_entry "$dir/auto-given.json" min-time)" = 0.1 ] \
+    || fail "--device auto, no GPU: not the preset's min-time"
+  echo "ok: no GPU: --device auto given takes the CPU preset too"
 fi
 # --device cpu, on a GPU node too: the preset's defaults, so that a --max-time short of the GPU's
 # --min-time runs; from the config file as from the command line.
