@@ -3,6 +3,7 @@
 // without knowing the suite that produced the cases (docs/metrics.md defines each figure).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
@@ -37,7 +38,10 @@ struct DerivedResult {
   std::string title;    // "where the step time goes"
   std::vector<DerivedFigure> figures;
   std::vector<std::string> findings;  // the diagnosis, in plain words, one sentence each
-  std::vector<std::string> notes;     // how the figures were obtained, what they leave out
+  // How many of the findings, from the first, the compact console shows: the first, and where
+  // that one holds rules back for noise, the first judged finding after it too.
+  std::size_t lead_findings = 1;
+  std::vector<std::string> notes;  // how the figures were obtained, what they leave out
   // What a model behind the figures takes for granted (a projection's premises), one each.
   std::vector<std::string> assumptions;
   // What the columns of the short table (DerivedFigure::row, column) stand for, in one line.

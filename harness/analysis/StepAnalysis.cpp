@@ -74,7 +74,7 @@ class StepFigures {
     throughput();
     modelFlops();
     slowestRank();
-    diagnose(w_, std::move(fired_), result_.findings);
+    result_.lead_findings = diagnose(w_, std::move(fired_), result_.findings);
     return std::move(result_);
   }
 

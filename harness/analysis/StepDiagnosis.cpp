@@ -160,7 +160,8 @@ Uncertainty leastCertainStep(const WorkloadCases& w) {
 // and one finding for those held back. That one goes first, before host-bound's too: the
 // console shows only the first findings, and a reader must learn that the step was too noisy to
 // judge before reading what was judged of it.
-void weigh(const WorkloadCases& w, const std::vector<RuleFired>& fired,
+// Returns whether it held a rule back.
+bool weigh(const WorkloadCases& w, const std::vector<RuleFired>& fired,
            std::vector<std::string>& findings) {
   const Uncertainty least = leastCertainStep(w);
   const double noise = least.share > kDiagnosisNoise ? least.share : 0;
@@ -172,21 +173,22 @@ void weigh(const WorkloadCases& w, const std::vector<RuleFired>& fired,
       held.push_back(rule.measured);
     }
   }
-  if (held.empty()) return;
+  if (held.empty()) return false;
   findings.insert(
       findings.begin(),
       fmt::format("too noisy to judge: {}; {} clear{} {} by less than the {}",
                   fmt::join(held, "; "), held.size() == 1 ? "it" : "they",
                   held.size() == 1 ? "s" : "",
                   held.size() == 1 ? "its threshold" : "their thresholds", least.said()));
+  return true;
 }
 
 }  // namespace
 
-void diagnose(const WorkloadCases& w, std::vector<RuleFired> fired,
-              std::vector<std::string>& findings) {
+std::size_t diagnose(const WorkloadCases& w, std::vector<RuleFired> fired,
+                     std::vector<std::string>& findings) {
   const std::string mode = w.firstMeasured({kOverlap, kSequential, kNone, kSingle});
-  if (mode.empty()) return;
+  if (mode.empty()) return 1;
 
   hostBound(w, mode, findings);
 
@@ -253,8 +255,10 @@ void diagnose(const WorkloadCases& w, std::vector<RuleFired> fired,
                          "or fewer, larger buckets leave more to compute")});
   }
 
-  weigh(w, fired, findings);
+  // The noise hold-back leads, and host-bound, judged whatever the noise, stands beside it.
+  const bool held = weigh(w, fired, findings);
   if (findings.empty()) findings.push_back(nothingFired(w, mode));
+  return held && findings.size() > 1 ? 2 : 1;
 }
 
 }  // namespace splitstep::step_analysis

@@ -3,6 +3,7 @@
 // analysis/StepAnalysis.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,10 @@ struct RuleFired {
 // its bound by more than the uncertainty of the medians it is made of (the furthest reach of a
 // measured step's 95% interval or spread of its samples, when above kDiagnosisNoise): the others
 // are held back, in one finding that names them and the uncertainty, first among the findings.
-// When nothing fired at all, one line says so and names the largest phase.
-void diagnose(const WorkloadCases& w, std::vector<RuleFired> fired,
-              std::vector<std::string>& findings);
+// When nothing fired at all, one line says so and names the largest phase. Returns how many
+// findings lead (DerivedResult::lead_findings): two where the held-back one is followed by
+// another, so that a noisy host-bound step says both on the console.
+std::size_t diagnose(const WorkloadCases& w, std::vector<RuleFired> fired,
+                     std::vector<std::string>& findings);
 
 }  // namespace splitstep::step_analysis

@@ -13,9 +13,6 @@
 namespace splitstep {
 namespace {
 
-// Findings a compact console prints of one result's diagnosis.
-constexpr std::size_t kCompactFindings = 1;
-
 // Rows and columns in the order their first figure came.
 void printShortTable(std::ostream& out, const DerivedResult& derived) {
   std::vector<std::string> rows;
@@ -93,8 +90,8 @@ void printDerived(std::ostream& out, const DerivedResult& derived, bool verbose)
     for (const std::string& finding : derived.findings) out << "    " << finding << '\n';
     return;
   }
-  // The diagnosis comes most telling first; a screen keeps the first of it, the files all.
-  const std::size_t shown = std::min(derived.findings.size(), kCompactFindings);
+  // The diagnosis comes most telling first; a screen keeps its lead, the files all.
+  const std::size_t shown = std::min(derived.findings.size(), derived.lead_findings);
   for (std::size_t i = 0; i < shown; ++i) printWrapped(out, "    " + derived.findings[i], 6);
   if (const std::size_t more = derived.findings.size() - shown; more > 0) {
     out << fmt::format("    and {} more finding{} (--verbose)\n", more, more == 1 ? "" : "s");

@@ -800,7 +800,7 @@ TEST(ConsoleText, WrappedAndNamedWithinTheWidth) {
   EXPECT_EQ(namesWithin({"alpha", "beta", "gamma"}, 20), "alpha, and 2 more");
 }
 
-TEST(ConsoleReporter, ACompactDiagnosisShowsItsFirstFindingAndCountsTheRest) {
+TEST(ConsoleReporter, ACompactDiagnosisShowsItsLeadAndCountsTheRest) {
   DerivedResult d;
   d.suite = "step";
   d.subject = "mlp fp32";
@@ -813,6 +813,12 @@ TEST(ConsoleReporter, ACompactDiagnosisShowsItsFirstFindingAndCountsTheRest) {
   const std::string verbose = renderStyled(ConsoleStyle{.verbose = true}, {}, {d});
   EXPECT_TRUE(hasLine(verbose, "^    fourth finding$")) << verbose;
   EXPECT_FALSE(hasLine(verbose, "more finding")) << verbose;
+  // A lead of two (a noise hold-back, then what was judged): both, and the rest counted.
+  d.lead_findings = 2;
+  const std::string lead = renderStyled(ConsoleStyle{}, {}, {d});
+  EXPECT_TRUE(hasLine(lead, "^    second finding$")) << lead;
+  EXPECT_FALSE(hasLine(lead, "^    third finding$")) << lead;
+  EXPECT_TRUE(hasLine(lead, "^    and 2 more findings \\(--verbose\\)$")) << lead;
 }
 
 }  // namespace

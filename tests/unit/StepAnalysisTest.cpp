@@ -584,6 +584,9 @@ TEST(StepAnalysis, AStepWhoseSamplesSpreadHoldsBackRulesThoughItsIntervalIsNarro
             "than the 15.0% by which rank 1's none steps spread (noise, std/mean): give each "
             "rank a quiet GPU and core (more samples narrow the interval, not the spread)");
   EXPECT_EQ(noisy.findings[1].rfind("host-bound: ", 0), 0u) << noisy.findings[1];
+  // Both lead: the console's short view shows what was judged beside what was held back.
+  EXPECT_EQ(noisy.lead_findings, 2u);
+  EXPECT_EQ(at_bound.lead_findings, 1u);
   // A rule that clears its bound by more than the spread stands: the data phase at 9 of 15 ms,
   // 60.0% against 50% x 1.15 = 57.5%.
   job.at("overlap", "data") = same(9, 9);
