@@ -36,6 +36,9 @@ constexpr const char* kConstantsConfig = "data/constants/model_constants_config.
 // The graph's JSON records of the largest models torch.export writes are tens of MiB.
 constexpr std::size_t kMaxMetadataBytes = std::size_t{256} << 20;
 
+// A weight's record is read in pieces of this size, up to what its view reaches.
+constexpr std::size_t kWeightChunkBytes = std::size_t{16} << 20;
+
 std::string record(caffe2::serialize::PyTorchStreamReader& reader, const std::string& path,
                    const std::string& name, std::size_t max_bytes = kMaxMetadataBytes) {
   if (!reader.hasRecord(name)) refuse(path, "not an exported model: no " + name);
@@ -85,9 +88,22 @@ at::Tensor payload(caffe2::serialize::PyTorchStreamReader& reader, const std::st
   if (static_cast<std::uint64_t>(*needed) > declared) {
     refuse(path, name + " is shorter than its recorded shape");
   }
-  const std::string bytes = record(reader, path, record_name, declared);
-  at::Tensor storage = at::empty({static_cast<std::int64_t>(bytes.size()) / item}, dtype);
-  std::memcpy(storage.data_ptr(), bytes.data(), bytes.size());
+  // Only the bytes the view reaches are read, chunk by chunk: a record that declares more (a
+  // small archive whose weight inflates to gigabytes) costs no more memory than its view.
+  at::Tensor storage = at::empty({*needed / item}, dtype);
+  auto* into = static_cast<char*>(storage.data_ptr());
+  if (*needed > 0) {
+    std::vector<char> chunk(std::min<std::size_t>(kWeightChunkBytes, declared));
+    caffe2::serialize::ChunkRecordIterator chunks =
+        reader.createChunkReaderIter(record_name, declared, chunk.size());
+    for (std::int64_t read = 0; read < *needed;) {
+      const std::size_t got = chunks.next(chunk.data());
+      if (got == 0) refuse(path, name + " is shorter than its recorded shape");
+      const auto used = std::min<std::int64_t>(static_cast<std::int64_t>(got), *needed - read);
+      std::memcpy(into + read, chunk.data(), static_cast<std::size_t>(used));
+      read += used;
+    }
+  }
   return storage.as_strided(sizes, strides, offset).clone();
 }
 

@@ -56,6 +56,40 @@ class BadArchiveTest(unittest.TestCase):
         # Its only complaint is the missing reference: the archive itself was read and planned.
         self.refused(self.good, "cannot read /nonexistent/reference.pt")
 
+    def peak_rss(self, path):
+        """What the check printed and its peak resident memory in bytes, from a Python process
+        whose only child it is."""
+        probe = ("import resource, subprocess, sys\n"
+                 "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+                 "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)\n"
+                 "print(done.stderr.strip())")
+        out = subprocess.run([sys.executable, "-c", probe, CHECK, str(path),
+                              "/nonexistent/reference.pt"],
+                             capture_output=True, text=True, check=True).stdout.splitlines()
+        return out[1], int(out[0])
+
+    def test_a_weight_record_larger_than_its_view_costs_only_its_view(self):
+        # One weight's record padded with 1 GiB of zeros and deflated: a file of about 1 MiB
+        # whose record inflates to a gigabyte. Only the bytes its view reaches are read.
+        padded = False
+
+        def pad(name, data):
+            nonlocal padded
+            if "/data/weights/" in name and not padded:
+                padded = True
+                return data + bytes(1 << 30)
+            return data
+        with zipfile.ZipFile(self.good) as old, zipfile.ZipFile(
+                self.path("bomb.pt2"), "w", zipfile.ZIP_DEFLATED) as new:
+            for info in old.infolist():
+                new.writestr(info.filename, pad(info.filename, old.read(info.filename)))
+        self.assertTrue(padded)
+        self.assertLess(self.path("bomb.pt2").stat().st_size, 8 << 20)
+        said, bomb = self.peak_rss(self.path("bomb.pt2"))
+        self.assertIn("cannot read /nonexistent/reference.pt", said)
+        _, good = self.peak_rss(self.good)
+        self.assertLess(bomb - good, 128 << 20, f"{bomb} bytes at peak against {good}")
+
     def test_a_missing_file(self):
         self.refused(self.path("missing.pt2"), "missing.pt2: no such file")
 
