@@ -64,10 +64,16 @@ Unpickled unpickled(const std::string& path) {
           reader.getRecordSize(record);
     }
     return out;
+  } catch (const GraphArchiveError&) {
+    throw;
   } catch (const c10::Error& error) {
     // PyTorchStreamReader's first sentence says why; the rest is advice on checkpoints.
     const std::string& why = error.msg();
     refuse(path, "not a file of torch.save (" + why.substr(0, why.find_first_of(".\n")) + ")");
+  } catch (const std::exception& error) {
+    // The unpickler's own failures on an edited pickle (std::stoull on a storage's key).
+    const std::string why = error.what();
+    refuse(path, "not a file of torch.save (" + why.substr(0, why.find('\n')) + ")");
   }
 }
 

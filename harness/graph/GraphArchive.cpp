@@ -309,6 +309,8 @@ GraphArchive readGraphArchive(const std::string& path) {
                           .get<ex::ExportedProgram>();
     archive.weights = payloads(reader, path, kWeightsDir, kWeightsConfig);
     archive.constants = payloads(reader, path, kConstantsDir, kConstantsConfig);
+  } catch (const GraphArchiveError&) {
+    throw;
   } catch (const c10::Error& error) {
     // PyTorchStreamReader's refusals of a file that is not a zip or is cut short: its first
     // sentence ("failed finding central directory"); the rest is miniz's advice on checkpoints.
@@ -316,7 +318,9 @@ GraphArchive readGraphArchive(const std::string& path) {
     refuse(path, "not a readable archive (" + message.substr(0, message.find(". ")) + ")");
   } catch (const nlohmann::json::exception& error) {
     refuse(path, fmt::format("a malformed record ({})", error.what()));
-  } catch (const std::runtime_error& error) {
+  } catch (const std::exception& error) {
+    // The export schema's readers on a record of the wrong shape (std::runtime_error, and
+    // std::out_of_range from an index the record names).
     refuse(path, fmt::format("a malformed record ({})", error.what()));
   }
   for (const auto& name : archive.parameter_names) {
