@@ -32,6 +32,121 @@ std::string shapeText(at::IntArrayRef shape) { return fmt::format("[{}]", fmt::j
 // not one, and is refused before it is read.
 constexpr std::uintmax_t kMaxBatchFileBytes = std::uintmax_t{4} << 30;
 
+// A batch's pickle (a tuple of a few tensors) is a few hundred bytes.
+constexpr std::size_t kMaxPickleBytes = std::size_t{1} << 20;
+
+// The pickle walked opcode by opcode before LibTorch's unpickler reads it: that unpickler sizes
+// its memo by the index a PUT names (one LONG_BINPUT of 2^31 makes it fill 32 GiB). An opcode
+// torch.save does not write, an argument past the end, or a memo index past the entries made so
+// far is why the pickle is refused; nullopt where it may be read.
+std::optional<std::string> pickleProblem(std::string_view pickle) {
+  std::size_t memo = 0;  // the memo's entries so far: PUTs number them from 0
+  std::size_t at = 0;
+  const auto little = [&pickle](std::size_t from, std::size_t bytes) {
+    std::uint64_t value = 0;
+    for (std::size_t i = bytes; i-- > 0;)
+      value = value << 8 | static_cast<unsigned char>(pickle[from + i]);
+    return value;
+  };
+  while (at < pickle.size()) {
+    const char op = pickle[at++];
+    std::size_t fixed = 0;         // bytes of a fixed argument
+    std::size_t length_bytes = 0;  // bytes of a length before a counted argument
+    int lines = 0;                 // newline-ended arguments
+    switch (op) {
+      case '.':  // STOP
+        return at == pickle.size() ? std::nullopt
+                                   : std::optional<std::string>("bytes after the pickle's end");
+      case '(':
+      case 'N':
+      case '\x88':
+      case '\x89':
+      case ')':
+      case '\x85':
+      case '\x86':
+      case '\x87':
+      case 't':
+      case '}':
+      case ']':
+      case 's':
+      case 'u':
+      case 'a':
+      case 'e':
+      case 'R':
+      case 'b':
+      case 'Q':
+      case '\x81':
+      case '\x93':
+      case '0':
+      case '1':
+      case '2':
+        break;
+      case '\x94':  // MEMOIZE
+        ++memo;
+        break;
+      case '\x80':
+      case 'K':
+        fixed = 1;
+        break;  // PROTO, BININT1
+      case 'M':
+        fixed = 2;
+        break;  // BININT2
+      case 'J':
+        fixed = 4;
+        break;  // BININT
+      case 'G':
+      case '\x95':
+        fixed = 8;
+        break;  // BINFLOAT, FRAME
+      case 'q':
+      case 'h':
+        fixed = 1;
+        break;  // BINPUT, BINGET
+      case 'r':
+      case 'j':
+        fixed = 4;
+        break;  // LONG_BINPUT, LONG_BINGET
+      case '\x8a':
+      case 'U':
+      case 'C':
+      case '\x8c':
+        length_bytes = 1;
+        break;
+      case 'T':
+      case 'X':
+      case 'B':
+        length_bytes = 4;
+        break;
+      case 'c':
+        lines = 2;
+        break;  // GLOBAL module\nname\n
+      default:
+        return fmt::format("opcode 0x{:02x} at byte {}, which torch.save does not write",
+                           static_cast<unsigned char>(op), at - 1);
+    }
+    if (length_bytes > 0) {
+      if (pickle.size() - at < length_bytes) return std::string("a length past the pickle's end");
+      fixed = length_bytes + little(at, length_bytes);
+    }
+    if (pickle.size() - at < fixed) return std::string("an argument past the pickle's end");
+    if (op == 'q' || op == 'r' || op == 'h' || op == 'j') {
+      const std::uint64_t index = little(at, fixed);
+      const bool put = op == 'q' || op == 'r';
+      if (index > memo || (!put && index == memo)) {
+        return fmt::format("memo index {} where the pickle has made {}", index, memo);
+      }
+      if (put && index == memo) ++memo;
+    }
+    at += fixed;
+    for (; lines > 0; --lines) {
+      const std::size_t end = pickle.find('\n', at);
+      if (end == std::string_view::npos) return std::string("a name past the pickle's end");
+      at = end + 1;
+    }
+  }
+  return std::string("no end (STOP)");
+}
+
 // The file's value, and the bytes each tensor storage's record actually holds: the unpickler
 // sizes a storage as the pickle claims and fills it from its record without comparing the two
 // (torch.load compares them: "record size does not match expected size").
@@ -50,6 +165,16 @@ Unpickled unpickled(const std::string& path) {
     // pickle "data.pkl", storages under "data/"), with the storages kept by name so that each can
     // be held to its record.
     caffe2::serialize::PyTorchStreamReader reader(path);
+    constexpr const char* kPickle = "data.pkl";
+    if (!reader.hasRecord(kPickle)) refuse(path, "not a file of torch.save (no data.pkl)");
+    if (reader.getRecordSize(kPickle) > kMaxPickleBytes) {
+      refuse(path, "its pickle is larger than a batch's");
+    }
+    const auto [pickle, pickle_bytes] = reader.getRecord(kPickle);
+    if (const auto problem =
+            pickleProblem({static_cast<const char*>(pickle.get()), pickle_bytes})) {
+      refuse(path, "not a pickle of torch.save (" + *problem + ")");
+    }
     auto storages = std::make_shared<torch::jit::DeserializationStorageContext>();
     Unpickled out;
     out.value = torch::jit::readArchiveAndTensors(
