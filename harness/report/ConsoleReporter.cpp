@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <optional>
 
+#include "analysis/NodeSpread.hpp"
 #include "cases/CollectiveCase.hpp"
 #include "common/Units.hpp"
 #include "report/ConsoleDerived.hpp"
@@ -176,14 +177,15 @@ void ConsoleReporter::printSuite(const std::vector<CaseResult>& cases) {
 
 void ConsoleReporter::flushHeldBack() {
   if (held_back_.empty()) return;
-  // Several collectives: on one rank their times in a few lines; on more, one table where their
-  // sizes are few. Else, or one collective asked for alone, a table each.
+  // Several collectives: on one rank their times in a few lines; on more ranks of one node, one
+  // table where their sizes are few. Else a table each: one collective asked for alone, many
+  // sizes, or several nodes, where each case's slowest rank names its node.
   const bool several = held_back_.size() > 1;
   if (several && ranks_.size() == 1) {
     text_ << (legend_shown_ ? "" : "\n");
     printCollectivesOnOneRank(text_, held_back_);
-  } else if (std::ostringstream matrix;
-             several && printCollectiveMatrix(matrix, held_back_, ranks_.size())) {
+  } else if (std::ostringstream matrix; several && nodeCount(ranks_) == 1 &&
+                                        printCollectiveMatrix(matrix, held_back_, ranks_.size())) {
     text_ << (legend_shown_ ? "" : "\n") << matrix.str();
   } else {
     for (const std::vector<CaseResult>& suite : held_back_) {

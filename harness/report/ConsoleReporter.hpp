@@ -46,8 +46,9 @@ class ConsoleReporter final : public Reporter {
   // compact console, where several are summed up together.
   bool heldBack(const CaseResult& result) const;
   // Prints the held-back collective suites: on one rank in a few lines
-  // (printCollectivesOnOneRank), on more in one table (printCollectiveMatrix); a table each
-  // where one ran alone or their sizes are many.
+  // (printCollectivesOnOneRank), on more ranks of one node in one table
+  // (printCollectiveMatrix); a table each where one ran alone, their sizes are many or the run
+  // spans several nodes.
   void flushHeldBack();
   void printSuite(const std::vector<CaseResult>& cases);
   // `early`: why the run ended before its last case; empty when it did not.

@@ -580,6 +580,14 @@ TEST(CompactConsole, SeveralCollectivesOnSeveralRanksShareOneTableWhereTheirSize
   EXPECT_TRUE(hasLine(many, "^alltoall \\[device \\(CUDA events\\)\\]$")) << many;
   EXPECT_TRUE(hasLine(many, "^  case +size \\(B\\) .* slowest +noise$")) << many;
   EXPECT_FALSE(hasLine(many, "collectives over")) << many;
+  // Over several nodes each case's slowest rank names its node: a table each.
+  RunContext two_nodes = testing::twoRankContext();
+  two_nodes.ranks[1].host = "nodeB";
+  two_nodes.ranks[1].node_index = 1;
+  const std::string nodes =
+      renderStyled({}, threeCollectives({8, 1 << 20, 1 << 30}), {}, two_nodes);
+  EXPECT_TRUE(hasLine(nodes, "^alltoall \\[device \\(CUDA events\\)\\]$")) << nodes;
+  EXPECT_FALSE(hasLine(nodes, "collectives over")) << nodes;
   const std::string verbose = renderStyled(kVerbose, threeCollectives({8, 1 << 20}));
   EXPECT_TRUE(hasLine(verbose, "^broadcast \\[device")) << verbose;
   EXPECT_FALSE(hasLine(verbose, "collectives over")) << verbose;
