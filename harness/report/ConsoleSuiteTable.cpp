@@ -22,22 +22,30 @@ namespace splitstep {
 namespace {
 
 // The largest noise (std/mean) over ranks: the workload's spread.
-std::string noiseCell(const CaseResult& c) {
+double largestNoise(const CaseResult& c) {
   double noise = 0;
   for (const RankResult& r : c.ranks) noise = std::max(noise, r.measurement.noise);
-  return fmt::format("{:.2f}%", noise * 100);
+  return noise;
 }
 
 // The largest uncertainty of a rank's median over ranks: how far its 95% interval reaches from
-// it. "-" where a rank had too few samples for a 95% interval.
-std::string uncertaintyCell(const CaseResult& c) {
+// it; nullopt where a rank had too few samples for a 95% interval.
+std::optional<double> largestReach(const CaseResult& c) {
   double reach = 0;
   for (const RankResult& r : c.ranks) {
-    if (r.median_ci.coverage < kMedianConfidence) return "-";
+    if (r.median_ci.coverage < kMedianConfidence) return std::nullopt;
     reach = std::max(reach, relativeReach(r.median_ci, r.summary.median));
   }
-  return fmt::format("{:.2f}%", reach * 100);
+  return reach;
 }
+
+std::string percentCell(std::optional<double> share) {
+  return share ? fmt::format("{:.2f}%", *share * 100) : "-";
+}
+
+std::string noiseCell(const CaseResult& c) { return percentCell(largestNoise(c)); }
+
+std::string uncertaintyCell(const CaseResult& c) { return percentCell(largestReach(c)); }
 
 // The rules that ended sampling, each once: ranks stop together, each on its own rule.
 std::string stopCell(const CaseResult& c) {
@@ -443,9 +451,8 @@ bool printCollectiveMatrix(std::ostream& out, const std::vector<std::vector<Case
   TableRows table = {header};
   for (const Row& row : rows) {
     std::vector<std::string> cells = {row.label};
-    double reach = 0;
+    std::optional<double> reach = 0;
     double noise = 0;
-    bool reached = true;
     for (std::uint64_t size : sizes) {
       const auto it = row.by_size.find(size);
       if (it == row.by_size.end()) {
@@ -454,15 +461,13 @@ bool printCollectiveMatrix(std::ostream& out, const std::vector<std::vector<Case
       }
       const CaseResult& c = *it->second;
       cells.push_back(formatSeconds(c.across.median));
-      for (const RankResult& r : c.ranks) {
-        noise = std::max(noise, r.measurement.noise);
-        reached = reached && r.median_ci.coverage >= kMedianConfidence;
-        if (reached) reach = std::max(reach, relativeReach(r.median_ci, r.summary.median));
-      }
+      noise = std::max(noise, largestNoise(c));
+      const std::optional<double> its = largestReach(c);
+      reach = reach && its ? std::optional(std::max(*reach, *its)) : std::nullopt;
     }
     cells.push_back(rateCell(*row.by_size.rbegin()->second, "busbw GB/s"));
-    cells.push_back(reached ? fmt::format("{:.2f}%", reach * 100) : "-");
-    cells.push_back(fmt::format("{:.2f}%", noise * 100));
+    cells.push_back(percentCell(reach));
+    cells.push_back(percentCell(noise));
     table.push_back(std::move(cells));
   }
   out << fmt::format("{} collectives over {} ranks [{}] (--verbose: a table each)\n", suites.size(),
