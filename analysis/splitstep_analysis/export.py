@@ -29,11 +29,13 @@ Exit status: 0 written, 2 bad input (a factory that cannot be imported or called
 parameters, a batch that is not a tuple of tensors, a loss without a gradient, a graph
 torch.export refuses); one line on stderr.
 """
+import contextlib
 import copy
 import importlib
 import json
 import pathlib
 import sys
+from unittest import mock
 
 from .schema import BadInput
 
@@ -190,6 +192,107 @@ def eager_step(wrapped, batch, loss_spec):
     return loss.detach(), counter.get_total_flops()
 
 
+# transformers' run-time decisions about attention masks (masking_utils), by the names of the
+# releases that make them: whether the position ids pack several sequences in a row, and whether
+# a causal mask can be left to attention's is_causal.
+MASK_DECISIONS = ("find_packed_sequence_indices", "_ignore_causal_mask_sdpa")
+# The profiler scope of each such decision in an eager run (EagerMaskDecisions.labelled).
+DECISION_SCOPE = "transformers"
+
+
+def fed_by_graph_inputs(value):
+    """Whether a tensor being traced by torch.export is computed from an input of the graph (the
+    batch, a parameter, a buffer), or (True) cannot be told; False for one computed from
+    constants alone (positions from an arange)."""
+    import torch
+    from torch.fx.experimental import proxy_tensor
+
+    if not isinstance(value, torch.Tensor):
+        return False
+    mode = proxy_tensor.get_proxy_mode()
+    slot = proxy_tensor.get_proxy_slot(value, mode.tracer, None) if mode else None
+    if slot is None:
+        return True
+    seen, pending = set(), [slot.proxy.node]
+    while pending:
+        node = pending.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if node.op == "placeholder":
+            return True
+        pending.extend(node.all_input_nodes)
+    return False
+
+
+class EagerMaskDecisions:
+    """Hugging Face transformers' attention as eager runs it at the archive's shapes.
+
+    Eager transformers looks at its position ids and mask at run time: finding one sequence per
+    row and a causal mask that hides nothing but the future, it drops the mask and calls
+    attention with is_causal=True (the flash kernels; grouped-query attention on the key-value
+    heads as they are). Under torch.export it cannot look (the values are not known while
+    tracing), and it keeps the mask: masked attention, on keys and values repeated to the query's
+    heads, other kernels than eager's. Where the tensors a decision reads are computed from no
+    input of the graph (positions from the sequence's length, no padding mask), they are the same
+    at every step of the archive's fixed shapes, and eager's decision on the example is the
+    decision: it is recorded during the eager step and replayed, call for call, in the export. A
+    decision on the batch's values (a padding mask, position ids in the batch) is left to
+    transformers, which keeps the mask."""
+
+    def __init__(self):
+        self.masking = sys.modules.get("transformers.masking_utils")
+        self.names = [n for n in MASK_DECISIONS if hasattr(self.masking, n)]
+        self.made = {name: [] for name in self.names}
+
+    def _patched(self, wrap):
+        stack = contextlib.ExitStack()
+        for name in self.names:
+            stack.enter_context(mock.patch.object(self.masking, name,
+                                                  wrap(name, getattr(self.masking, name))))
+        return stack
+
+    def recording(self):
+        """Eager's decisions, in the order it makes them."""
+        def wrap(name, decide):
+            def recorded(*args, **kwargs):
+                result = decide(*args, **kwargs)
+                self.made[name].append(result)
+                return result
+            return recorded
+        return self._patched(wrap)
+
+    def labelled(self):
+        """Eager's decisions as they are, each call in a profiler scope of its own (DECISION_SCOPE
+        and the function's name): the operations eager runs to decide, which an archive's graph
+        leaves out where it replays the decision, can be told from the others."""
+        import torch
+
+        def wrap(name, decide):
+            def labelled(*args, **kwargs):
+                with torch.profiler.record_function(f"{DECISION_SCOPE} {name}"):
+                    return decide(*args, **kwargs)
+            return labelled
+        return self._patched(wrap)
+
+    def replaying(self):
+        """The export, with eager's decisions where no input of the graph feeds them: a
+        decision eager made (None: no packing; a bool) is replayed, a tensor eager computed is
+        computed again by the trace."""
+        def wrap(name, decide):
+            calls = iter(self.made[name])
+
+            def replayed(*args, **kwargs):
+                eager = next(calls, ...)
+                tensors = list(args) + list(kwargs.values())
+                if (eager is ... or isinstance(eager, sys.modules["torch"].Tensor)
+                        or any(fed_by_graph_inputs(t) for t in tensors)):
+                    return decide(*args, **kwargs)
+                return eager
+            return replayed
+        return self._patched(wrap)
+
+
 def export(model_spec, batch_spec, loss_spec):
     """The ExportedProgram of the model and its loss, and the archive's extra/splitstep.json."""
     import torch
@@ -202,13 +305,16 @@ def export(model_spec, batch_spec, loss_spec):
     batch = batch_tensors(call(resolve(batch_spec, "batch"), batch_spec, "batch"), batch_spec)
     wrapped = wrapper_class()(model, loss_function(loss_spec)).train()
     initial_state = copy.deepcopy(wrapped.state_dict())
-    eager_loss, flop_per_step = eager_step(wrapped, batch, loss_spec)
+    decisions = EagerMaskDecisions()
+    with decisions.recording():
+        eager_loss, flop_per_step = eager_step(wrapped, batch, loss_spec)
     # The eager step ran BatchNorm in training mode: its running statistics moved. The archive
     # keeps the factory's, so that splitstep starts from the model the factory made.
     wrapped.load_state_dict(initial_state)
     wrapped.zero_grad(set_to_none=True)
     try:
-        program = torch.export.export(wrapped, batch)
+        with decisions.replaying():
+            program = torch.export.export(wrapped, batch)
     except Exception as error:
         raise BadInput(f"torch.export.export refused the model: {type(error).__name__}: "
                        f"{str(error).splitlines()[0] if str(error) else ''}") from None
