@@ -4,24 +4,28 @@
 // loss, per-sample losses (for a standard loss), gradients and buffers after one forward and
 // backward.
 //
-//   splitstep_exported_check ARCHIVE.pt2 REFERENCE.pt [fp32|bf16]
+//   splitstep_exported_check ARCHIVE.pt2 REFERENCE.pt [fp32|bf16 [TRACE.json]]
 //
 // bf16: the graph runs under autocast to bf16 on the CPU, as reference.py --precision bf16 ran
 // eager's model and loss; the same casts of the same operations give the same values, held to
-// bf16's tolerance.
+// bf16's tolerance. TRACE: LibTorch's profile of that forward and backward, a Chrome trace whose
+// operations kernel_table.py --cpu-ops holds to eager's (reference.py --trace).
 //
 // Exit status 0 when everything agrees, 1 when something does not (each difference on its own
 // line), 2 when a file cannot be read.
 #include <ATen/ops/allclose.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <torch/csrc/autograd/profiler_kineto.h>
 #include <torch/serialize.h>
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,7 +57,23 @@ std::string strip(const std::string& name) {
   return name.rfind("model.", 0) == 0 ? name.substr(6) : name;
 }
 
-int check(const std::string& archive_path, const std::string& reference_path, bool bf16) {
+// Runs `step` under LibTorch's profiler of CPU operations, saved as a Chrome trace at `path`;
+// without a path, runs it alone.
+void profiled(const std::function<void()>& step, const std::string& path) {
+  namespace profiler = torch::autograd::profiler;
+  if (path.empty()) return step();
+  const std::set<torch::profiler::impl::ActivityType> cpu = {
+      torch::profiler::impl::ActivityType::CPU};
+  const torch::profiler::impl::ProfilerConfig config(
+      torch::profiler::impl::ProfilerState::KINETO);
+  profiler::prepareProfiler(config, cpu);
+  profiler::enableProfiler(config, cpu);
+  step();
+  profiler::disableProfiler()->save(path);
+}
+
+int check(const std::string& archive_path, const std::string& reference_path, bool bf16,
+          const std::string& trace_path) {
   const double loss_rtol = bf16 ? kBf16Rtol : kLossRtol;
   const double grad_rtol = bf16 ? kBf16Rtol : kGradRtol;
   const double atol = bf16 ? kBf16Atol : kAtol;
@@ -99,11 +119,17 @@ int check(const std::string& archive_path, const std::string& reference_path, bo
     }
   }
   at::Tensor mine;  // the graph's per-sample losses
-  const at::Tensor loss = [&] {
-    const AutocastScope autocast(c10::kCPU, bf16 ? std::optional(c10::kBFloat16) : std::nullopt);
-    return program.loss(batch, &mine);
-  }();
-  loss.backward();
+  at::Tensor loss;
+  profiled(
+      [&] {
+        {
+          const AutocastScope autocast(c10::kCPU,
+                                       bf16 ? std::optional(c10::kBFloat16) : std::nullopt);
+          loss = program.loss(batch, &mine);
+        }
+        loss.backward();
+      },
+      trace_path);
   if (!at::allclose(loss, ref_loss, loss_rtol, atol)) {
     differences.push_back(
         fmt::format("loss {} against eager's {}", loss.item<double>(), ref_loss.item<double>()));
@@ -157,13 +183,14 @@ int check(const std::string& archive_path, const std::string& reference_path, bo
 }  // namespace splitstep
 
 int main(int argc, char** argv) {
-  const std::string precision = argc == 4 ? argv[3] : "fp32";
-  if ((argc != 3 && argc != 4) || (precision != "fp32" && precision != "bf16")) {
-    std::cerr << "usage: splitstep_exported_check ARCHIVE.pt2 REFERENCE.pt [fp32|bf16]\n";
+  const std::string precision = argc >= 4 ? argv[3] : "fp32";
+  if (argc < 3 || argc > 5 || (precision != "fp32" && precision != "bf16")) {
+    std::cerr
+        << "usage: splitstep_exported_check ARCHIVE.pt2 REFERENCE.pt [fp32|bf16 [TRACE.json]]\n";
     return 2;
   }
   try {
-    return splitstep::check(argv[1], argv[2], precision == "bf16");
+    return splitstep::check(argv[1], argv[2], precision == "bf16", argc == 5 ? argv[4] : "");
   } catch (const std::exception& error) {
     std::cerr << error.what() << "\n";
     return 2;

@@ -8,8 +8,14 @@ GPU kernels (events whose `cat` is "kernel") are summed by name over each whole 
 divided by the number of steps it profiled; the table lists the kernels with the largest time
 per step in either trace, then both totals and the kernels only one trace has. parity.py holds
 the two kernel lists (names and calls per step) to each other with `list_differences`.
+
+A CPU run launches no kernels: --cpu-ops takes its ATen operations that compute instead, at every
+depth of their nesting: neither views (their schema returns an alias of an input, unwritten:
+view, t, expand, detach, ...) nor allocations (empty, empty_strided, resize_). --check exits 1 when the two
+lists differ in names or calls per step.
 """
 import argparse
+import functools
 import gzip
 import json
 import sys
@@ -25,8 +31,8 @@ class TraceError(Exception):
     """A trace that cannot be read: one line, exit status 2."""
 
 
-def load_kernels(path, steps):
-    """{kernel name: KernelTime per step} of one trace."""
+def read_events(path):
+    """The trace's event list."""
     opener = gzip.open if path.endswith(".gz") else open
     try:
         with opener(path, "rt") as f:
@@ -36,8 +42,13 @@ def load_kernels(path, steps):
     events = document.get("traceEvents", []) if isinstance(document, dict) else document
     if not isinstance(events, list):
         raise TraceError(f"{path}: no traceEvents list")
+    return events
+
+
+def load_kernels(path, steps):
+    """{kernel name: KernelTime per step} of one trace."""
     totals = {}
-    for event in events:
+    for event in read_events(path):
         if not isinstance(event, dict) or event.get("cat") != "kernel":
             continue
         name = event.get("name", "?")
@@ -45,6 +56,58 @@ def load_kernels(path, steps):
         totals[name] = (duration + float(event.get("dur", 0)), calls + 1)
     return {name: KernelTime(duration / steps, calls / steps)
             for name, (duration, calls) in totals.items()}
+
+
+# Operations whose schema does not say what they are: an allocation, a view made without alias
+# annotation, a dtype computed on the host.
+NOT_COMPUTING = ("aten::resize_", "aten::_unsafe_view", "aten::result_type")
+
+
+@functools.cache
+def computes(name):
+    """Whether ATen operation `name` ("aten::addmm") computes: not a view, not an allocation."""
+    import torch
+
+    if not name.startswith("aten::"):
+        return False
+    if name.startswith(("aten::empty", "aten::new_empty")) or name in NOT_COMPUTING:
+        return False
+    # The overloads on tensors (slice has one on strings, add on integers).
+    schemas = [s for s in torch._C._jit_get_schemas_for_operator(name)
+               if s.returns and all("Tensor" in str(r.type) for r in s.returns)]
+    views = all(all(r.alias_info is not None and not r.alias_info.is_write for r in s.returns)
+                for s in schemas)
+    return not (schemas and views)
+
+
+def load_cpu_ops(path, steps, within=None):
+    """{operation name: KernelTime per step} of one trace's computing ATen operations, at every
+    depth (linear and the addmm it calls: equal calls mean equal calls at each level), calls
+    only: a CPU operation's time is not a kernel's. `within`: only those run inside a user
+    scope whose name starts with it, on the scope's thread."""
+    events = [e for e in read_events(path) if isinstance(e, dict) and "dur" in e]
+    scopes = [(e.get("tid"), float(e["ts"]), float(e["ts"]) + float(e["dur"])) for e in events
+              if within is not None and e.get("cat") == "user_annotation"
+              and str(e.get("name", "")).startswith(within)]
+
+    def kept(event):
+        start = float(event["ts"])
+        return within is None or any(tid == event.get("tid") and begin <= start <= end
+                                     for tid, begin, end in scopes)
+    calls = {}
+    for event in events:
+        if event.get("cat") == "cpu_op" and computes(name := event.get("name", "?")) \
+                and kept(event):
+            calls[name] = calls.get(name, 0) + 1
+    return {name: KernelTime(0.0, n / steps) for name, n in calls.items()}
+
+
+def beyond_scopes(differences, scoped):
+    """The differences (name, calls in a, calls in b) that the operations b ran inside its
+    scopes (`scoped`, per step) do not explain: a may lack those, and nothing else."""
+    none = KernelTime(0.0, 0.0)
+    return [(n, x, y) for n, x, y in differences
+            if not (y - scoped.get(n, none).calls - 1e-9 <= x <= y)]
 
 
 def list_differences(a, b):
@@ -110,19 +173,51 @@ def main(argv=None):
                         help="names of the two traces (default splitstep,twin)")
     parser.add_argument("--top", type=int, default=25, help="kernels listed (default 25)")
     parser.add_argument("--width", type=int, default=100, help="kernel names cut to this width")
+    parser.add_argument("--cpu-ops", action="store_true",
+                        help="CPU traces: the computing leaf ATen operations, not GPU kernels")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 when the lists differ in names or calls per step")
+    parser.add_argument("--left-out-scope", metavar="PREFIX",
+                        help="with --check and --cpu-ops: the first trace may lack what the "
+                             "second ran inside user scopes named PREFIX...")
     args = parser.parse_args(argv)
     labels = args.labels.split(",")
     if len(labels) != 2:
         parser.error("--labels: two names, comma-separated")
     try:
-        first = load_kernels(args.first, args.steps[0])
-        second = load_kernels(args.second, args.steps[1])
+        load = load_cpu_ops if args.cpu_ops else load_kernels
+        first = load(args.first, args.steps[0])
+        second = load(args.second, args.steps[1])
     except TraceError as e:
         print(f"kernel_table: {e}", file=sys.stderr)
         return 2
     print(f"{labels[0]}: {args.first} ({args.steps[0]} steps); "
           f"{labels[1]}: {args.second} ({args.steps[1]} steps)")
     print("\n".join(table(first, second, labels, args.top, args.width)))
+    if not args.check:
+        return 0
+    differences = list_differences(first, second)
+    if args.left_out_scope and args.cpu_ops:
+        scoped = load_cpu_ops(args.second, args.steps[1], within=args.left_out_scope)
+        explained = [d for d in differences if d not in beyond_scopes(differences, scoped)]
+        differences = beyond_scopes(differences, scoped)
+        if explained:
+            print(f"{len(explained)} names {labels[0]} lacks, run by {labels[1]} inside its "
+                  f"scopes '{args.left_out_scope}...':")
+            for name, x, y in explained:
+                print(f"  {x:>7.2f} {y:>7.2f}  {shorten(name, args.width)}")
+    if not first or not second:
+        print(f"FAIL: no {'operations' if args.cpu_ops else 'kernels'} in "
+              f"{args.first if not first else args.second}")
+        return 1
+    if differences:
+        print(f"FAIL: {len(differences)} of {len(set(first) | set(second))} names differ in calls "
+              f"per step ({labels[0]}, {labels[1]}):")
+        for name, x, y in differences:
+            print(f"  {x:>7.2f} {y:>7.2f}  {shorten(name, args.width)}")
+        return 1
+    print(f"ok: {len(first)} names, the same calls per step"
+          + (" beyond those scopes" if args.left_out_scope else ""))
     return 0
 
 

@@ -4,12 +4,15 @@
 
 DIR/model.pt2 is the command's archive; DIR/reference.pt holds, for the factories' weights and
 batch, eager PyTorch's loss and gradients after one forward and backward, the weights it started
-from and the batch, for splitstep_exported_check to hold the archive's graph to. For a standard
+from and the batch, for splitstep_exported_check to hold the archive's graph to; with --trace, torch.profiler's
+Chrome trace of that forward and backward, whose operations kernel_table.py --cpu-ops holds the
+graph's to. For a standard
 loss it also holds the per-sample losses, from torch.nn.functional's reduction "none" on eager's
 output, and the loss is held to that function's own mean. With --precision bf16, model and loss
 run under torch.autocast("cpu", torch.bfloat16), as splitstep's bf16 runs its graph.
 """
 import argparse
+import contextlib
 import pathlib
 import sys
 
@@ -17,7 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from splitstep_analysis import cli
-from splitstep_analysis.export import loss_function, resolve, wrapper_class
+from splitstep_analysis.export import EagerMaskDecisions, loss_function, resolve, wrapper_class
 
 
 def per_sample(loss, output, target):
@@ -37,6 +40,8 @@ def main(argv=None):
     parser.add_argument("--loss", default="cross-entropy")
     parser.add_argument("--precision", choices=("fp32", "bf16"), default="fp32")
     parser.add_argument("--out-dir", required=True, type=pathlib.Path)
+    parser.add_argument("--trace", type=pathlib.Path,
+                        help="write the step's CPU operations here (a Chrome trace)")
     args = parser.parse_args(argv)
     archive = args.out_dir / "model.pt2"
     status = cli.main(["export", args.model, "--batch", args.batch, "--loss", args.loss,
@@ -46,14 +51,23 @@ def main(argv=None):
     wrapped = wrapper_class()(resolve(args.model, "model")(), loss_function(args.loss)).train()
     state = {k: v.detach().clone() for k, v in wrapped.state_dict().items()}
     batch = tuple(resolve(args.batch, "batch")())
+    profiler = (torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU])
+                if args.trace else contextlib.nullcontext())
+    # transformers' run-time mask decisions in scopes of their own: the graph may leave out
+    # what eager computes to make them (EagerMaskDecisions).
+    with profiler, EagerMaskDecisions().labelled():
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.precision == "bf16"):
+            output = wrapped.model(*batch[:-1])
+            loss = wrapped.loss(output, batch[-1])
+        loss.backward()
+    if args.trace:
+        profiler.export_chrome_trace(str(args.trace))
+    # Outside the profile (the graph computes none beside its loss), under the same autocast.
     with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.precision == "bf16"):
-        output = wrapped.model(*batch[:-1])
-        loss = wrapped.loss(output, batch[-1])
         samples, mean = per_sample(args.loss, output.detach(), batch[-1])
     if mean is not None and not torch.allclose(loss.detach(), mean, rtol=1e-6, atol=0):
         print(f"the exporter's {args.loss} {loss.item()} is not torch's {mean.item()}")
         return 1
-    loss.backward()
     torch.save({
         "state": state,
         "batch": list(batch),
