@@ -15,6 +15,7 @@ import torch
 import torch.distributed as dist
 
 from .eager_models import MODEL_SEED, batch_seed
+from .export import EagerMaskDecisions
 from .schema import BadInput
 
 PHASES = ("data", "forward", "loss", "backward", "optimizer")
@@ -258,7 +259,10 @@ def time_steps(work, options, device, ddp):
         activities = [torch.profiler.ProfilerActivity.CPU]
         if device.type == "cuda":
             activities.append(torch.profiler.ProfilerActivity.CUDA)
-        with torch.profiler.profile(activities=activities) as profiler:
+        # transformers' mask decisions in scopes of their own, only here: an exported graph
+        # may lack what eager launches to make them (parity.py names those kernels).
+        with torch.profiler.profile(activities=activities) as profiler, \
+                EagerMaskDecisions().labelled():
             for _ in range(PROFILED_STEPS):
                 once()
         os.makedirs(options["profile"], exist_ok=True)

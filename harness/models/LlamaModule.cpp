@@ -2,6 +2,7 @@
 // training path, op for op (docs/models/llama.md). Modules and parameters carry the library's
 // names in the library's registration order, so its state dict loads as it is.
 #include <ATen/ScalarOps.h>
+#include <ATen/record_function.h>
 #include <ATen/TensorIndexing.h>
 #include <c10/core/GradMode.h>
 #include <torch/nn/modules/container/modulelist.h>
@@ -289,12 +290,18 @@ class LlamaModel final : public torch::nn::Module {
     // expands the positions to the batch.
     const std::int64_t batch = inputs_embeds.size(0);
     const at::Tensor positions = batch == 1 ? position_ids : position_ids.expand({batch, -1});
-    const at::Tensor packed_sequence_mask = packedSequenceIndices(positions);
+    at::Tensor packed_sequence_mask;
+    {
+      // The library's decision in a profiler scope named as splitstep-analysis names it in an
+      // eager profile (export.EagerMaskDecisions): an exported graph leaves out what it runs.
+      RECORD_USER_SCOPE("transformers find_packed_sequence_indices");
+      packed_sequence_mask = packedSequenceIndices(positions);
+      TORCH_CHECK(forwardIsCaptured() || !restarts(packed_sequence_mask),
+                  "llama: packed sequences need a mask");
+    }
     at::Tensor mask;
     if (forwardIsCaptured()) {
       mask = capturedCausalMask(position_ids.expand({batch, -1}), packed_sequence_mask);
-    } else {
-      TORCH_CHECK(!restarts(packed_sequence_mask), "llama: packed sequences need a mask");
     }
     const auto [cos, sin] = rotary_emb_->forward(inputs_embeds, position_ids);
     at::Tensor hidden_states = inputs_embeds;

@@ -11,7 +11,9 @@ several step models, the one EXPORTED_MODEL names), read by the eager command's 
 
 (run from tests/reference, or with it on PYTHONPATH). A library model whose parameter count or
 batch is not the results file's is refused, as --like refuses it, so that the archive is the
-model the built-in one was measured as.
+model the built-in one was measured as. Or, before any run, the preset EXPORTED_CONFIG names
+(configs/gpt2.ini): its model and shape options; the parameter counts are then held to each
+other where the runs are paired (parity.py).
 """
 import functools
 import os
@@ -40,8 +42,11 @@ def like():
     """The eager command's options for the run EXPORTED_LIKE names. The model and shape are the same in
     every precision and mode of the file: its first step case's are chosen."""
     path = os.environ.get("EXPORTED_LIKE")
+    if not path and os.environ.get("EXPORTED_CONFIG"):
+        return preset(os.environ["EXPORTED_CONFIG"])
     if not path:
-        raise BadInput("EXPORTED_LIKE names no splitstep results file")
+        raise BadInput("EXPORTED_LIKE names no splitstep results file (nor EXPORTED_CONFIG a "
+                       "preset)")
     wanted = os.environ.get("EXPORTED_MODEL") or None
     document = eager.read_results(path)
     first = next((eager.fields_of(c) for c in document.get("cases", [])
@@ -60,13 +65,32 @@ def like():
     return options
 
 
+def preset(path):
+    """The model and shape of a preset INI file, as splitstep reads them."""
+    values = eager.read_ini(path)
+    model = values.get("step-models", "")
+    module = eager_models.zoo_module(model) if model else None
+    if module is None:
+        raise BadInput(f"EXPORTED_CONFIG: {path}: step-models '{model}' is no zoo model")
+    spec = eager_models.library_spec(module)
+    try:
+        shape = {name: int(values[name]) for name in spec.shape_options}
+    except KeyError as e:
+        raise BadInput(f"EXPORTED_CONFIG: {path}: no shape option {e} of {model}") from None
+    except ValueError as e:
+        raise BadInput(f"EXPORTED_CONFIG: {path}: a shape option of {model} is no integer "
+                       f"({e})") from None
+    return {"model": model, "spec": spec, "shape": shape, "reference": "library",
+            "parameters_expected": None, "batch_expected": None}
+
+
 def model():
     options = like()
     spec, shape = options["spec"], options["shape"]
     torch.manual_seed(eager_models.MODEL_SEED)
     built = spec.build(shape)
     parameters = sum(p.numel() for p in built.parameters())
-    if parameters != options["parameters_expected"]:
+    if options["parameters_expected"] not in (None, parameters):
         raise BadInput(
             f"{options['model']} at {shape}: the library's model has {parameters:,} parameters, "
             f"splitstep's {options['parameters_expected']:,}: not the same model")
@@ -78,7 +102,7 @@ def batch():
     options = like()
     generator = torch.Generator().manual_seed(eager_models.batch_seed(0))
     input, target = options["spec"].host_batch(options["shape"], generator)
-    if len(input) != options["batch_expected"]:
+    if options["batch_expected"] not in (None, len(input)):
         raise BadInput(f"{options['model']}: a batch of {len(input)}, splitstep's "
                                    f"{options['batch_expected']}")
     return input, target

@@ -45,11 +45,33 @@ def read_events(path):
     return events
 
 
-def load_kernels(path, steps):
-    """{kernel name: KernelTime per step} of one trace."""
+def scoped(events, prefix):
+    """A test of (thread, time): inside a user scope whose name starts with `prefix` on that
+    thread; everything passes without a prefix."""
+    scopes = [(e.get("tid"), float(e["ts"]), float(e["ts"]) + float(e["dur"])) for e in events
+              if prefix is not None and e.get("cat") == "user_annotation" and "dur" in e
+              and str(e.get("name", "")).startswith(prefix)]
+
+    def inside(tid, time):
+        return prefix is None or any(t == tid and begin <= time <= end
+                                     for t, begin, end in scopes)
+    return inside
+
+
+def load_kernels(path, steps, within=None):
+    """{kernel name: KernelTime per step} of one trace. `within`: only the kernels launched (their
+    runtime call, by correlation id) inside a user scope whose name starts with it."""
+    events = [e for e in read_events(path) if isinstance(e, dict)]
+    inside = scoped(events, within)
+    launches = {e.get("args", {}).get("correlation"): (e.get("tid"), float(e.get("ts", 0)))
+                for e in events if within is not None
+                and e.get("cat") in ("cuda_runtime", "cuda_driver")}
     totals = {}
-    for event in read_events(path):
-        if not isinstance(event, dict) or event.get("cat") != "kernel":
+    for event in events:
+        if event.get("cat") != "kernel":
+            continue
+        if within is not None and not inside(
+                *launches.get(event.get("args", {}).get("correlation"), (None, 0.0))):
             continue
         name = event.get("name", "?")
         duration, calls = totals.get(name, (0.0, 0))
@@ -86,18 +108,11 @@ def load_cpu_ops(path, steps, within=None):
     only: a CPU operation's time is not a kernel's. `within`: only those run inside a user
     scope whose name starts with it, on the scope's thread."""
     events = [e for e in read_events(path) if isinstance(e, dict) and "dur" in e]
-    scopes = [(e.get("tid"), float(e["ts"]), float(e["ts"]) + float(e["dur"])) for e in events
-              if within is not None and e.get("cat") == "user_annotation"
-              and str(e.get("name", "")).startswith(within)]
-
-    def kept(event):
-        start = float(event["ts"])
-        return within is None or any(tid == event.get("tid") and begin <= start <= end
-                                     for tid, begin, end in scopes)
+    inside = scoped(events, within)
     calls = {}
     for event in events:
         if event.get("cat") == "cpu_op" and computes(name := event.get("name", "?")) \
-                and kept(event):
+                and inside(event.get("tid"), float(event["ts"])):
             calls[name] = calls.get(name, 0) + 1
     return {name: KernelTime(0.0, n / steps) for name, n in calls.items()}
 
@@ -178,8 +193,8 @@ def main(argv=None):
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when the lists differ in names or calls per step")
     parser.add_argument("--left-out-scope", metavar="PREFIX",
-                        help="with --check and --cpu-ops: the first trace may lack what the "
-                             "second ran inside user scopes named PREFIX...")
+                        help="with --check: the first trace may lack what the second ran "
+                             "(or launched) inside user scopes named PREFIX...")
     args = parser.parse_args(argv)
     labels = args.labels.split(",")
     if len(labels) != 2:
@@ -197,10 +212,10 @@ def main(argv=None):
     if not args.check:
         return 0
     differences = list_differences(first, second)
-    if args.left_out_scope and args.cpu_ops:
-        scoped = load_cpu_ops(args.second, args.steps[1], within=args.left_out_scope)
-        explained = [d for d in differences if d not in beyond_scopes(differences, scoped)]
-        differences = beyond_scopes(differences, scoped)
+    if args.left_out_scope:
+        left_out = load(args.second, args.steps[1], within=args.left_out_scope)
+        explained = [d for d in differences if d not in beyond_scopes(differences, left_out)]
+        differences = beyond_scopes(differences, left_out)
         if explained:
             print(f"{len(explained)} names {labels[0]} lacks, run by {labels[1]} inside its "
                   f"scopes '{args.left_out_scope}...':")

@@ -580,6 +580,62 @@ class KernelTableTest(unittest.TestCase):
                 kernel_table.main([first, second, "--steps", "3,1", "--top", "1"])
             self.assertIn("twin 294.0 us", out.getvalue())
 
+    def test_cpu_operations_that_compute_at_every_depth(self):
+        def op(name, ts, dur, tid=1, cat="cpu_op"):
+            return {"ph": "X", "cat": cat, "name": name, "ts": ts, "dur": dur, "tid": tid}
+        events = [op("aten::linear", 0, 10), op("aten::t", 1, 1), op("aten::addmm", 2, 7),
+                  op("aten::resolve_conj", 3, 1), op("aten::empty", 4, 1),
+                  op("aten::view", 11, 1), op("aten::copy_", 12, 2),
+                  op("AddmmBackward0", 20, 5), op("aten::mm", 21, 3),
+                  op("transformers find_packed_sequence_indices", 30, 10, cat="user_annotation"),
+                  op("aten::cumsum", 31, 2), op("aten::item", 34, 4),
+                  op("aten::_local_scalar_dense", 35, 2), op("aten::cumsum", 36, 1, tid=2)]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "cpu.json")
+            with open(path, "w") as f:
+                json.dump({"traceEvents": events}, f)
+            ops = kernel_table.load_cpu_ops(path, 1)
+            # Views (t, view, resolve_conj), allocations and autograd's nodes count for nothing.
+            self.assertEqual({n: k.calls for n, k in ops.items()},
+                             {"aten::linear": 1, "aten::addmm": 1, "aten::copy_": 1,
+                              "aten::mm": 1, "aten::cumsum": 2, "aten::item": 1,
+                              "aten::_local_scalar_dense": 1})
+            # Inside the scope, on its thread only.
+            inside = kernel_table.load_cpu_ops(path, 1, within="transformers")
+            self.assertEqual({n: k.calls for n, k in inside.items()},
+                             {"aten::cumsum": 1, "aten::item": 1,
+                              "aten::_local_scalar_dense": 1})
+            # The graph may lack what eager ran inside the scope, and nothing else.
+            graph = {n: k for n, k in ops.items()
+                     if n not in ("aten::item", "aten::_local_scalar_dense")}
+            graph["aten::cumsum"] = kernel_table.KernelTime(0.0, 1.0)
+            differences = kernel_table.list_differences(graph, ops)
+            self.assertEqual(len(differences), 3)
+            self.assertEqual(kernel_table.beyond_scopes(differences, inside), [])
+            graph["aten::mm"] = kernel_table.KernelTime(0.0, 0.0)
+            self.assertEqual(kernel_table.beyond_scopes(
+                kernel_table.list_differences(graph, ops), inside), [("aten::mm", 0.0, 1.0)])
+
+    def test_kernels_launched_inside_a_scope(self):
+        events = [
+            {"ph": "X", "cat": "user_annotation", "name": "transformers x", "ts": 10, "dur": 10,
+             "tid": 1},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 12, "dur": 1,
+             "tid": 1, "args": {"correlation": 7}},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 30, "dur": 1,
+             "tid": 1, "args": {"correlation": 8}},
+            {"ph": "X", "cat": "kernel", "name": "cumsum", "ts": 40, "dur": 3,
+             "args": {"correlation": 7}},
+            {"ph": "X", "cat": "kernel", "name": "gemm", "ts": 45, "dur": 9,
+             "args": {"correlation": 8}}]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "gpu.json")
+            with open(path, "w") as f:
+                json.dump({"traceEvents": events}, f)
+            self.assertEqual(set(kernel_table.load_kernels(path, 1)), {"cumsum", "gemm"})
+            self.assertEqual(kernel_table.load_kernels(path, 1, within="transformers"),
+                             {"cumsum": (3.0, 1.0)})
+
 
 if __name__ == "__main__":
     unittest.main()
