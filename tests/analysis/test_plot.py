@@ -3,9 +3,13 @@ import json
 import os
 import unittest
 
+import matplotlib
 import numpy as np
 
 from splitstep_analysis import plot as plots
+from splitstep_analysis.plots.common import _keys, size_label
+from splitstep_analysis.plots.parity import VERDICT_COLORS
+from splitstep_analysis.plots.telemetry import TELEMETRY_SERIES
 from splitstep_analysis.results import load_cases, load_ranks, load_telemetry, read_results
 from support import DATA, PNG, ROOT, FilesTestCase, run_command
 
@@ -306,10 +310,10 @@ class PlotsTest(FilesTestCase):
         for plot in plots.figures_for(read_results(path)):
             with self.subTest(plot=plot.name):
                 engine = plot.figure.get_layout_engine()
-                self.assertIsInstance(engine, plots.matplotlib.layout_engine.TightLayoutEngine)
+                self.assertIsInstance(engine, matplotlib.layout_engine.TightLayoutEngine)
                 plot.figure.canvas.draw()
                 left = plot.figure.subplotpars.left
-                self.assertLess(left, plots.matplotlib.rcParams["figure.subplot.left"])
+                self.assertLess(left, matplotlib.rcParams["figure.subplot.left"])
         plots.plt.close("all")
 
     def test_a_collective_of_no_catalogue_is_plotted_by_its_name(self):
@@ -427,7 +431,7 @@ class FigureContentTest(FilesTestCase):
         self.assertEqual(name, "telemetry-mlp-bf16")
         clock, power, cap = figure.axes[:3]
         labels = [t.get_text() for t in cap.get_xticklabels()]
-        self.assertEqual(labels, list(plots.TELEMETRY_SERIES))
+        self.assertEqual(labels, list(TELEMETRY_SERIES))
         # Bars are drawn mode by mode (none, overlap, single), one per series.
         count = len(labels)
         heights = [b.get_height() for b in clock.patches]
@@ -626,7 +630,7 @@ class FigureContentTest(FilesTestCase):
         self.assertEqual(small.get_images()[0].get_clim()[0], 0)
         # The groups' cases are not in the lines of busbw against size.
         [busbw] = plots.busbw_figures(frame, 4)
-        self.assertEqual(busbw.drew, plots._keys(load_cases(document(whole))))
+        self.assertEqual(busbw.drew, _keys(load_cases(document(whole))))
         plots.plt.close("all")
 
     def test_parity_bars_are_each_phase_beside_the_library_model(self):
@@ -646,7 +650,7 @@ class FigureContentTest(FilesTestCase):
                                    list(rows["reference_s"] * 1e3))
         self.assertEqual([t.get_text() for t in gpt2.texts],
                          [f"{r:.3f}" for r in rows["ratio"]])  # 0.958 forward: faster
-        self.assertEqual(gpt2.texts[0].get_color(), plots.VERDICT_COLORS["faster"])
+        self.assertEqual(gpt2.texts[0].get_color(), VERDICT_COLORS["faster"])
         self.assertEqual(gpt2.get_ylim()[0], 0)
         plots.plt.close(figure)
 
@@ -669,7 +673,7 @@ class FigureContentTest(FilesTestCase):
         for bad in ("bf16", "bf16=x", "=3", "bf16=0"):
             with self.assertRaises(ValueError):
                 plots.parse_peaks(bad)
-        self.assertEqual([plots.size_label(s) for s in (8, 1024, 65536, 3 << 20, 1 << 30, 1000)],
+        self.assertEqual([size_label(s) for s in (8, 1024, 65536, 3 << 20, 1 << 30, 1000)],
                          ["8 B", "1 KiB", "64 KiB", "3 MiB", "1 GiB", "1000 B"])
 
 
