@@ -9,7 +9,8 @@ import xml.etree.ElementTree as ElementTree
 
 import pandas as pd
 
-from .compare import VERDICTS, format_time
+from .compare_stats import VERDICTS
+from .compare_text import format_time
 
 
 def _change(ratio):

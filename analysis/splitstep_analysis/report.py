@@ -18,7 +18,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .compare import compare_documents, format_time  # noqa: E402
+from .compare import compare_documents  # noqa: E402
+from .compare_text import format_time  # noqa: E402
 from .differences import run_differences  # noqa: E402
 from .launches import paired, read_eager  # noqa: E402
 from .plot import (figures_for, launches_figure, parity_figure, read_parity,  # noqa: E402

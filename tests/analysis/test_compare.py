@@ -7,9 +7,9 @@ from unittest import mock
 
 import numpy as np
 
-from splitstep_analysis import compare
-from splitstep_analysis.compare import (consistency, decide, mann_whitney_u, medians_by_key,
-                                        parse_threshold, smallest_p)
+from splitstep_analysis import compare_stats
+from splitstep_analysis.compare import consistency, decide, medians_by_key, parse_threshold
+from splitstep_analysis.compare_stats import mann_whitney_u, smallest_p
 from splitstep_analysis.schema import BadInput, read_results
 from support import FilesTestCase, run_command
 
@@ -128,12 +128,12 @@ class StatisticsTest(unittest.TestCase):
     def test_the_block_bootstrap_draws_whole_batches(self):
         # The vectorised replicates equal the plain reading of the rule: split the samples into
         # BATCHES contiguous batches, draw BATCHES of them, take the median of their union.
-        for n in (2 * compare.BATCHES, 2 * compare.BATCHES + 3, 1001):
+        for n in (2 * compare_stats.BATCHES, 2 * compare_stats.BATCHES + 3, 1001):
             values = np.random.default_rng(n).normal(size=n)
-            got = compare._rank_medians(values, 300, np.random.default_rng(7))
-            batches = np.array_split(values, compare.BATCHES)
-            picks = np.random.default_rng(7).integers(0, compare.BATCHES,
-                                                      size=(300, compare.BATCHES))
+            got = compare_stats._rank_medians(values, 300, np.random.default_rng(7))
+            batches = np.array_split(values, compare_stats.BATCHES)
+            picks = np.random.default_rng(7).integers(0, compare_stats.BATCHES,
+                                                      size=(300, compare_stats.BATCHES))
             want = [np.median(np.concatenate([batches[i] for i in row])) for row in picks]
             np.testing.assert_allclose(got, want, err_msg=f"n = {n}")
 
@@ -149,7 +149,7 @@ class StatisticsTest(unittest.TestCase):
         self.assertLess(result["p_value"], 0.01)
         self.assertLess(result["ci_low"], 1.05)
         self.assertEqual((result["verdict"], result["note"]), ("unclear", "interval crosses +5%"))
-        with mock.patch.object(compare, "BATCHES", 10 ** 9):  # every rank too short: iid
+        with mock.patch.object(compare_stats, "BATCHES", 10 ** 9):  # every rank too short: iid
             self.assertEqual(decide(base, switch, 0.05, 0.01)["verdict"], "slower")
         # 25% higher all through the run: slower.
         result = decide(base, [[stretches(3, [1.25])]], 0.05, 0.01)
