@@ -10,6 +10,8 @@ import subprocess
 import unittest
 
 from splitstep_analysis import plot, report
+from splitstep_analysis.report_cells import format_value
+from splitstep_analysis.report_summary import largest_noise, median_reach, wrong_cell
 from splitstep_analysis.schema import read_results
 from support import DATA, PNG, ROOT, FilesTestCase, run_command
 
@@ -261,18 +263,18 @@ class FiguresOfACaseTest(unittest.TestCase):
 
     def test_median_reach_is_the_largest_over_ranks(self):
         case = {"ranks": [self.rank(1.0, 0.99, 1.02), self.rank(2.0, 1.9, 2.01, noise=0.03)]}
-        self.assertAlmostEqual(report.median_reach(case), 0.05)  # rank 1: 0.1 below 2.0
-        self.assertAlmostEqual(report.largest_noise(case), 0.03)
+        self.assertAlmostEqual(median_reach(case), 0.05)  # rank 1: 0.1 below 2.0
+        self.assertAlmostEqual(largest_noise(case), 0.03)
         # Too few samples for a 95% interval on one rank, or no interval (older files): none.
         case["ranks"][1]["median_ci"]["coverage"] = 0.75
-        self.assertIsNone(report.median_reach(case))
-        self.assertIsNone(report.median_reach({"ranks": [{"rank": 0, "values": [1.0]}]}))
-        self.assertIsNone(report.largest_noise({"ranks": [{"rank": 0, "values": [1.0]}]}))
+        self.assertIsNone(median_reach(case))
+        self.assertIsNone(median_reach({"ranks": [{"rank": 0, "values": [1.0]}]}))
+        self.assertIsNone(largest_noise({"ranks": [{"rank": 0, "values": [1.0]}]}))
 
     def test_wrong_only_where_checked(self):
-        self.assertEqual(report.wrong_cell({"check": {"checked": 0, "wrong": 0}}), "N/A")
-        self.assertEqual(report.wrong_cell({}), "N/A")
-        self.assertEqual(report.wrong_cell({"check": {"checked": 4096, "wrong": 3}}), "3")
+        self.assertEqual(wrong_cell({"check": {"checked": 0, "wrong": 0}}), "N/A")
+        self.assertEqual(wrong_cell({}), "N/A")
+        self.assertEqual(wrong_cell({"check": {"checked": 4096, "wrong": 3}}), "3")
 
     def test_values_in_their_units(self):
         for (value, unit), text in (((5.024e-06, "s"), "5.024 us"),
@@ -283,7 +285,7 @@ class FiguresOfACaseTest(unittest.TestCase):
                                     ((4049.53, "GB/s"), "4050 GB/s"),
                                     ((0.00135, "GB/s"), "0.00135 GB/s"),
                                     ((1980.0, "MHz"), "1980 MHz"), ((1.0, "rank"), "rank 1")):
-            self.assertEqual(report.format_value(value, unit), text)
+            self.assertEqual(format_value(value, unit), text)
 
 
 @unittest.skipUnless(CHROMIUM, "no chromium: launch/setup installs it")
