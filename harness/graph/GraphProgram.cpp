@@ -27,6 +27,12 @@ constexpr std::string_view kModelPrefix = "model.";
 constexpr std::string_view kSetGradScope = "torch.ops.higher_order.wrap_with_set_grad_enabled";
 constexpr std::string_view kAutocastScope = "torch.ops.higher_order.wrap_with_autocast";
 constexpr std::string_view kHigherOrder = "torch.ops.higher_order.";
+constexpr std::string_view kCat = "torch.ops.aten.cat.default";
+constexpr std::string_view kLiftFreshCopy = "torch.ops.aten.lift_fresh_copy.default";
+// Operations that hand on their input: of an empty constant, an empty constant.
+const std::set<std::string, std::less<>> kEmptyPassing = {"torch.ops.aten.detach_.default",
+                                                          "torch.ops.aten.detach.default",
+                                                          "torch.ops.aten.alias.default"};
 
 // Where one argument of an operation comes from: a value fixed in the graph, or tensors the
 // graph computes (slots of the run's value table; -1: None in a Tensor?[]).
@@ -58,6 +64,8 @@ struct Step {
   std::vector<Result> results;
   std::vector<int> release;  // slots whose last use is this step
   std::optional<ScopeState> enter;
+  // Positions, in a cat's list, of empty constants that take the others' dtype.
+  std::vector<std::size_t> empty_operands;
 };
 
 }  // namespace
@@ -70,6 +78,8 @@ struct GraphProgram::Plan {
   int output = -1;
   int samples = -1;  // what the loss averaged, where it is a mean of per-sample losses
   int slot_count = 0;
+  // The slots of constants without elements (transformers' cache starts as torch.tensor([])).
+  std::set<int> empty_constants;
 };
 
 namespace {
@@ -102,6 +112,7 @@ class Planner {
   void addNode(const ex::Node& node) {
     const std::string& target = node.get_target();
     if (isExportGuard(target)) return;
+    if (target == kLiftFreshCopy && aliasesEmptyConstant(node)) return;
     if (target == kSetGradScope || target == kAutocastScope) {
       addScope(node);
       return;
@@ -116,7 +127,7 @@ class Planner {
       slotOutputs(node);
       return;
     }
-    Step step{*op, {}, {}, {}, std::nullopt};
+    Step step{*op, {}, {}, {}, std::nullopt, {}};
     const c10::FunctionSchema& schema = op->schema();
     std::map<std::string, const ex::Argument*> given;
     for (const auto& input : node.get_inputs()) given.emplace(input.get_name(), &input.get_arg());
@@ -137,6 +148,8 @@ class Planner {
     }
     for (const auto& [name, unused] : given) refuse(fmt::format("{} argument {}", target, name));
     addResults(step, target, schema, node.get_outputs());
+    if (kEmptyPassing.count(target) != 0) passOnEmpty(step);
+    if (target == kCat) findEmptyOperands(step);
     plan_.steps.push_back(std::move(step));
   }
 
@@ -252,6 +265,40 @@ class Planner {
     }
   }
 
+  // A fresh copy of a constant without elements is the constant: there is nothing to copy, and
+  // eager makes such a tensor (transformers' cache starts as torch.tensor([])) with no kernel.
+  bool aliasesEmptyConstant(const ex::Node& node) {
+    if (node.get_inputs().size() != 1 || node.get_outputs().size() != 1) return false;
+    const ex::Argument& input = node.get_inputs().front().get_arg();
+    const ex::Argument& output = node.get_outputs().front();
+    if (input.tag() != Tag::AS_TENSOR || output.tag() != Tag::AS_TENSOR) return false;
+    const auto it = slots_.find(scope_ + input.get_as_tensor().get_name());
+    if (it == slots_.end() || plan_.empty_constants.count(it->second) == 0) return false;
+    slots_[scope_ + output.get_as_tensor().get_name()] = it->second;
+    return true;
+  }
+
+  // What a detach or an alias of an empty constant returns is one too.
+  void passOnEmpty(const Step& step) const {
+    if (step.operands.empty() || step.operands.front().kind != Operand::Kind::kTensor) return;
+    if (plan_.empty_constants.count(step.operands.front().slots.front()) == 0) return;
+    for (const Result& result : step.results) {
+      plan_.empty_constants.insert(result.slots.begin(), result.slots.end());
+    }
+  }
+
+  // Eager concatenates the cache's first keys to an empty tensor it made of their dtype, which
+  // autocast's cat (a promoting operation) leaves as they are; the graph's constant records the
+  // export's fp32, to which autocast would promote every key (and cast its gradient back). Such
+  // an operand is made, at each call, of the dtype of the first one with elements.
+  void findEmptyOperands(Step& step) const {
+    if (step.operands.empty() || step.operands.front().kind != Operand::Kind::kTensors) return;
+    const std::vector<int>& tensors = step.operands.front().slots;
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+      if (plan_.empty_constants.count(tensors[i]) != 0) step.empty_operands.push_back(i);
+    }
+  }
+
   // Its outputs still get slots, so that the nodes after it are judged too.
   void slotOutputs(const ex::Node& node) {
     for (const ex::Argument& output : node.get_outputs()) {
@@ -339,7 +386,7 @@ class Planner {
       }
       slots_[scope_ + input.get_as_tensor().get_name()] = operands[i];
     }
-    plan_.steps.push_back({std::nullopt, {}, {}, {}, head->first});
+    plan_.steps.push_back({std::nullopt, {}, {}, {}, head->first, {}});
     for (const ex::Node& inner : graph.get_nodes()) addNode(inner);
     std::vector<int> results;
     for (const ex::Argument& output : graph.get_outputs()) {
@@ -350,7 +397,7 @@ class Planner {
       }
     }
     scope_ = outer;
-    plan_.steps.push_back({std::nullopt, {}, {}, {}, std::nullopt});
+    plan_.steps.push_back({std::nullopt, {}, {}, {}, std::nullopt, {}});
     std::vector<std::string> names;
     for (const ex::Argument& output : node.get_outputs()) {
       if (output.tag() == Tag::AS_TENSOR) names.push_back(output.get_as_tensor().get_name());
@@ -452,7 +499,8 @@ std::optional<std::string> mismatch(const ex::Graph& graph, const std::string& p
 }  // namespace
 
 GraphProgram::GraphProgram(const GraphArchive& archive, c10::Device device)
-    : plan_(std::make_unique<Plan>(Plan{device, {}, {}, {}, -1, 0})), batch_(archive.batch) {
+    : plan_(std::make_unique<Plan>(Plan{device, {}, {}, {}, -1, -1, 0, {}})),
+      batch_(archive.batch) {
   const ex::GraphModule& module = archive.program.get_graph_module();
   const ex::Graph& graph = module.get_graph();
   Planner planner(*plan_, archive.path);
@@ -510,8 +558,10 @@ GraphProgram::GraphProgram(const GraphArchive& archive, c10::Device device)
       }
       case In::TENSOR_CONSTANT: {
         const auto& c = spec.get_tensor_constant();
-        plan_->fixed.emplace_back(planner.slot(c.get_arg().get_name()),
-                                  weight(archive.constants, c.get_tensor_constant_name()));
+        const int s = planner.slot(c.get_arg().get_name());
+        const at::Tensor constant = weight(archive.constants, c.get_tensor_constant_name());
+        plan_->fixed.emplace_back(s, constant);
+        if (constant.numel() == 0) plan_->empty_constants.insert(s);
         break;
       }
       case In::USER_INPUT: {
@@ -604,6 +654,22 @@ class ModeRestorer {
   ModeState state_;
 };
 
+// The empty constants at `positions` of `list` made anew of the dtype of its first tensor with
+// elements, as eager made them of its keys' dtype (Planner::findEmptyOperands).
+void adaptEmpty(c10::List<at::Tensor>& list, const std::vector<std::size_t>& positions) {
+  if (positions.empty()) return;
+  for (const at::Tensor& other : list) {
+    if (other.numel() == 0) continue;
+    for (const std::size_t i : positions) {
+      const at::Tensor empty = list.get(i);
+      if (empty.scalar_type() != other.scalar_type()) {
+        list.set(i, at::empty(empty.sizes(), empty.options().dtype(other.scalar_type())));
+      }
+    }
+    return;
+  }
+}
+
 }  // namespace
 
 at::Tensor GraphProgram::loss(const std::vector<at::Tensor>& batch, at::Tensor* sample_losses) {
@@ -654,6 +720,7 @@ at::Tensor GraphProgram::loss(const std::vector<at::Tensor>& batch, at::Tensor* 
         case Operand::Kind::kTensors: {
           c10::List<at::Tensor> list;
           for (const int s : operand.slots) list.push_back(values[static_cast<std::size_t>(s)]);
+          adaptEmpty(list, step.empty_operands);
           stack.emplace_back(std::move(list));
           break;
         }

@@ -2,8 +2,8 @@
 // training path, op for op (docs/models/llama.md). Modules and parameters carry the library's
 // names in the library's registration order, so its state dict loads as it is.
 #include <ATen/ScalarOps.h>
-#include <ATen/record_function.h>
 #include <ATen/TensorIndexing.h>
+#include <ATen/record_function.h>
 #include <c10/core/GradMode.h>
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/embedding.h>

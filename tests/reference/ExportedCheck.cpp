@@ -64,8 +64,7 @@ void profiled(const std::function<void()>& step, const std::string& path) {
   if (path.empty()) return step();
   const std::set<torch::profiler::impl::ActivityType> cpu = {
       torch::profiler::impl::ActivityType::CPU};
-  const torch::profiler::impl::ProfilerConfig config(
-      torch::profiler::impl::ProfilerState::KINETO);
+  const torch::profiler::impl::ProfilerConfig config(torch::profiler::impl::ProfilerState::KINETO);
   profiler::prepareProfiler(config, cpu);
   profiler::enableProfiler(config, cpu);
   step();

@@ -14,29 +14,39 @@ VOCAB = 97
 
 
 class Logits(torch.nn.Module):
-    """The decoder's logits alone: the loss below is the one model(..., labels=) computes."""
+    """The decoder's logits alone: the loss below is the one model(..., labels=) computes.
+    Without a cache (training's usual call), or with one, as the zoo's GPT-2 preset trains."""
 
-    def __init__(self, decoder):
+    def __init__(self, decoder, use_cache=False):
         super().__init__()
         self.decoder = decoder
+        self.use_cache = use_cache
 
     def forward(self, input_ids):
-        return self.decoder(input_ids=input_ids, use_cache=False).logits
+        return self.decoder(input_ids=input_ids, use_cache=self.use_cache).logits
 
 
-def gpt2():
+def gpt2(use_cache=False):
     torch.manual_seed(0)
     return Logits(GPT2LMHeadModel(GPT2Config(
         n_layer=2, n_embd=32, n_head=2, n_positions=16, vocab_size=VOCAB, resid_pdrop=0,
-        embd_pdrop=0, attn_pdrop=0, attn_implementation="sdpa")))
+        embd_pdrop=0, attn_pdrop=0, attn_implementation="sdpa")), use_cache)
 
 
-def llama():
+def llama(use_cache=False):
     torch.manual_seed(0)
     return Logits(LlamaForCausalLM(LlamaConfig(
         num_hidden_layers=2, hidden_size=32, intermediate_size=64, num_attention_heads=4,
         num_key_value_heads=2, vocab_size=VOCAB, max_position_embeddings=16,
-        attn_implementation="sdpa")))
+        attn_implementation="sdpa")), use_cache)
+
+
+def gpt2_cached():
+    return gpt2(use_cache=True)
+
+
+def llama_cached():
+    return llama(use_cache=True)
 
 
 def tokens():
