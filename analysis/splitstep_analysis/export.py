@@ -318,6 +318,16 @@ def export(model_spec, batch_spec, loss_spec):
     except Exception as error:
         raise BadInput(f"torch.export.export refused the model: {type(error).__name__}: "
                        f"{str(error).splitlines()[0] if str(error) else ''}") from None
+    # torch.vmap traced by export (transformers 4.x builds its causal mask with it) leaves
+    # functorch's own functions in the graph, which torch.export.save cannot write and no ATen
+    # interpreter runs.
+    vmapped = sorted({f"{n.target.__module__}.{n.target.__name__}" for n in program.graph.nodes
+                      if n.op == "call_function" and callable(n.target)
+                      and getattr(n.target, "__module__", "").startswith("torch._functorch")})
+    if vmapped:
+        raise BadInput(f"the graph holds torch.vmap's functions ({', '.join(vmapped)}), which "
+                       f"torch.export.save cannot write: the model calls torch.vmap (transformers "
+                       f"before 5.0 builds its attention mask with it where no cache is used)")
     inputs = [spec.arg.name for spec in program.graph_signature.input_specs
               if spec.kind == torch.export.graph_signature.InputKind.USER_INPUT]
     meta = {

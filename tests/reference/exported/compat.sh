@@ -3,7 +3,9 @@
 # LIBDIR holds that release (launch/setup installs it under .venv/compat), first on PYTHONPATH.
 # The model is held to eager PyTorch under that release (check.sh), then trained by splitstep on
 # 2 CPU ranks through none and overlap, the sync check passing.
-#   compat.sh PYTHON EXPORTED_CHECK SPLITSTEP MPIEXEC LIBDIR MODULE:MODEL MODULE:BATCH LOSS
+# With a last argument `refused`: the export is refused instead, one line and exit status 2
+# (a graph that release's model gives torch.export but torch.export.save cannot write).
+#   compat.sh PYTHON EXPORTED_CHECK SPLITSTEP MPIEXEC LIBDIR MODULE:MODEL MODULE:BATCH LOSS [refused]
 set -euo pipefail
 python=$1 check=$2 splitstep=$3 mpiexec=$4 libdir=$5 model=$6 batch=$7 loss=$8
 dir=$(mktemp -d)
@@ -11,6 +13,19 @@ trap 'rm -rf "$dir"' EXIT
 here=$(cd "$(dirname "$0")" && pwd)
 export PYTHONPATH=$libdir${PYTHONPATH:+:$PYTHONPATH}
 echo "under $("$python" -c 'import transformers; print("transformers", transformers.__version__)')"
+if [ "${9:-}" = refused ]; then
+  status=0
+  (cd "$here" && "$python" -m splitstep_analysis export "$model" --batch "$batch" --loss "$loss" \
+    -o "$dir/model.pt2") >"$dir/out.txt" 2>"$dir/err.txt" || status=$?
+  cat "$dir/err.txt"
+  [ "$status" -eq 2 ] || { echo "FAIL: exit $status, not 2"; exit 1; }
+  # torch and transformers may warn; the refusal is the command's one line, last.
+  grep -q '^splitstep-analysis export: the graph holds torch.vmap' <(tail -n 1 "$dir/err.txt") \
+    || { echo "FAIL: no one-line refusal"; exit 1; }
+  [ ! -e "$dir/model.pt2" ] || { echo "FAIL: an archive was written"; exit 1; }
+  echo "ok: refused in one line, exit 2, nothing written"
+  exit 0
+fi
 bash "$here/check.sh" "$python" "$check" "$model" "$batch" "$loss"
 (cd "$here" && "$python" -m splitstep_analysis export "$model" --batch "$batch" --loss "$loss" \
   -o "$dir/model.pt2")
