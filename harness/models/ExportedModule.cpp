@@ -57,14 +57,20 @@ GraphArchive takeArchive(const std::string& path) {
 // The tensors the graph's nodes compute into storage of their own, with their recorded metadata:
 // not the graph's inputs (parameters, buffers and the batch are counted apart), nor a view or an
 // in-place result (an alias of its input, by the operation's schema: `Tensor(a)`), which eager
-// makes without memory either.
+// makes without memory either. The nodes of a scope's subgraph (wrap_with_set_grad_enabled,
+// wrap_with_autocast) compute too: its outputs are theirs.
 std::vector<std::pair<std::string, torch::_export::TensorMeta>> computedTensors(
     const torch::_export::Graph& graph) {
   using Tag = torch::_export::Argument::Tag;
   std::vector<std::pair<std::string, torch::_export::TensorMeta>> computed;
   for (const torch::_export::Node& node : graph.get_nodes()) {
+    for (const torch::_export::NamedArgument& input : node.get_inputs()) {
+      if (input.get_arg().tag() != Tag::AS_GRAPH) continue;
+      const auto inner = computedTensors(*input.get_arg().get_as_graph().get_graph());
+      computed.insert(computed.end(), inner.begin(), inner.end());
+    }
     const std::optional<c10::OperatorHandle> op = findOperation(node.get_target());
-    if (!op) continue;  // refused with its name when the program was planned
+    if (!op) continue;  // a scope, counted above; or refused with its name when planned
     const std::vector<c10::Argument>& returns = op->schema().returns();
     const std::vector<torch::_export::Argument>& outputs = node.get_outputs();
     for (std::size_t i = 0; i < outputs.size(); ++i) {
