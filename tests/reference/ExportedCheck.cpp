@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "graph/GraphProgram.hpp"
+#include "models/Exported.hpp"
 #include "suites/step/AutocastScope.hpp"
 
 namespace splitstep {
@@ -168,13 +169,22 @@ int check(const std::string& archive_path, const std::string& reference_path, bo
       differences.push_back("buffer differs after the step: " + name);
     }
   }
+  // The memory bound's count of what forward computes, scopes' subgraphs included.
+  loadExportedModel(archive_path);
+  const double counted = exportedModelFacts().floating_elements;
+  const auto expected = static_cast<double>(dict.at("floating_elements").toInt());
+  if (counted != expected) {
+    differences.push_back(
+        fmt::format("the memory bound counts {} computed floating elements, torch's graph has {}",
+                    counted, expected));
+  }
   for (const auto& d : differences) std::cout << archive_path << ": " << d << "\n";
   if (!differences.empty()) return 1;
   std::cout << fmt::format(
       "{}: {} parameters, {} buffers; loss {:.8g} (eager {:.8g}); {}; largest "
-      "gradient difference {:.3g}\n",
+      "gradient difference {:.3g}; {} computed floating elements counted, as torch's graph\n",
       archive_path, names.size(), program.buffers().size(), loss.item<double>(),
-      ref_loss.item<double>(), samples, worst);
+      ref_loss.item<double>(), samples, worst, counted);
   return 0;
 }
 

@@ -4,7 +4,8 @@
 
 DIR/model.pt2 is the command's archive; DIR/reference.pt holds, for the factories' weights and
 batch, eager PyTorch's loss and gradients after one forward and backward, the weights it started
-from and the batch, for splitstep_exported_check to hold the archive's graph to; with --trace, torch.profiler's
+from and the batch, the floating elements the archive's graph computes (what splitstep's memory
+bound counts, from torch's own reading of the archive), for splitstep_exported_check to hold the archive's graph to; with --trace, torch.profiler's
 Chrome trace of that forward and backward, whose operations kernel_table.py --cpu-ops holds the
 graph's to. For a standard
 loss it also holds the per-sample losses, from torch.nn.functional's reduction "none" on eager's
@@ -31,6 +32,29 @@ def per_sample(loss, output, target):
         logits, labels = output.reshape(-1, output.shape[-1]), target.reshape(-1)
         return (F.cross_entropy(logits, labels, reduction="none"), F.cross_entropy(logits, labels))
     return None, None
+
+
+def computed_floating_elements(program):
+    """What splitstep's memory bound counts of a graph (models/ExportedModule.cpp), from torch's
+    own graph of the archive: the floating elements of every tensor an operation returns into
+    storage of its own (its schema's return is no alias), subgraphs of scopes included."""
+    total = 0
+    for module in program.graph_module.modules():
+        if not isinstance(module, torch.fx.GraphModule):
+            continue
+        for node in module.graph.nodes:
+            if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+                continue
+            returns, values = node.target._schema.returns, node.meta.get("val")
+            # One return (a tensor, or a list of them: broadcast_tensors) or a tuple of them.
+            values = [values] if len(returns) == 1 else values or []
+            for returned, value in zip(returns, values):
+                if returned.alias_info is not None:
+                    continue
+                for tensor in value if isinstance(value, (list, tuple)) else [value]:
+                    if isinstance(tensor, torch.Tensor) and tensor.is_floating_point():
+                        total += tensor.numel()
+    return total
 
 
 def main(argv=None):
@@ -75,6 +99,7 @@ def main(argv=None):
         "samples": samples,
         "grads": {n: p.grad for n, p in wrapped.named_parameters() if p.requires_grad},
         "buffers": {n: b.detach().clone() for n, b in wrapped.named_buffers()},
+        "floating_elements": computed_floating_elements(torch.export.load(archive)),
     }, args.out_dir / "reference.pt")
     return 0
 
