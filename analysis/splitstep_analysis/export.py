@@ -321,7 +321,10 @@ def export(model_spec, batch_spec, loss_spec):
     # torch.vmap traced by export (transformers 4.x builds its causal mask with it) leaves
     # functorch's own functions in the graph, which torch.export.save cannot write and no ATen
     # interpreter runs.
-    vmapped = sorted({f"{n.target.__module__}.{n.target.__name__}" for n in program.graph.nodes
+    vmapped = sorted({f"{n.target.__module__}.{getattr(n.target, '__name__', repr(n.target))}"
+                      for module in program.graph_module.modules()
+                      if isinstance(module, torch.fx.GraphModule)
+                      for n in module.graph.nodes
                       if n.op == "call_function" and callable(n.target)
                       and getattr(n.target, "__module__", "").startswith("torch._functorch")})
     if vmapped:

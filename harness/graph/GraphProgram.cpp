@@ -654,15 +654,17 @@ class ModeRestorer {
   ModeState state_;
 };
 
-// The empty constants at `positions` of `list` made anew of the dtype of its first tensor with
-// elements, as eager made them of its keys' dtype (Planner::findEmptyOperands).
-void adaptEmpty(c10::List<at::Tensor>& list, const std::vector<std::size_t>& positions) {
-  if (positions.empty()) return;
+// Under autocast, the floating empty constants at `positions` of `list` made anew of the dtype
+// of its first floating tensor with elements, as eager made them of its keys' dtype
+// (Planner::findEmptyOperands). Without autocast the export's dtypes are the run's: nothing to do.
+void adaptEmpty(c10::List<at::Tensor>& list, const std::vector<std::size_t>& positions,
+                c10::DeviceType device) {
+  if (positions.empty() || !at::autocast::is_autocast_enabled(device)) return;
   for (const at::Tensor& other : list) {
-    if (other.numel() == 0) continue;
+    if (other.numel() == 0 || !other.is_floating_point()) continue;
     for (const std::size_t i : positions) {
       const at::Tensor empty = list.get(i);
-      if (empty.scalar_type() != other.scalar_type()) {
+      if (empty.is_floating_point() && empty.scalar_type() != other.scalar_type()) {
         list.set(i, at::empty(empty.sizes(), empty.options().dtype(other.scalar_type())));
       }
     }
@@ -720,7 +722,7 @@ at::Tensor GraphProgram::loss(const std::vector<at::Tensor>& batch, at::Tensor* 
         case Operand::Kind::kTensors: {
           c10::List<at::Tensor> list;
           for (const int s : operand.slots) list.push_back(values[static_cast<std::size_t>(s)]);
-          adaptEmpty(list, step.empty_operands);
+          adaptEmpty(list, step.empty_operands, device);
           stack.emplace_back(std::move(list));
           break;
         }
