@@ -1,5 +1,5 @@
 // How much memory this rank could still have: free device memory, and the host's available
-// memory. Read once at start, to estimate cases against (suites/MemoryBudget).
+// memory. Read once at start, to estimate cases against (common/MemoryBudget).
 #pragma once
 
 #include <cstdint>

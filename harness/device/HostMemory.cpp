@@ -5,9 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/MemoryBudget.hpp"
 #include "common/Units.hpp"
 #include "device/FreeMemory.hpp"
-#include "suites/MemoryBudget.hpp"
 
 namespace splitstep {
 

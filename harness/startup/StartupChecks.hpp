@@ -6,11 +6,11 @@
 
 #include "cluster/Cluster.hpp"
 #include "cluster/RankGroups.hpp"
+#include "common/MemoryBudget.hpp"
 #include "device/DeviceAssignment.hpp"
 #include "measure/RankAgreement.hpp"
 #include "options/RunPlan.hpp"
 #include "report/OutputFiles.hpp"
-#include "suites/MemoryBudget.hpp"
 
 namespace splitstep {
 

@@ -15,9 +15,9 @@
 #include "comm/Collective.hpp"
 #include "comm/CollectiveLayout.hpp"
 #include "comm/Communicator.hpp"
+#include "common/MemoryBudget.hpp"
 #include "options/CollectivesPlan.hpp"
 #include "suites/CaseSpace.hpp"
-#include "suites/MemoryBudget.hpp"
 
 namespace splitstep {
 

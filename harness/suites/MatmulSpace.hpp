@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "cases/MatmulCase.hpp"
+#include "common/MemoryBudget.hpp"
 #include "options/MatmulPlan.hpp"
 #include "suites/CaseSpace.hpp"
-#include "suites/MemoryBudget.hpp"
 
 namespace splitstep {
 

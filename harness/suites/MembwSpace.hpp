@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "cases/MembwCase.hpp"
+#include "common/MemoryBudget.hpp"
 #include "options/MembwPlan.hpp"
 #include "suites/CaseSpace.hpp"
-#include "suites/MemoryBudget.hpp"
 
 namespace splitstep {
 

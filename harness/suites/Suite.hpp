@@ -10,6 +10,7 @@
 #include "cluster/RankGroups.hpp"
 #include "collect/CaseSink.hpp"
 #include "comm/Communicator.hpp"
+#include "common/MemoryBudget.hpp"
 #include "common/Progress.hpp"
 #include "common/Watchdog.hpp"
 #include "device/Device.hpp"
@@ -19,7 +20,6 @@
 #include "measure/Timeline.hpp"
 #include "options/RunPlan.hpp"
 #include "options/SuiteInfo.hpp"
-#include "suites/MemoryBudget.hpp"
 #include "suites/SuiteCatalog.hpp"
 #include "telemetry/TelemetrySampler.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "suites/MemoryBudget.hpp"
+#include "common/MemoryBudget.hpp"
 
 namespace splitstep {
 namespace {

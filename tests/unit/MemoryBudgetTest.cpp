@@ -1,4 +1,4 @@
-#include "suites/MemoryBudget.hpp"
+#include "common/MemoryBudget.hpp"
 
 #include <gtest/gtest.h>
 
