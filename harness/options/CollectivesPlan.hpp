@@ -82,7 +82,7 @@ struct CollectivesPlan {
   int spoil_rank = -1;
   // NCCL runs with splitstep's profiler plugin, which tells the algorithm, protocol and channels
   // NCCL chose for each case (comm/NcclCallReader.hpp).
-  bool nccl_algorithms = true;
+  bool nccl_algorithms = false;
 };
 
 }  // namespace splitstep
