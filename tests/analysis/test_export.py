@@ -76,7 +76,53 @@ FACTORIES = textwrap.dedent("""
 
     def loss(output, target):
         return (output.sum(-1) - target).pow(2).mean()
+
+    # A stand-in for transformers' masking_utils (installed by the test): a decision on the
+    # positions that eager makes by reading them, and that a trace cannot make.
+    import sys as _sys
+
+    def masking():
+        return _sys.modules["transformers.masking_utils"]
+
+    # Attention masked unless the positions are one sequence per row; the positions made from
+    # the length (`fed`: False) or taken from the batch (True).
+    class Decoder(torch.nn.Module):
+        def __init__(self, fed):
+            super().__init__()
+            self.fed = fed
+            self.proj = torch.nn.Linear(8, 8)
+
+        def forward(self, x, positions):
+            if not self.fed:
+                positions = torch.arange(x.shape[1]).expand(x.shape[0], -1)
+            packed = masking().find_packed_sequence_indices(positions)
+            q = self.proj(x).unsqueeze(1)
+            if packed is None:
+                out = torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
+            else:
+                mask = packed[:, None, :, None] == packed[:, None, None, :]
+                out = torch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=mask)
+            return out.squeeze(1)
+
+    def unfed():
+        torch.manual_seed(0)
+        return Decoder(False)
+
+    def fed():
+        torch.manual_seed(0)
+        return Decoder(True)
+
+    def decoder_batch():
+        return (torch.randn(2, 5, 8), torch.arange(5).expand(2, -1).contiguous(),
+                torch.randn(2, 5, 8))
 """)
+
+
+def find_packed_sequence_indices(positions):
+    """Eagerly None for one sequence per row (a read of the values); traced, the indices."""
+    indices = (positions.diff(dim=-1, prepend=positions[:, :1] - 1) != 1).cumsum(-1)
+    tracing = torch.compiler.is_exporting()
+    return indices if tracing or bool(indices[:, -1].any()) else None
 
 
 class ExportTest(FilesTestCase):
@@ -116,6 +162,27 @@ class ExportTest(FilesTestCase):
         self.assertTrue(torch.equal(program.state_dict["model.2.running_mean"], torch.zeros(5)))
         self.assertEqual(int(program.state_dict["model.2.num_batches_tracked"]), 0)
         self.assertIn("aten.cross_entropy_loss", str(program.graph))
+
+    def test_a_mask_decision_on_positions_no_input_feeds_is_eagers(self):
+        # transformers.masking_utils as the exporter finds it: a module of that name.
+        stand_in = type(sys)("transformers.masking_utils")
+        stand_in.find_packed_sequence_indices = find_packed_sequence_indices
+        sys.modules["transformers.masking_utils"] = stand_in
+        try:
+            graphs = {}
+            for name in ("unfed", "fed"):
+                done = self.export(f"user_model:{name}", "user_model:decoder_batch", "--loss",
+                                   "mse")
+                self.assertEqual(done.returncode, 0, done.stderr)
+                graphs[name] = str(torch.export.load(self.out).graph)
+        finally:
+            del sys.modules["transformers.masking_utils"]
+        # Positions made from the length: eager's decision (no packing, is_causal) replayed.
+        self.assertNotIn("cumsum", graphs["unfed"])
+        self.assertRegex(graphs["unfed"], r"scaled_dot_product_attention\.default\]\(args = \([^)]*, True\)")
+        # Positions from the batch: a decision on its values, left to the trace (the mask kept).
+        self.assertIn("cumsum", graphs["fed"])
+        self.assertIn("eq.Tensor", graphs["fed"])
 
     def meta(self):
         with zipfile.ZipFile(self.out) as archive:
