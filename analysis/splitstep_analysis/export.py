@@ -279,13 +279,15 @@ class EagerMaskDecisions:
         """The export, with eager's decisions where no input of the graph feeds them: a
         decision eager made (None: no packing; a bool) is replayed, a tensor eager computed is
         computed again by the trace."""
+        import torch
+
         def wrap(name, decide):
             calls = iter(self.made[name])
 
             def replayed(*args, **kwargs):
                 eager = next(calls, ...)
                 tensors = list(args) + list(kwargs.values())
-                if (eager is ... or isinstance(eager, sys.modules["torch"].Tensor)
+                if (eager is ... or isinstance(eager, torch.Tensor)
                         or any(fed_by_graph_inputs(t) for t in tensors)):
                     return decide(*args, **kwargs)
                 return eager

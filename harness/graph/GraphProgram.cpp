@@ -78,8 +78,6 @@ struct GraphProgram::Plan {
   int output = -1;
   int samples = -1;  // what the loss averaged, where it is a mean of per-sample losses
   int slot_count = 0;
-  // The slots of constants without elements (transformers' cache starts as torch.tensor([])).
-  std::set<int> empty_constants;
 };
 
 namespace {
@@ -103,6 +101,8 @@ class Planner {
     return it->second;
   }
   void refuse(std::string what) { refusals_.insert(std::move(what)); }
+  // A constant without elements (transformers' cache starts as torch.tensor([])).
+  void emptyConstant(int slot) { empty_constants_.insert(slot); }
   void throwRefusals() const {
     if (refusals_.empty()) return;
     throw GraphArchiveError(fmt::format("{}: the graph has what splitstep cannot run: {}", path_,
@@ -273,17 +273,17 @@ class Planner {
     const ex::Argument& output = node.get_outputs().front();
     if (input.tag() != Tag::AS_TENSOR || output.tag() != Tag::AS_TENSOR) return false;
     const auto it = slots_.find(scope_ + input.get_as_tensor().get_name());
-    if (it == slots_.end() || plan_.empty_constants.count(it->second) == 0) return false;
+    if (it == slots_.end() || empty_constants_.count(it->second) == 0) return false;
     slots_[scope_ + output.get_as_tensor().get_name()] = it->second;
     return true;
   }
 
   // What a detach or an alias of an empty constant returns is one too.
-  void passOnEmpty(const Step& step) const {
+  void passOnEmpty(const Step& step) {
     if (step.operands.empty() || step.operands.front().kind != Operand::Kind::kTensor) return;
-    if (plan_.empty_constants.count(step.operands.front().slots.front()) == 0) return;
+    if (empty_constants_.count(step.operands.front().slots.front()) == 0) return;
     for (const Result& result : step.results) {
-      plan_.empty_constants.insert(result.slots.begin(), result.slots.end());
+      empty_constants_.insert(result.slots.begin(), result.slots.end());
     }
   }
 
@@ -295,7 +295,7 @@ class Planner {
     if (step.operands.empty() || step.operands.front().kind != Operand::Kind::kTensors) return;
     const std::vector<int>& tensors = step.operands.front().slots;
     for (std::size_t i = 0; i < tensors.size(); ++i) {
-      if (plan_.empty_constants.count(tensors[i]) != 0) step.empty_operands.push_back(i);
+      if (empty_constants_.count(tensors[i]) != 0) step.empty_operands.push_back(i);
     }
   }
 
@@ -417,6 +417,7 @@ class Planner {
   std::string path_;
   std::map<std::string, int> slots_;
   std::set<std::string> refusals_;
+  std::set<int> empty_constants_;  // slots of empty constants, and of what hands them on
   std::string scope_;  // the names' prefix in the subgraph being planned ("" at the top)
   int scopes_ = 0;     // subgraphs planned so far: each gets a scope of its own
 };
@@ -499,8 +500,7 @@ std::optional<std::string> mismatch(const ex::Graph& graph, const std::string& p
 }  // namespace
 
 GraphProgram::GraphProgram(const GraphArchive& archive, c10::Device device)
-    : plan_(std::make_unique<Plan>(Plan{device, {}, {}, {}, -1, -1, 0, {}})),
-      batch_(archive.batch) {
+    : plan_(std::make_unique<Plan>(Plan{device, {}, {}, {}, -1, -1, 0})), batch_(archive.batch) {
   const ex::GraphModule& module = archive.program.get_graph_module();
   const ex::Graph& graph = module.get_graph();
   Planner planner(*plan_, archive.path);
@@ -561,7 +561,7 @@ GraphProgram::GraphProgram(const GraphArchive& archive, c10::Device device)
         const int s = planner.slot(c.get_arg().get_name());
         const at::Tensor constant = weight(archive.constants, c.get_tensor_constant_name());
         plan_->fixed.emplace_back(s, constant);
-        if (constant.numel() == 0) plan_->empty_constants.insert(s);
+        if (constant.numel() == 0) planner.emptyConstant(s);
         break;
       }
       case In::USER_INPUT: {
