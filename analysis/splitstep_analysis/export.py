@@ -295,6 +295,37 @@ class EagerMaskDecisions:
         return self._patched(wrap)
 
 
+def autocast_regions_kept():
+    """transformers' `maybe_autocast` entered whatever autocast's state while tracing, so that the
+    graph keeps the region (torch.export records it as wrap_with_autocast).
+
+    Some releases (5.x before 5.24: Llama's rotary embedding) force fp32 with
+    `maybe_autocast(device_type, enabled=False)`, which enters torch.autocast only where autocast
+    is on. The export traces in fp32 with autocast off, so the region would leave no mark, and
+    under `--precision bf16` the interpreter would autocast what eager keeps in fp32 (the rotary
+    matmul in bf16, its cos and sin too). Entering it always keeps eager's fp32 in the graph."""
+    import torch
+
+    stack = contextlib.ExitStack()
+    generic = sys.modules.get("transformers.utils.generic")
+    original = getattr(generic, "maybe_autocast", None)
+    if original is None:
+        return stack
+
+    def kept(device_type, dtype=None, enabled=True, cache_enabled=None):
+        if device_type == "meta":
+            return original(device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+        return torch.autocast(device_type, dtype=dtype, enabled=enabled,
+                              cache_enabled=cache_enabled)
+
+    # Each modeling module holds its own name for the function (`from ...utils.generic import
+    # maybe_autocast`); __dict__, not getattr, so that no lazy module imports anything.
+    for name, module in list(sys.modules.items()):
+        if name.startswith("transformers.") and vars(module).get("maybe_autocast") is original:
+            stack.enter_context(mock.patch.object(module, "maybe_autocast", kept))
+    return stack
+
+
 def export(model_spec, batch_spec, loss_spec):
     """The ExportedProgram of the model and its loss, and the archive's extra/splitstep.json."""
     import torch
@@ -315,7 +346,7 @@ def export(model_spec, batch_spec, loss_spec):
     wrapped.load_state_dict(initial_state)
     wrapped.zero_grad(set_to_none=True)
     try:
-        with decisions.replaying():
+        with decisions.replaying(), autocast_regions_kept():
             program = torch.export.export(wrapped, batch)
     except Exception as error:
         raise BadInput(f"torch.export.export refused the model: {type(error).__name__}: "

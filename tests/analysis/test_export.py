@@ -2,6 +2,7 @@
 holding the format version, the parameters and buffers in registration order, the batch's
 shapes, dtypes and integer ranges, and the FLOPs of a step as FlopCounterMode counts them; and
 each bad input one line with status 2. Needs torch."""
+import contextlib
 import json
 import os
 import sys
@@ -115,6 +116,26 @@ FACTORIES = textwrap.dedent("""
     def decoder_batch():
         return (torch.randn(2, 5, 8), torch.arange(5).expand(2, -1).contiguous(),
                 torch.randn(2, 5, 8))
+
+    # A rotary embedding's form in transformers 5.17 (installed by the test as a modeling
+    # module): a product forced to fp32 by the release's maybe_autocast.
+    class ForcedFp32(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = torch.nn.Linear(4, 4)
+
+        def forward(self, x):
+            modeling = _sys.modules["transformers.models.stand_in.modeling_stand_in"]
+            with modeling.maybe_autocast(x.device.type, enabled=False):
+                product = x.float() @ x.float().T
+            return self.proj(x) + product.sum()
+
+    def forced_fp32():
+        torch.manual_seed(0)
+        return ForcedFp32()
+
+    def forced_fp32_batch():
+        return torch.randn(3, 4), torch.randn(3, 4)
 """)
 
 
@@ -123,6 +144,14 @@ def find_packed_sequence_indices(positions):
     indices = (positions.diff(dim=-1, prepend=positions[:, :1] - 1) != 1).cumsum(-1)
     tracing = torch.compiler.is_exporting()
     return indices if tracing or bool(indices[:, -1].any()) else None
+
+
+def maybe_autocast(device_type, dtype=None, enabled=True, cache_enabled=None):
+    """transformers 5.17's: autocast entered only where it is on, or asked to be."""
+    if torch.is_autocast_enabled(device_type) or enabled:
+        return torch.autocast(device_type, dtype=dtype, enabled=enabled,
+                              cache_enabled=cache_enabled)
+    return contextlib.nullcontext()
 
 
 class ExportTest(FilesTestCase):
@@ -183,6 +212,27 @@ class ExportTest(FilesTestCase):
         # Positions from the batch: a decision on its values, left to the trace (the mask kept).
         self.assertIn("cumsum", graphs["fed"])
         self.assertIn("eq.Tensor", graphs["fed"])
+
+    def test_a_region_forced_to_fp32_is_kept_in_the_graph(self):
+        # transformers' modules as the exporter finds them: the helper's own module, and a
+        # modeling module holding it by name.
+        generic = type(sys)("transformers.utils.generic")
+        modeling = type(sys)("transformers.models.stand_in.modeling_stand_in")
+        generic.maybe_autocast = modeling.maybe_autocast = maybe_autocast
+        # Set and taken out by name: patch.dict would also drop what the export imports.
+        sys.modules.update({generic.__name__: generic, modeling.__name__: modeling})
+        try:
+            done = self.export("user_model:forced_fp32", "user_model:forced_fp32_batch",
+                               "--loss", "mse")
+        finally:
+            del sys.modules[generic.__name__], sys.modules[modeling.__name__]
+        self.assertEqual(done.returncode, 0, done.stderr)
+        # Traced with autocast off, the region entered all the same: a scope that turns autocast
+        # off, which splitstep's bf16 honours as eager's does.
+        scopes = [node.args[:3] for node in torch.export.load(self.out).graph.nodes
+                  if node.op == "call_function" and "wrap_with_autocast" in str(node.target)]
+        self.assertEqual([(device, enabled) for device, _, enabled in scopes], [("cpu", False)])
+        self.assertIs(modeling.maybe_autocast, maybe_autocast)  # put back after the export
 
     def meta(self):
         with zipfile.ZipFile(self.out) as archive:

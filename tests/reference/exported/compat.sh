@@ -4,8 +4,10 @@
 # The model is held to eager PyTorch under that release (check.sh), then trained by splitstep on
 # 2 CPU ranks through none and overlap, the sync check passing.
 # With a last argument `refused`: the export is refused instead, one line and exit status 2
-# (a graph that release's model gives torch.export but torch.export.save cannot write).
-#   compat.sh PYTHON EXPORTED_CHECK SPLITSTEP MPIEXEC LIBDIR MODULE:MODEL MODULE:BATCH LOSS [refused]
+# (a graph that release's model gives torch.export but torch.export.save cannot write). With
+# `bf16`: the model is held to eager under bf16 autocast only, its operations as eager's (a
+# release that keeps a region in fp32, as 5.17's rotary embedding does, must keep it exported).
+#   compat.sh PYTHON EXPORTED_CHECK SPLITSTEP MPIEXEC LIBDIR MODULE:MODEL MODULE:BATCH LOSS [refused|bf16]
 set -euo pipefail
 python=$1 check=$2 splitstep=$3 mpiexec=$4 libdir=$5 model=$6 batch=$7 loss=$8
 dir=$(mktemp -d)
@@ -24,6 +26,10 @@ if [ "${9:-}" = refused ]; then
     || { echo "FAIL: no one-line refusal"; exit 1; }
   [ ! -e "$dir/model.pt2" ] || { echo "FAIL: an archive was written"; exit 1; }
   echo "ok: refused in one line, exit 2, nothing written"
+  exit 0
+fi
+if [ "${9:-}" = bf16 ]; then
+  bash "$here/check.sh" "$python" "$check" "$model" "$batch" "$loss" bf16
   exit 0
 fi
 bash "$here/check.sh" "$python" "$check" "$model" "$batch" "$loss"
