@@ -15,6 +15,7 @@ import torch
 import torch.distributed as dist
 
 from .eager_models import MODEL_SEED, batch_seed
+from .eager_results import TOOL
 from .export import EagerMaskDecisions
 from .schema import BadInput
 
@@ -22,9 +23,6 @@ PHASES = ("data", "forward", "loss", "backward", "optimizer")
 PROFILED_STEPS = 3
 # The packages a library model may come from, whose versions the JSON records.
 LIBRARIES = ("torch", "timm", "torchvision", "transformers")
-# What the JSON names itself (parity.py, the report); files written before the command had its
-# name say "step_twin".
-TOOL = "splitstep-analysis eager"
 
 
 # --- the step -----------------------------------------------------------------------------------

@@ -4,14 +4,10 @@ the GPU's kernel time in splitstep's step (--gpu-busy). Where the three agree th
 GPU's; where eager PyTorch or splitstep's step is longer than the graphed one, the difference is
 the host's launches (docs/step.md, "Three figures of one step").
 """
-import statistics
 from typing import NamedTuple, Optional
 
+from .eager_results import is_eager, phase_seconds
 from .schema import BadInput, read_json
-
-# What the eager command's JSON names itself; "step_twin" in files written before it had its
-# name.
-EAGER_TOOLS = ("splitstep-analysis eager", "step_twin")
 
 
 class Launches(NamedTuple):
@@ -31,8 +27,8 @@ def read_eager(path):
         return BadInput(f"--eager: {reason}")
 
     document = read_json(path, refused)
-    if not isinstance(document, dict) or document.get("tool") not in EAGER_TOOLS or \
-            not isinstance(document.get("ranks"), list) or not document["ranks"]:
+    if not is_eager(document) or not isinstance(document.get("ranks"), list) or \
+            not document["ranks"]:
         raise BadInput(f"--eager: '{path}' is not a file of splitstep-analysis eager --json")
     return document
 
@@ -72,9 +68,8 @@ def launches(document, path, eager):
             continue
         graphed = by_key.get((f"{case['case']} graphed", "step"))
         busy = by_key.get((case["case"], "gpu busy step"))
-        medians = [statistics.median(r["phases"]["step"]) for r in eager["ranks"]]
         return Launches(
-            case=case["case"], eager_file=path, eager_s=statistics.median(medians),
+            case=case["case"], eager_file=path, eager_s=phase_seconds(eager, "step"),
             splitstep_s=_median(case),
             graphed_s=_median(graphed) if graphed and not graphed.get("skipped") else None,
             graphed_why=(graphed.get("notes") or ["skipped"])[0].removeprefix("skipped: ")
