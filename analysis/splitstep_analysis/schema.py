@@ -15,6 +15,7 @@ import math
 import os
 import stat
 import zlib
+from typing import Mapping, Optional
 
 SCHEMA_V1 = "splitstep.results/1"
 SCHEMA_V2 = "splitstep.results/2"
@@ -405,3 +406,22 @@ def field_types(document):
         for field in entry["fields"]:
             types.setdefault(field["name"], field["type"])
     return types
+
+
+def plan(document: Mapping) -> dict:
+    """The run's plan: every option by its name, as canonical text ({} where the file has
+    none)."""
+    value = document.get("plan")
+    return value if isinstance(value, dict) else {}
+
+
+def plan_integer(options: Mapping, name: str) -> Optional[int]:
+    """The integer that option `name`'s canonical text in a plan (from `plan`) says; None where
+    the plan has no such option or its text is no integer."""
+    value = options.get(name)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    try:
+        return int(value) if isinstance(value, str) else None
+    except ValueError:
+        return None

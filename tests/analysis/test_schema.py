@@ -7,8 +7,8 @@ import os
 import tempfile
 import unittest
 
-from splitstep_analysis.schema import (ResultsError, as_document, field_types, normalise,
-                                       read_results)
+from splitstep_analysis.schema import (ResultsError, as_document, field_types, normalise, plan,
+                                       plan_integer, read_results)
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 V2 = os.path.join(DATA, "v2-unknown-collective.json")
@@ -126,6 +126,30 @@ class V2Test(unittest.TestCase):
             with open(packed, "wb") as f:
                 f.write(gzip.compress(raw))
             self.assertEqual(read_results(packed)["cases"], read_results(V2)["cases"])
+
+
+class PlanTest(unittest.TestCase):
+    """The plan holds every option as canonical text: read back by name, an integer decoded."""
+
+    def test_the_plan_of_a_file_without_one_is_empty(self):
+        self.assertEqual(plan({"schema": "splitstep.results/2"}), {})
+        self.assertEqual(plan({"plan": ["not", "an", "object"]}), {})
+        self.assertEqual(plan({"plan": {"gpt2-layers": "2"}}), {"gpt2-layers": "2"})
+
+    def test_an_option_is_an_integer_only_where_its_text_is_one(self):
+        options = {"gpt2-layers": "12", "lr": "0.001", "device": "cuda", "batch": 8,
+                   "cuda-graph": True, "empty": ""}
+        self.assertEqual(plan_integer(options, "gpt2-layers"), 12)
+        self.assertEqual(plan_integer(options, "batch"), 8)
+        for name in ("lr", "device", "cuda-graph", "empty", "absent"):
+            with self.subTest(option=name):
+                self.assertIsNone(plan_integer(options, name))
+
+    def test_a_committed_plan_reads_back_its_shape(self):
+        document = read_results(os.path.join(
+            DATA, "..", "..", "..", "results", "2026-12-05-h200-exported-parity-bf16",
+            "builtin-gpt2-np1.json"))
+        self.assertEqual(plan_integer(plan(document), "gpt2-layers"), 12)
 
 
 if __name__ == "__main__":
