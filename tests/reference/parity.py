@@ -36,7 +36,6 @@ or parameter counts or kernel lists that differ exit 1.
 """
 import argparse
 import csv
-import json
 import os
 import statistics
 import sys
@@ -44,12 +43,10 @@ from typing import NamedTuple
 
 import eager_support  # noqa: F401 (the package on sys.path)
 import kernel_table
+from splitstep_analysis import eager_results, schema
+from splitstep_analysis.eager_results import phase_seconds as twin_seconds
 from splitstep_analysis.export import DECISION_SCOPE
 
-# The results schemas this reads (docs/results-schema.md).
-SCHEMAS = ("splitstep.results/1", "splitstep.results/2")
-# What the eager command's JSON names itself; "step_twin" in files written before it had its name.
-EAGER_TOOLS = ("splitstep-analysis eager", "step_twin")
 ROWS = ("forward", "backward", "optimizer", "step")
 # Steps splitstep's --torch-profile traces (harness/suites/StepSuite.cpp, kProfiledSteps).
 SPLITSTEP_PROFILED_STEPS = 3
@@ -110,15 +107,13 @@ def twin_kind(mode, world_size):
     return None
 
 
-def read(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
-        raise Malformed(f"{path}: {e}")
-
-
 def splitstep_cases(path, document):
+    """The step cases of a results document (as read from `path`; schema v1 or v2, read by the
+    package into one shape: each case's typed fields)."""
+    try:
+        document = schema.normalise(document, path)
+    except schema.ResultsError as e:
+        raise Malformed(str(e))
     grouped = {}
     try:
         for case in document["cases"]:
@@ -126,7 +121,7 @@ def splitstep_cases(path, document):
             # graphed step (--step-graphs, fields "launch": "graph"): the twin launches eagerly.
             if case["suite"] != "step" or case["skipped"] or case.get("detail", False):
                 continue
-            if case.get("fields", {}).get("launch") == "graph":
+            if case["fields"].get("launch") == "graph":
                 continue
             grouped.setdefault(case["case"], []).append(case)
         cases = []
@@ -134,30 +129,16 @@ def splitstep_cases(path, document):
             missing = set(ROWS) - {entry["series"] for entry in entries}
             if missing:
                 raise ValueError(f"case '{name}' lacks the series {', '.join(sorted(missing))}")
-            # Schema 2 has typed "fields"; schema 1 had every value a string in "params".
-            params = entries[0].get("fields", entries[0].get("params"))
-            cases.append(Case(path, params["model"], params["precision"], params["mode"],
-                              int(params["world_size"]), params["optimizer"],
-                              params.get("optimizer_impl", ""), params["input"],
-                              int(params["parameters"]),
+            fields = entries[0]["fields"]
+            cases.append(Case(path, fields["model"], fields["precision"], fields["mode"],
+                              fields["world_size"], fields["optimizer"],
+                              fields.get("optimizer_impl", ""), fields["input"],
+                              fields["parameters"],
                               {entry["series"]: entry for entry in entries},
-                              document.get("plan", {})))
+                              schema.plan(document)))
         return cases
     except (KeyError, TypeError, ValueError) as e:
         raise Malformed(f"{path}: not a splitstep step result ({type(e).__name__}: {e})")
-
-
-def check_twin(path, document):
-    try:
-        for key in ("model", "precision", "optimizer", "optimizer_impl", "input", "world_size",
-                    "ddp", "no_sync", "parameters", "shape"):
-            document[key]
-        for rank in document["ranks"]:
-            for values in rank["phases"].values():
-                if not values or not all(isinstance(v, (int, float)) for v in values):
-                    raise ValueError("a phase without times")
-    except (KeyError, TypeError, ValueError) as e:
-        raise Malformed(f"{path}: not a result of splitstep-analysis eager ({type(e).__name__}: {e})")
 
 
 def splitstep_seconds(case, names):
@@ -177,21 +158,9 @@ def splitstep_seconds(case, names):
     return statistics.median(medians)
 
 
-def twin_seconds(document, phases):
-    """The median over ranks of each rank's median of one phase, or of several phases' per-step
-    sums (`phases` a tuple), as splitstep_seconds adds series."""
-    names = (phases,) if isinstance(phases, str) else phases
-    return statistics.median(
-        statistics.median(sum(steps) for steps in zip(*(r["phases"][n] for n in names)))
-        for r in document["ranks"])
-
-
 def same_shape(case, shape):
     """Whether splitstep's plan ran the library model's shape: every shape option, by value."""
-    try:
-        return all(int(case.plan[name]) == value for name, value in shape.items())
-    except (KeyError, ValueError):
-        return False
+    return all(schema.plan_integer(case.plan, name) == value for name, value in shape.items())
 
 
 def twin_matches(case, twin):
@@ -573,16 +542,15 @@ def main(argv=None):
         sources = exported_sources(args.exported, args.files)
         cases, twins, exported = [], [], []
         for path in args.files:
-            document = read(path)
-            if isinstance(document, dict) and document.get("schema") in SCHEMAS:
+            document = schema.read_json(path, Malformed)
+            if isinstance(document, dict) and document.get("schema") in schema.SCHEMAS:
                 found = splitstep_cases(path, document)
                 if path in sources:
                     exported.extend(exported_cases(path, found, sources[path]))
                 else:
                     cases.extend(found)
-            elif isinstance(document, dict) and document.get("tool") in EAGER_TOOLS:
-                check_twin(path, document)
-                twins.append((path, document))
+            elif eager_results.is_eager(document):
+                twins.append((path, eager_results.checked(document, path, Malformed)))
             else:
                 raise Malformed(f"{path}: neither a splitstep results file nor a file of splitstep-analysis eager")
         if not cases:

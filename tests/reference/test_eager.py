@@ -503,8 +503,9 @@ class ParityTest(unittest.TestCase):
         times = {name: {0: [v * MS] * 3} for name, v in (("forward", 1), ("backward", 2),
                                                           ("optimizer", 1), ("step", 4))}
         document = splitstep_document([("none", 1, times, 816)])
-        graphed = dict(document["cases"][-1], case="mlp bf16 none graphed",
-                       fields={"model": "mlp", "launch": "graph"})
+        last = document["cases"][-1]
+        graphed = dict(last, case="mlp bf16 none graphed",
+                       params=dict(last["params"], launch="graph"))
         document["cases"].append(graphed)
         splitstep = self.write("s.json", document)
         self.assertEqual([c.mode for c in parity.splitstep_cases(splitstep, document)], ["none"])

@@ -338,15 +338,21 @@ class KernelListTest(unittest.TestCase):
         os.makedirs(profile, exist_ok=True)
         self.write("traces/splitstep-gpt2-bf16-single-rank0.json", trace(splitstep_kernels * 3))
         library_trace = self.write("library.trace.json", trace(library_kernels * 3))
-        series = [{"suite": "step", "case": "gpt2 bf16 single", "series": name, "skipped": False,
-                   "fields": {"model": "gpt2", "precision": "bf16", "mode": "single",
-                              "world_size": 1, "optimizer": "adamw", "optimizer_impl": "foreach",
-                              "input": "device", "parameters": 1000, "batch": 2},
-                   "across_ranks": {"median": splitstep_s},
+        fields = {"model": "gpt2", "precision": "bf16", "mode": "single", "world_size": 1,
+                  "optimizer": "adamw", "optimizer_impl": "foreach", "input": "device",
+                  "parameters": 1000, "batch": 2}
+        series = [{"suite": "step", "family": "step", "case": "gpt2 bf16 single", "series": name,
+                   "skipped": False, "fields": fields, "across_ranks": {"median": splitstep_s},
                    "ranks": [{"rank": 0, "values": [splitstep_s] * 3}]}
                   for name in ("forward", "backward", "optimizer", "step")]
+        # A v2 file's catalogue types its cases' fields (docs/results-schema.md).
+        catalogue = {"suites": [{"name": "step", "family": "step"}], "collectives": [],
+                     "families": {"step": {"rates": [], "fields": [
+                         {"name": name, "type": "integer" if isinstance(value, int) else "string"}
+                         for name, value in fields.items()]}}}
         splitstep = self.write("splitstep.json", {
-            "schema": "splitstep.results/2", "cases": series,
+            "schema": "splitstep.results/2", "metadata": {"catalogue": catalogue},
+            "cases": series,
             "plan": {"torch-profile": profile, "gpt2-layers": "2", "gpt2-batch": "2"}})
         library = self.write("library.json", {
             "tool": "step_twin", "reference": "library", "model": "gpt2", "precision": "bf16",
