@@ -7,14 +7,14 @@
 #include <thread>
 #include <utility>
 
-#include "analysis/Analyses.hpp"
-#include "analysis/RunStatus.hpp"
-#include "analysis/Verdict.hpp"
 #include "cluster/ClockSync.hpp"
 #include "cluster/Cluster.hpp"
 #include "cluster/LaunchCheck.hpp"
 #include "collect/Collector.hpp"
 #include "common/Units.hpp"
+#include "derived/Analyses.hpp"
+#include "derived/RunStatus.hpp"
+#include "derived/Verdict.hpp"
 #include "fault/FaultEnding.hpp"
 #include "meta/BuildInfo.hpp"
 #include "options/OptionValue.hpp"

@@ -43,7 +43,7 @@ struct OutputPlan {
   bool overwrite = false;  // the outputs may replace files splitstep did not write
   bool verbose = false;    // the console adds %timeit lines, per-rank figures and the models
   ConsoleFormat format = ConsoleFormat::Console;
-  // A verdict item below expected fails the run (analysis/RunStatus.hpp), for a node check.
+  // A verdict item below expected fails the run (derived/RunStatus.hpp), for a node check.
   bool fail_below_expected = false;
 };
 

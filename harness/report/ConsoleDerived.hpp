@@ -7,7 +7,7 @@
 
 #include <ostream>
 
-#include "analysis/Derived.hpp"
+#include "derived/Derived.hpp"
 
 namespace splitstep {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/CaseResult.hpp"
+#include "derived/CaseResult.hpp"
 
 namespace splitstep {
 

@@ -7,9 +7,9 @@
 #include <cstddef>
 #include <optional>
 
-#include "analysis/NodeSpread.hpp"
 #include "cases/CollectiveCase.hpp"
 #include "common/Units.hpp"
+#include "derived/NodeSpread.hpp"
 #include "report/ConsoleDerived.hpp"
 #include "report/ConsoleNcclTests.hpp"
 #include "report/ConsoleSuiteTable.hpp"

@@ -12,9 +12,9 @@
 #include <string_view>
 #include <utility>
 
-#include "analysis/NodeSpread.hpp"
 #include "cases/CollectiveCase.hpp"
 #include "common/Units.hpp"
+#include "derived/NodeSpread.hpp"
 #include "report/ConsoleText.hpp"
 #include "stats/MedianInterval.hpp"
 

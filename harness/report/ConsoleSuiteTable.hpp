@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/CaseResult.hpp"
+#include "derived/CaseResult.hpp"
 #include "meta/RunContext.hpp"
 
 namespace splitstep {

@@ -5,7 +5,7 @@
 #include <ostream>
 #include <string>
 
-#include "analysis/CaseResult.hpp"
+#include "derived/CaseResult.hpp"
 
 namespace splitstep {
 

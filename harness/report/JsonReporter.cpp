@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <string_view>
 
-#include "analysis/NodeSpread.hpp"
-#include "analysis/Verdict.hpp"
 #include "cases/CaseCatalogue.hpp"
 #include "collect/SampleCodec.hpp"
+#include "derived/NodeSpread.hpp"
+#include "derived/Verdict.hpp"
 #include "report/AtomicFile.hpp"
 #include "stats/MedianInterval.hpp"
 

@@ -1,4 +1,4 @@
-// --metrics FILE: the verdict (analysis/Verdict) in the Prometheus text format, as node-exporter's
+// --metrics FILE: the verdict (derived/Verdict) in the Prometheus text format, as node-exporter's
 // textfile collector reads it, so that a cluster's monitoring can scrape every node's verdict
 // (docs/verdict.md). Rewritten (atomically) after every case, with splitstep_run_complete 0 until
 // the run's last case is in.
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/Verdict.hpp"
+#include "derived/Verdict.hpp"
 #include "report/Reporter.hpp"
 
 namespace splitstep {

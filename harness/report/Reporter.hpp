@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/CaseResult.hpp"
-#include "analysis/Derived.hpp"
+#include "derived/CaseResult.hpp"
+#include "derived/Derived.hpp"
 #include "meta/RunContext.hpp"
 
 namespace splitstep {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/NodeSpread.hpp"
 #include "common/Units.hpp"
+#include "derived/NodeSpread.hpp"
 #include "report/ConsoleText.hpp"
 #include "stats/MedianInterval.hpp"
 

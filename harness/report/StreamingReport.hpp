@@ -4,11 +4,11 @@
 
 #include <vector>
 
-#include "analysis/CaseResult.hpp"
 #include "cluster/Cluster.hpp"
 #include "collect/CaseSink.hpp"
 #include "common/Progress.hpp"
 #include "common/Watchdog.hpp"
+#include "derived/CaseResult.hpp"
 #include "fault/RunEnding.hpp"
 #include "options/RunPlan.hpp"
 #include "report/Reporter.hpp"

@@ -13,13 +13,13 @@
 #include <stdexcept>
 
 #include "CollectingSink.hpp"
-#include "analysis/CaseResult.hpp"
-#include "analysis/StepAnalysis.hpp"
 #include "cases/StepCase.hpp"
 #include "cluster/MpiAgreement.hpp"
 #include "collect/Collector.hpp"
 #include "collect/SampleCodec.hpp"
 #include "comm/MpiCommunicator.hpp"
+#include "derived/CaseResult.hpp"
+#include "derived/StepAnalysis.hpp"
 #include "suites/TorchScope.hpp"
 #include "suites/step/StepCheck.hpp"
 

@@ -214,7 +214,7 @@ def busy_line(totals, steps, label):
 # A side whose kernels fill less of its step than this is host-bound there: its step time is its
 # host's (Python's launches for the library, the C++ launches for splitstep), and a whole-step
 # ratio says nothing of the GPU work. splitstep's own host-bound rule uses the same share
-# (kHostBoundBusy, harness/analysis/StepAnalysis.hpp).
+# (kHostBoundBusy, harness/derived/StepAnalysis.hpp).
 HOST_BOUND_BUSY = 0.90
 # The kernel time per step is the GPU work both sides launch: held within 1% (or --tolerance,
 # where tighter), whatever either side's host adds around it.

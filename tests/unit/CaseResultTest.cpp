@@ -1,4 +1,4 @@
-#include "analysis/CaseResult.hpp"
+#include "derived/CaseResult.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "analysis/CollectiveAnalysis.hpp"
+#include "derived/CollectiveAnalysis.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/StepProjection.hpp"
 #include "cases/CollectiveCase.hpp"
 #include "cases/MatmulCase.hpp"
 #include "cases/StepCase.hpp"
+#include "derived/StepProjection.hpp"
 
 namespace splitstep {
 namespace {

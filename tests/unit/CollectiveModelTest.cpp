@@ -1,4 +1,4 @@
-#include "analysis/CollectiveModel.hpp"
+#include "derived/CollectiveModel.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "analysis/ReferenceFigures.hpp"
+#include "derived/ReferenceFigures.hpp"
 #include "options/Options.hpp"
 #include "suites/SuiteCatalog.hpp"
 

@@ -1,4 +1,4 @@
-#include "analysis/GroupAnalysis.hpp"
+#include "derived/GroupAnalysis.hpp"
 
 #include <gtest/gtest.h>
 

@@ -154,9 +154,9 @@ TEST(Help, TheExamplesAreRealCommandLines) {
 
 TEST(Help, TheExitStatusesAreEveryOneThatSplitstepUses) {
   const std::string text = help();
-  // 0 done, 1 wrong elements (analysis/RunStatus) or a failure after the start
+  // 0 done, 1 wrong elements (derived/RunStatus) or a failure after the start
   // (fault/FaultEnding, main's MPI_Abort), 2 refused at start (UsageError, StartupRefused), 3
-  // below expected where asked (analysis/RunStatus), 128+N a signal (fault/RunEnding, SignalWatch),
+  // below expected where asked (derived/RunStatus), 128+N a signal (fault/RunEnding, SignalWatch),
   // 138 the early warning (FaultHandling::endAtEarlyWarning: 128 + SIGUSR1).
   std::vector<std::string> statuses;
   for (const ExitStatus& status : exitStatuses()) {

@@ -1,4 +1,4 @@
-#include "analysis/NodeSpread.hpp"
+#include "derived/NodeSpread.hpp"
 
 #include <gtest/gtest.h>
 

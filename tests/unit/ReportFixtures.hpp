@@ -1,10 +1,10 @@
 // A two-rank run context, cases and derived figures shared by the reporter and analysis tests.
 #pragma once
 
-#include "analysis/CaseResult.hpp"
-#include "analysis/Derived.hpp"
 #include "cases/MatmulCase.hpp"
 #include "cases/StepCase.hpp"
+#include "derived/CaseResult.hpp"
+#include "derived/Derived.hpp"
 #include "meta/RankLinks.hpp"
 #include "meta/RunContext.hpp"
 

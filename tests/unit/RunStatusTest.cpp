@@ -1,6 +1,6 @@
 // The exit status of a finished run: wrong elements fail it, a verdict below expected fails it
 // where asked, with one line per case or node that says why.
-#include "analysis/RunStatus.hpp"
+#include "derived/RunStatus.hpp"
 
 #include <gtest/gtest.h>
 

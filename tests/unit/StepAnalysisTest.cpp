@@ -1,4 +1,4 @@
-#include "analysis/StepAnalysis.hpp"
+#include "derived/StepAnalysis.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "analysis/StepBreakdown.hpp"
+#include "derived/StepBreakdown.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "analysis/StepProjection.hpp"
+#include "derived/StepProjection.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,17 +1,17 @@
 // The verdict: each node's measurements held to its GPU's reference figures, in one line.
-#include "analysis/Verdict.hpp"
+#include "derived/Verdict.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "analysis/Analyses.hpp"
-#include "analysis/ReferenceFigures.hpp"
 #include "cases/CollectiveCase.hpp"
 #include "cases/MatmulCase.hpp"
 #include "cases/MembwCase.hpp"
 #include "collect/SampleCodec.hpp"
+#include "derived/Analyses.hpp"
+#include "derived/ReferenceFigures.hpp"
 
 namespace splitstep {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/CaseResult.hpp"
+#include "derived/CaseResult.hpp"
 #include "meta/RankInfo.hpp"
 
 namespace splitstep {

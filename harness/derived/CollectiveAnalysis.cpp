@@ -1,4 +1,4 @@
-#include "analysis/CollectiveAnalysis.hpp"
+#include "derived/CollectiveAnalysis.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,13 +11,13 @@
 #include <string_view>
 #include <utility>
 
-#include "analysis/CollectiveModel.hpp"
-#include "analysis/StepProjection.hpp"
 #include "cases/CollectiveCase.hpp"
 #include "cases/StepCase.hpp"
 #include "comm/Collective.hpp"
 #include "common/StepKeys.hpp"
 #include "common/Units.hpp"
+#include "derived/CollectiveModel.hpp"
+#include "derived/StepProjection.hpp"
 #include "options/StepPlan.hpp"
 
 namespace splitstep {

@@ -1,4 +1,4 @@
-#include "analysis/ReferenceFigures.hpp"
+#include "derived/ReferenceFigures.hpp"
 
 #include <algorithm>
 #include <array>

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/CaseResult.hpp"
-#include "analysis/Verdict.hpp"
+#include "derived/CaseResult.hpp"
+#include "derived/Verdict.hpp"
 #include "meta/RankInfo.hpp"
 
 namespace splitstep {

@@ -1,4 +1,4 @@
-#include "analysis/Verdict.hpp"
+#include "derived/Verdict.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,11 +8,11 @@
 #include <map>
 #include <set>
 
-#include "analysis/ReferenceFigures.hpp"
 #include "cases/CollectiveCase.hpp"
 #include "cases/MatmulCase.hpp"
 #include "cases/MembwCase.hpp"
 #include "common/Units.hpp"
+#include "derived/ReferenceFigures.hpp"
 
 namespace splitstep {
 namespace {

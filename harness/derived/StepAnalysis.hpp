@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "analysis/CaseResult.hpp"
-#include "analysis/Derived.hpp"
+#include "derived/CaseResult.hpp"
+#include "derived/Derived.hpp"
 
 namespace splitstep {
 

@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "analysis/CaseResult.hpp"
-#include "analysis/Derived.hpp"
+#include "derived/CaseResult.hpp"
+#include "derived/Derived.hpp"
 #include "options/ProjectionPlan.hpp"
 
 namespace splitstep {

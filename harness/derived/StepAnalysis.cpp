@@ -1,4 +1,4 @@
-#include "analysis/StepAnalysis.hpp"
+#include "derived/StepAnalysis.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,13 +9,13 @@
 #include <string>
 #include <utility>
 
-#include "analysis/StepBreakdown.hpp"
-#include "analysis/StepDiagnosis.hpp"
-#include "analysis/WorkloadCases.hpp"
 #include "cases/MatmulCase.hpp"
 #include "cases/StepCase.hpp"
 #include "common/StepKeys.hpp"
 #include "common/Units.hpp"
+#include "derived/StepBreakdown.hpp"
+#include "derived/StepDiagnosis.hpp"
+#include "derived/WorkloadCases.hpp"
 
 namespace splitstep {
 
@@ -308,7 +308,7 @@ class StepFigures {
     return {};
   }
 
-  // T_mode - T_c in parts that add up, per rank (analysis/StepBreakdown).
+  // T_mode - T_c in parts that add up, per rank (derived/StepBreakdown).
   void breakdown(std::string_view mode) {
     const CaseResult* step = w_.step(mode);
     const CaseResult* none = w_.step(kNone);

@@ -1,4 +1,4 @@
-#include "analysis/CaseResult.hpp"
+#include "derived/CaseResult.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "analysis/CaseResult.hpp"
-#include "analysis/Derived.hpp"
+#include "derived/CaseResult.hpp"
+#include "derived/Derived.hpp"
 
 namespace splitstep {
 

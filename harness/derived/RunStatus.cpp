@@ -1,4 +1,4 @@
-#include "analysis/RunStatus.hpp"
+#include "derived/RunStatus.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

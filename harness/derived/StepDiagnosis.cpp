@@ -1,12 +1,12 @@
-#include "analysis/StepDiagnosis.hpp"
+#include "derived/StepDiagnosis.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 
-#include "analysis/StepAnalysis.hpp"
 #include "common/Units.hpp"
+#include "derived/StepAnalysis.hpp"
 #include "stats/MedianInterval.hpp"
 #include "stats/Statistics.hpp"
 

@@ -1,6 +1,6 @@
 // The step analysis's view of one workload (model + precision): its measured cases by mode and
-// series, and how the figures name its modes. Private to analysis/StepAnalysis and
-// analysis/StepDiagnosis.
+// series, and how the figures name its modes. Private to derived/StepAnalysis and
+// derived/StepDiagnosis.
 #pragma once
 
 #include <initializer_list>
@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/CaseResult.hpp"
 #include "cases/StepCase.hpp"
 #include "common/StepKeys.hpp"
+#include "derived/CaseResult.hpp"
 #include "options/StepPlan.hpp"
 
 namespace splitstep::step_analysis {

@@ -1,6 +1,6 @@
 // Is this node as fast as it should be? Each node's best bf16 GEMM, HBM triad, host<->device copy
 // and NVLink allreduce busbw held to the reference figures of its GPU model
-// (analysis/ReferenceFigures), in one closing line per node (docs/verdict.md).
+// (derived/ReferenceFigures), in one closing line per node (docs/verdict.md).
 #pragma once
 
 #include <array>
@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/CaseResult.hpp"
-#include "analysis/Derived.hpp"
 #include "common/EnumNames.hpp"
+#include "derived/CaseResult.hpp"
+#include "derived/Derived.hpp"
 #include "meta/RankInfo.hpp"
 
 namespace splitstep {

@@ -1,4 +1,4 @@
-#include "analysis/TelemetryAnalysis.hpp"
+#include "derived/TelemetryAnalysis.hpp"
 
 #include <fmt/format.h>
 

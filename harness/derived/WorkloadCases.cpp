@@ -1,4 +1,4 @@
-#include "analysis/WorkloadCases.hpp"
+#include "derived/WorkloadCases.hpp"
 
 #include <fmt/format.h>
 

@@ -1,13 +1,13 @@
 // The diagnosis of one workload's step: the bottleneck rules of docs/metrics.md, each read from
-// the workload's cases against its threshold in analysis/StepAnalysis.hpp. Private to
-// analysis/StepAnalysis.
+// the workload's cases against its threshold in derived/StepAnalysis.hpp. Private to
+// derived/StepAnalysis.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
-#include "analysis/WorkloadCases.hpp"
+#include "derived/WorkloadCases.hpp"
 
 namespace splitstep::step_analysis {
 

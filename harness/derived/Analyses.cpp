@@ -1,12 +1,12 @@
-#include "analysis/Analyses.hpp"
+#include "derived/Analyses.hpp"
 
 #include <functional>
 
-#include "analysis/CollectiveAnalysis.hpp"
-#include "analysis/GroupAnalysis.hpp"
-#include "analysis/StepAnalysis.hpp"
-#include "analysis/TelemetryAnalysis.hpp"
-#include "analysis/Verdict.hpp"
+#include "derived/CollectiveAnalysis.hpp"
+#include "derived/GroupAnalysis.hpp"
+#include "derived/StepAnalysis.hpp"
+#include "derived/TelemetryAnalysis.hpp"
+#include "derived/Verdict.hpp"
 
 namespace splitstep {
 

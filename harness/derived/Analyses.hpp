@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "analysis/CaseResult.hpp"
-#include "analysis/Derived.hpp"
+#include "derived/CaseResult.hpp"
+#include "derived/Derived.hpp"
 #include "meta/RankInfo.hpp"
 #include "options/RunPlan.hpp"
 

@@ -1,5 +1,5 @@
 // What a healthy GPU of a model is expected to reach, with where each figure comes from: the
-// reference the verdict (analysis/Verdict) holds a run's measurements to. docs/verdict.md shows
+// reference the verdict (derived/Verdict) holds a run's measurements to. docs/verdict.md shows
 // the same table.
 #pragma once
 
