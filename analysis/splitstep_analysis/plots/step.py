@@ -20,14 +20,8 @@ def step_breakdown_figures(ranks):
     steps = ranks[ranks["family"] == "step"].copy()
     if steps.empty:
         return []
-    for column in ("model", "precision", "mode"):
-        if column not in steps:
-            steps[column] = None
-    # Cases are named "<model> <precision> <mode>"; fields say the same where present.
-    named = steps["case"].str.rsplit(" ", n=2, expand=True).reindex(columns=[0, 1, 2])
-    steps["model"] = steps["model"].fillna(named[0])
-    steps["precision"] = steps["precision"].fillna(named[1])
-    steps["mode"] = steps["mode"].fillna(named[2])
+    # A step case's fields name its model, precision and mode (v1 files' too, once normalised):
+    # its name is for people.
     figures = []
     for (model, precision), workload in steps.groupby(["model", "precision"], sort=False):
         modes = [m for m in MODES if m in set(workload["mode"])] + \
