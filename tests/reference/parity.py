@@ -44,7 +44,7 @@ from typing import NamedTuple
 import eager_support  # noqa: F401 (the package on sys.path)
 import kernel_table
 from splitstep_analysis import eager_results, schema
-from splitstep_analysis.eager_results import phase_seconds as twin_seconds
+from splitstep_analysis.eager_results import phase_seconds
 from splitstep_analysis.export import DECISION_SCOPE
 
 ROWS = ("forward", "backward", "optimizer", "step")
@@ -319,7 +319,7 @@ def compare(cases, twins, tolerance, kernels=False):
                          f"parameter count and mode")
             continue
         path, document = twin
-        steps = (splitstep_seconds(case, ("step",)), twin_seconds(document, "step"))
+        steps = (splitstep_seconds(case, ("step",)), phase_seconds(document, "step"))
         pair = paired(case, path, document, steps, kernels)
         pairs.append(pair)
         syncs = "sync" in case.series
@@ -327,11 +327,11 @@ def compare(cases, twins, tolerance, kernels=False):
         for row in ROWS:
             names = ("backward", "sync") if row == "backward" and syncs else (row,)
             timed.append((" + ".join(names), splitstep_seconds(case, names),
-                          twin_seconds(document, row), path, document))
+                          phase_seconds(document, row), path, document))
         alone = [t for t in twins if t[1].get("optimizer_only") and twin_matches(case, t[1])]
         if alone and case.precision != "fp16":
             timed.append(("optimizer alone", splitstep_seconds(case, ("optimizer",)),
-                          twin_seconds(alone[-1][1], "optimizer"), alone[-1][0], alone[-1][1]))
+                          phase_seconds(alone[-1][1], "optimizer"), alone[-1][0], alone[-1][1]))
         rows += judged_rows(pair, timed, steps, tolerance)
     return rows, pairs, notes
 
@@ -370,7 +370,7 @@ def compare_exported(exported, cases, twins, tolerance, kernels):
         references = []
         if twin:
             # The twin has no sync phase: under DDP its backward holds the wait for the buckets.
-            references.append((*twin, lambda n, d=twin[1]: twin_seconds(
+            references.append((*twin, lambda n, d=twin[1]: phase_seconds(
                 d, tuple(name for name in n if name != "sync"))))
         references.append((builtin.file,
                            builtin_reference(builtin, twin[1]["shape"] if twin else {}),
