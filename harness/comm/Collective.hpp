@@ -1,24 +1,54 @@
-// A collective, declared once (as nccl-tests declares each in a `struct testColl`): its name, how
-// it lays out its buffers, its bus-bandwidth factor, the values a correct result holds, and its
-// call on each backend. Each lives in a file of its own under comm/collectives/; adding one is
-// that file and a line in comm/Collectives.cpp.
+// A collective, declared once (as nccl-tests declares each in a `struct testColl`): its name, its
+// root and reduction, how it lays out its buffers, its bus-bandwidth factor, the values a correct
+// result holds, its call on each backend, its nccl-tests binary and the verdicts that judge it.
+// Each lives in a file of its own under comm/collectives/; adding one is that file and a line in
+// comm/Collectives.cpp (docs/extending.md).
 #pragma once
 
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 #include <nccl.h>
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "comm/CollectiveLayout.hpp"
 #include "common/AlgorithmCost.hpp"
+#include "common/EnumNames.hpp"
 #include "pattern.cuh"
 
 namespace splitstep {
+
+// What a collective does with the ranks' values. The names are nccl-tests' redop column's.
+enum class Reduction { None, Sum };
+
+template <>
+struct EnumNames<Reduction> {
+  static constexpr std::array values = {std::pair{Reduction::None, std::string_view("none")},
+                                        std::pair{Reduction::Sum, std::string_view("sum")}};
+};
+
+// A judgement made of a collective's busbw beyond its own cases, which therefore needs a
+// collective whose busbw stands for the links: allreduce's, the figure nccl-tests and the
+// reference tables quote.
+enum class CollectiveVerdict {
+  NodeBusbw,     // the node verdict's busbw item, held to the reference figures (docs/verdict.md)
+  ScalingBusbw,  // the busbw table by rank count of `splitstep-analysis scaling`
+};
+
+template <>
+struct EnumNames<CollectiveVerdict> {
+  // The results file's catalogue names them so (docs/results-schema.md).
+  static constexpr std::array values = {
+      std::pair{CollectiveVerdict::NodeBusbw, std::string_view("node-busbw")},
+      std::pair{CollectiveVerdict::ScalingBusbw, std::string_view("scaling-busbw")}};
+};
 
 // One call of a collective on NCCL: `count` is the NCCL call's count argument (layout.call_count).
 struct NcclCall {
@@ -52,7 +82,10 @@ struct CollectiveDescriptor {
   std::string_view name;  // the suite's name and the report's: "allreduce"
   std::string_view help;  // one line for the usage text
   bool in_default_run;    // run when no suite is named
-  bool reduction;         // adds values up: MPI has no bf16/fp16 sum; low precisions round
+  // Sum adds values up: MPI has no bf16/fp16 sum, and low precisions round.
+  Reduction reduction;
+  // The rank a rooted collective sends from or gathers to; empty where every rank is alike.
+  std::optional<int> root;
   // busbw = algbw x factor for `ranks` > 1 (nccl-tests' doc/PERFORMANCE.md): the share of the
   // data each rank's link carries, so that busbw compares with the link's peak.
   double (*bus_factor)(double ranks);
@@ -64,7 +97,7 @@ struct CollectiveDescriptor {
   CollectiveLayout (*layout)(std::size_t count, std::size_t ranks, std::size_t rank);
   // What this rank must find in its receive buffer after one call on the check pattern.
   kernels::ExpectSpec (*expect)(const CollectiveLayout& layout, int rank, int ranks);
-  // Only the root (rank 0) holds a result to check (reduce, gather).
+  // Only the root holds a result to check (reduce, gather).
   bool result_at_root_only;
   ncclResult_t (*nccl)(const NcclCall& call);
   int (*mpi)(const MpiCall& call);  // an MPI error code
@@ -73,6 +106,15 @@ struct CollectiveDescriptor {
   std::string_view in_place_refusal;
   // Where MPI cannot run it in place as NCCL does: why (empty: it can).
   std::string_view mpi_in_place_refusal;
+  // The nccl-tests binary that measures it ("all_reduce_perf"), whose table the console's
+  // nccl-tests format prints and whose output `splitstep-analysis nccl-tests` reads.
+  std::string_view nccl_tests_binary;
+  // The judgements made of its busbw beyond its own cases; most collectives have none.
+  std::span<const CollectiveVerdict> verdicts;
+
+  bool judgedBy(CollectiveVerdict verdict) const {
+    return std::find(verdicts.begin(), verdicts.end(), verdict) != verdicts.end();
+  }
 };
 
 // Every collective, in the order suites and the usage text list them.

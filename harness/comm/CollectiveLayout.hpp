@@ -26,4 +26,34 @@ struct CollectiveLayout {
   }
 };
 
+// The layouts several collectives share, each a descriptor's `layout`: a call whose larger
+// buffer holds `count` elements, on `ranks` ranks, seen from `rank`.
+
+// The whole buffer sent and received (allreduce, broadcast, reduce, sendrecv).
+inline CollectiveLayout wholeBufferLayout(std::size_t count, std::size_t, std::size_t) {
+  return {.count = count, .send = count, .recv = count, .call_count = count};
+}
+
+// One block sent, one block of every rank received (allgather, gather). In place, the send block
+// already sits at this rank's offset of the receive buffer.
+inline CollectiveLayout gatherLayout(std::size_t count, std::size_t ranks, std::size_t rank) {
+  const std::size_t block = count / ranks;
+  return {.count = block * ranks,
+          .send = block,
+          .recv = block * ranks,
+          .call_count = block,
+          .send_offset_in_place = rank * block};
+}
+
+// One block for every rank sent, one block received (reduce_scatter, scatter). In place, this
+// rank's block of the send buffer is its receive buffer.
+inline CollectiveLayout scatterLayout(std::size_t count, std::size_t ranks, std::size_t rank) {
+  const std::size_t block = count / ranks;
+  return {.count = block * ranks,
+          .send = block * ranks,
+          .recv = block,
+          .call_count = block,
+          .recv_offset_in_place = rank * block};
+}
+
 }  // namespace splitstep

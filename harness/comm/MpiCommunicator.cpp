@@ -58,7 +58,7 @@ std::unique_ptr<Communicator> MpiCommunicator::split(std::optional<int> color) {
 
 bool MpiCommunicator::supports(const CollectiveDescriptor& collective, DataType type, bool in_place,
                                std::string& why_not) const {
-  if (collective.reduction && type != DataType::Float32) {
+  if (collective.reduction != Reduction::None && type != DataType::Float32) {
     why_not = "MPI has no sum for bf16 or fp16";
     return false;
   }

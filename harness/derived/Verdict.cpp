@@ -11,6 +11,7 @@
 #include "cases/CollectiveCase.hpp"
 #include "cases/MatmulCase.hpp"
 #include "cases/MembwCase.hpp"
+#include "comm/Collective.hpp"
 #include "common/Units.hpp"
 #include "derived/ReferenceFigures.hpp"
 
@@ -123,14 +124,17 @@ struct AllreduceRun {
   std::optional<double> busbw;
 };
 
+// The NCCL cases on device buffers of the collective whose busbw the node verdict judges.
 std::vector<AllreduceRun> ncclAllreduces(const std::vector<CaseResult>& cases) {
   std::vector<AllreduceRun> runs;
   for (const CaseResult& c : cases) {
     const auto fields = CollectiveCase::decode(c.fields);
-    if (!fields || c.skipped() || fields->collective != "allreduce" || fields->backend != "nccl" ||
+    if (!fields || c.skipped() || fields->backend != "nccl" ||
         fields->buffers != BufferKind::Device) {
       continue;
     }
+    const CollectiveDescriptor* collective = findCollective(fields->collective);
+    if (collective == nullptr || !collective->judgedBy(CollectiveVerdict::NodeBusbw)) continue;
     AllreduceRun run{{}, fields->bytes, caseRate(c, "busbw GB/s")};
     if (fields->group) {
       run.members.assign(fields->group->ranks.begin(), fields->group->ranks.end());

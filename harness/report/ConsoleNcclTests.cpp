@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <array>
 #include <string>
-#include <utility>
 
 #include "cases/CollectiveCase.hpp"
+#include "comm/Collective.hpp"
 #include "report/ConsoleText.hpp"
 
 namespace splitstep {
@@ -112,22 +112,16 @@ std::string body(const CaseResult* c, double& busbw_sum, int& busbw_count) {
 
 }  // namespace
 
-std::optional<NcclTestsColumns> ncclTestsColumns(std::string_view collective) {
-  // As each nccl-tests binary prints them with its default root (-r 0).
-  static constexpr std::pair<std::string_view, NcclTestsColumns> kColumns[] = {
-      {"allreduce", {"sum", -1}}, {"allgather", {"none", -1}}, {"reduce_scatter", {"sum", -1}},
-      {"broadcast", {"none", 0}}, {"reduce", {"sum", 0}},      {"alltoall", {"none", -1}},
-      {"sendrecv", {"none", -1}}, {"gather", {"none", 0}},     {"scatter", {"none", 0}}};
-  for (const auto& [name, columns] : kColumns) {
-    if (name == collective) return columns;
-  }
-  return std::nullopt;
+NcclTestsColumns ncclTestsColumns(const CollectiveDescriptor& collective) {
+  return {toString(collective.reduction), collective.root.value_or(-1)};
 }
 
 void printNcclTestsTable(std::ostream& out, const std::vector<CaseResult>& cases) {
   for (const Table& table : tablesOf(cases)) {
+    // A case of a collective this build does not know shows neither reduction nor root.
+    const CollectiveDescriptor* collective = findCollective(table.collective);
     const NcclTestsColumns columns =
-        ncclTestsColumns(table.collective).value_or(NcclTestsColumns{"none", -1});
+        collective ? ncclTestsColumns(*collective) : NcclTestsColumns{"none", -1};
     out << fmt::format(
         "# {} on {}{}: {}, splitstep's median across ranks\n", table.collective, table.backend,
         table.group ? fmt::format(", group {}", *table.group) : std::string(), table.clock);

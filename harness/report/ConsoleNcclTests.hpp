@@ -6,7 +6,6 @@
 // four columns, as nccl-tests shows N/A for a check it does not make.
 #pragma once
 
-#include <optional>
 #include <ostream>
 #include <string_view>
 #include <vector>
@@ -15,12 +14,15 @@
 
 namespace splitstep {
 
-// nccl-tests' redop and root columns for a collective it has a binary for.
+struct CollectiveDescriptor;  // comm/Collective.hpp
+
+// nccl-tests' redop and root columns of a collective, as its binary prints them: the root -1
+// where the collective has none.
 struct NcclTestsColumns {
   std::string_view redop;
   int root;
 };
-std::optional<NcclTestsColumns> ncclTestsColumns(std::string_view collective);
+NcclTestsColumns ncclTestsColumns(const CollectiveDescriptor& collective);
 
 // The table of `cases` that are collective cases (the others are left out); nothing where there
 // is none.

@@ -106,7 +106,8 @@ class CollectiveCall {
     fill();
     runOnce();
     context_.device.synchronize();
-    if (collective_.result_at_root_only && comm_.rank() != 0) return {"pattern", 0, 0};
+    if (collective_.result_at_root_only && collective_.root != comm_.rank())
+      return {"pattern", 0, 0};
     if (spoil && layout_.recv > 0) spoilFirstElement();
     const auto spec = collective_.expect(layout_, comm_.rank(), comm_.size());
     const auto pattern = toPattern(type_);

@@ -129,7 +129,8 @@ TEST(Collectives, ReduceLeavesTheSumOnTheRootOnly) {
   EXPECT_EQ(l.recv, 1000u);
   EXPECT_EQ(l.call_count, 1000u);
   EXPECT_TRUE(reduce.result_at_root_only);
-  EXPECT_TRUE(reduce.reduction);
+  EXPECT_EQ(reduce.reduction, Reduction::Sum);
+  EXPECT_EQ(reduce.root, 0);
   EXPECT_EQ(kernels::expectedValue(reduce.expect(l, 0, 3), 9), kernels::patternSum(9, 3));
 }
 
@@ -158,6 +159,32 @@ TEST(Collectives, ScatterHandsEachRankItsBlockOfTheRoots) {
   EXPECT_FALSE(scatter.result_at_root_only);
   // Rank 2 holds rank 0's elements 666..998.
   EXPECT_EQ(kernels::expectedValue(scatter.expect(l, 2, 3), 4), kernels::patternValue(670, 0));
+}
+
+// nccl-tests' roots (-r 0) and binaries; a collective with a result on the root only has one.
+TEST(Collectives, EachNamesItsRootAndItsNcclTestsBinary) {
+  for (const std::string_view rooted : {"broadcast", "reduce", "gather", "scatter"}) {
+    EXPECT_EQ(named(rooted).root, 0) << rooted;
+  }
+  std::set<std::string_view> binaries;
+  for (const CollectiveDescriptor* c : collectives()) {
+    EXPECT_TRUE(!c->result_at_root_only || c->root.has_value()) << c->name;
+    EXPECT_TRUE(c->nccl_tests_binary.ends_with("_perf")) << c->name;
+    binaries.insert(c->nccl_tests_binary);
+  }
+  EXPECT_EQ(binaries.size(), collectives().size());
+  EXPECT_FALSE(allReduce().root.has_value());
+  EXPECT_EQ(allReduce().nccl_tests_binary, "all_reduce_perf");
+  EXPECT_EQ(named("reduce_scatter").nccl_tests_binary, "reduce_scatter_perf");
+}
+
+// The node verdict holds one collective's busbw to the reference figures, which are allreduce's.
+TEST(Collectives, OnlyAllreducesBusbwIsJudgedBeyondItsCases) {
+  for (const CollectiveDescriptor* c : collectives()) {
+    const bool allreduce = c == &allReduce();
+    EXPECT_EQ(c->judgedBy(CollectiveVerdict::NodeBusbw), allreduce) << c->name;
+    EXPECT_EQ(c->judgedBy(CollectiveVerdict::ScalingBusbw), allreduce) << c->name;
+  }
 }
 
 TEST(Collectives, OneAllocationHoldsBothBuffers) {

@@ -781,11 +781,15 @@ TEST(NcclTestsFormat, APlacementNotRunIsNotAvailable) {
 
 TEST(NcclTestsFormat, EveryCollectiveHasNcclTestsColumns) {
   for (const CollectiveDescriptor* c : collectives()) {
-    const auto columns = ncclTestsColumns(c->name);
-    ASSERT_TRUE(columns.has_value()) << c->name;
+    const NcclTestsColumns columns = ncclTestsColumns(*c);
     // nccl-tests names the reduction of a collective that adds up, and no other.
-    EXPECT_EQ(columns->redop == "sum", c->reduction) << c->name;
+    EXPECT_EQ(columns.redop == "sum", c->reduction == Reduction::Sum) << c->name;
+    EXPECT_EQ(columns.redop == "none", c->reduction == Reduction::None) << c->name;
+    // Its root where it has one (-r 0), -1 where it has none.
+    EXPECT_EQ(columns.root, c->root ? 0 : -1) << c->name;
   }
+  EXPECT_EQ(ncclTestsColumns(allReduce()).root, -1);
+  EXPECT_EQ(ncclTestsColumns(broadcast()).root, 0);
   // The rates the table reads are the collective family's.
   std::vector<std::string_view> rates;
   for (const RateSpec& r : CollectiveCase::family().rates) rates.push_back(r.name);

@@ -15,18 +15,11 @@ extern const CollectiveDescriptor kAllGather = {
     .name = "allgather",
     .help = "every rank's block, concatenated in rank order on every rank",
     .in_default_run = false,
-    .reduction = false,
+    .reduction = Reduction::None,
+    .root = std::nullopt,
     .bus_factor = [](double n) { return (n - 1) / n; },
     .algorithms = kAlgorithms,
-    .layout = [](std::size_t count, std::size_t n, std::size_t r) -> CollectiveLayout {
-      const std::size_t block = count / n;
-      // In place, the send block already sits at this rank's offset of the receive buffer.
-      return {.count = block * n,
-              .send = block,
-              .recv = block * n,
-              .call_count = block,
-              .send_offset_in_place = r * block};
-    },
+    .layout = gatherLayout,
     .expect = [](const CollectiveLayout& l, int, int ranks) -> kernels::ExpectSpec {
       return {.sum = false, .world = ranks, .block = l.send};
     },
@@ -46,6 +39,8 @@ extern const CollectiveDescriptor kAllGather = {
         },
     .in_place_refusal = "",
     .mpi_in_place_refusal = "",
+    .nccl_tests_binary = "all_gather_perf",
+    .verdicts = {},
 };
 
 }  // namespace splitstep

@@ -20,7 +20,8 @@ extern const CollectiveDescriptor kAllToAll = {
     .name = "alltoall",
     .help = "rank r's block j to rank j, which keeps it as its block r",
     .in_default_run = false,
-    .reduction = false,
+    .reduction = Reduction::None,
+    .root = std::nullopt,
     .bus_factor = [](double n) { return (n - 1) / n; },
     .algorithms = kAlgorithms,
     .layout = [](std::size_t count, std::size_t n, std::size_t) -> CollectiveLayout {
@@ -63,6 +64,8 @@ extern const CollectiveDescriptor kAllToAll = {
     // blocks it still has to send.
     .in_place_refusal = "no in-place all-to-all: a rank would overwrite blocks it still sends",
     .mpi_in_place_refusal = "",
+    .nccl_tests_binary = "alltoall_perf",
+    .verdicts = {},
 };
 
 }  // namespace splitstep

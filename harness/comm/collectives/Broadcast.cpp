@@ -1,18 +1,14 @@
 // broadcast: every rank ends with rank 0's buffer.
-#include <cmath>
 #include <cstring>
 
 #include "comm/Collective.hpp"
+#include "comm/RootedAlgorithms.hpp"
 
 namespace splitstep {
 namespace {
 
-// Ring: a pipelined chain, the last rank n - 1 hops from the root. Tree: two pipelined binary
-// trees, each carrying half the data (Sanders, Speck & Traeff 2009).
-const AlgorithmCost kAlgorithms[] = {
-    {"ring", [](double n) { return n - 1; }, [](double) { return 1.0; }},
-    {"tree", [](double n) { return std::ceil(std::log2(n)); }, [](double) { return 1.0; }},
-};
+// nccl-tests' default root (-r 0).
+constexpr int kRoot = 0;
 
 }  // namespace
 
@@ -20,23 +16,22 @@ extern const CollectiveDescriptor kBroadcast = {
     .name = "broadcast",
     .help = "rank 0's buffer on every rank",
     .in_default_run = false,
-    .reduction = false,
+    .reduction = Reduction::None,
+    .root = kRoot,
     .bus_factor = [](double) { return 1.0; },
-    .algorithms = kAlgorithms,
-    .layout = [](std::size_t count, std::size_t, std::size_t) -> CollectiveLayout {
-      return {.count = count, .send = count, .recv = count, .call_count = count};
-    },
+    .algorithms = kRootedAlgorithms,
+    .layout = wholeBufferLayout,
     .expect = [](const CollectiveLayout&, int, int ranks) -> kernels::ExpectSpec {
-      return {.sum = false, .world = ranks, .source_rank = 0};
+      return {.sum = false, .world = ranks, .source_rank = kRoot};
     },
     .result_at_root_only = false,
     .nccl =
         [](const NcclCall& c) {
-          return ncclBroadcast(c.send, c.recv, c.count, c.type, 0, c.comm, c.stream);
+          return ncclBroadcast(c.send, c.recv, c.count, c.type, kRoot, c.comm, c.stream);
         },
     .mpi =
         [](const MpiCall& c) {
-          if (c.rank == 0 && c.send != c.recv) {
+          if (c.rank == kRoot && c.send != c.recv) {
             // MPI broadcasts in one buffer; the root's output is its input.
             const std::size_t bytes = static_cast<std::size_t>(c.count) * c.element_bytes;
             if (c.device_buffers) {
@@ -45,10 +40,12 @@ extern const CollectiveDescriptor kBroadcast = {
               std::memcpy(c.recv, c.send, bytes);
             }
           }
-          return MPI_Ibcast(c.recv, c.count, c.type, 0, c.comm, &c.requests->emplace_back());
+          return MPI_Ibcast(c.recv, c.count, c.type, kRoot, c.comm, &c.requests->emplace_back());
         },
     .in_place_refusal = "",
     .mpi_in_place_refusal = "",
+    .nccl_tests_binary = "broadcast_perf",
+    .verdicts = {},
 };
 
 }  // namespace splitstep

@@ -2,15 +2,14 @@
 #include <cstddef>
 
 #include "comm/Collective.hpp"
+#include "comm/RootedAlgorithms.hpp"
 
 namespace splitstep {
 namespace {
 
-// Direct: every rank sends its block to the root, whose link takes (n - 1)/n of the data
-// (Thakur, Rabenseifner & Gropp 2005), as NCCL does.
-const AlgorithmCost kAlgorithms[] = {
-    {"direct", [](double n) { return n - 1; }, [](double n) { return (n - 1) / n; }},
-};
+// nccl-tests' default root (-r 0). The in-place calls below count on its block being the
+// buffer's first.
+constexpr int kRoot = 0;
 
 }  // namespace
 
@@ -18,18 +17,11 @@ extern const CollectiveDescriptor kGather = {
     .name = "gather",
     .help = "every rank's block, concatenated in rank order on rank 0",
     .in_default_run = false,
-    .reduction = false,
+    .reduction = Reduction::None,
+    .root = kRoot,
     .bus_factor = [](double n) { return (n - 1) / n; },
-    .algorithms = kAlgorithms,
-    .layout = [](std::size_t count, std::size_t n, std::size_t r) -> CollectiveLayout {
-      const std::size_t block = count / n;
-      // In place, the send block already sits at this rank's offset of the receive buffer.
-      return {.count = block * n,
-              .send = block,
-              .recv = block * n,
-              .call_count = block,
-              .send_offset_in_place = r * block};
-    },
+    .algorithms = kRootedBlockAlgorithms,
+    .layout = gatherLayout,
     .expect = [](const CollectiveLayout& l, int, int ranks) -> kernels::ExpectSpec {
       return {.sum = false, .world = ranks, .block = l.send};
     },
@@ -41,9 +33,9 @@ extern const CollectiveDescriptor kGather = {
           const std::size_t block = c.count * c.element_bytes;
           ncclResult_t result = ncclGroupStart();
           if (result == ncclSuccess) {
-            result = ncclSend(c.send, c.count, c.type, 0, c.comm, c.stream);
+            result = ncclSend(c.send, c.count, c.type, kRoot, c.comm, c.stream);
           }
-          for (int peer = 0; c.rank == 0 && peer < c.ranks && result == ncclSuccess; ++peer) {
+          for (int peer = 0; c.rank == kRoot && peer < c.ranks && result == ncclSuccess; ++peer) {
             result = ncclRecv(static_cast<char*>(c.recv) + static_cast<std::size_t>(peer) * block,
                               c.count, c.type, peer, c.comm, c.stream);
           }
@@ -54,12 +46,14 @@ extern const CollectiveDescriptor kGather = {
     .mpi =
         [](const MpiCall& c) {
           // In place, the root's block is already at its offset 0: MPI calls that MPI_IN_PLACE.
-          const bool in_place = c.rank == 0 && c.send == c.recv;
+          const bool in_place = c.rank == kRoot && c.send == c.recv;
           return MPI_Igather(in_place ? MPI_IN_PLACE : c.send, c.count, c.type, c.recv, c.count,
-                             c.type, 0, c.comm, &c.requests->emplace_back());
+                             c.type, kRoot, c.comm, &c.requests->emplace_back());
         },
     .in_place_refusal = "",
     .mpi_in_place_refusal = "",
+    .nccl_tests_binary = "gather_perf",
+    .verdicts = {},
 };
 
 }  // namespace splitstep

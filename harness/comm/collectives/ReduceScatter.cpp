@@ -16,18 +16,11 @@ extern const CollectiveDescriptor kReduceScatter = {
     .name = "reduce_scatter",
     .help = "element-wise sum over ranks, rank r keeping block r",
     .in_default_run = false,
-    .reduction = true,
+    .reduction = Reduction::Sum,
+    .root = std::nullopt,
     .bus_factor = [](double n) { return (n - 1) / n; },
     .algorithms = kAlgorithms,
-    .layout = [](std::size_t count, std::size_t n, std::size_t r) -> CollectiveLayout {
-      const std::size_t block = count / n;
-      // In place, this rank's block of the send buffer is its receive buffer.
-      return {.count = block * n,
-              .send = block * n,
-              .recv = block,
-              .call_count = block,
-              .recv_offset_in_place = r * block};
-    },
+    .layout = scatterLayout,
     .expect = [](const CollectiveLayout& l, int rank, int ranks) -> kernels::ExpectSpec {
       return {.sum = true, .world = ranks, .offset = static_cast<std::uint64_t>(rank) * l.recv};
     },
@@ -45,6 +38,8 @@ extern const CollectiveDescriptor kReduceScatter = {
     // rank's own offset: the two would not be the same operation.
     .in_place_refusal = "",
     .mpi_in_place_refusal = "MPI's in-place reduce-scatter has another buffer layout than NCCL's",
+    .nccl_tests_binary = "reduce_scatter_perf",
+    .verdicts = {},
 };
 
 }  // namespace splitstep

@@ -3,15 +3,14 @@
 #include <cstdint>
 
 #include "comm/Collective.hpp"
+#include "comm/RootedAlgorithms.hpp"
 
 namespace splitstep {
 namespace {
 
-// Direct: the root sends each rank its block, its link carrying (n - 1)/n of the data (Thakur,
-// Rabenseifner & Gropp 2005), as NCCL does.
-const AlgorithmCost kAlgorithms[] = {
-    {"direct", [](double n) { return n - 1; }, [](double n) { return (n - 1) / n; }},
-};
+// nccl-tests' default root (-r 0). The in-place calls below count on its block being the
+// buffer's first.
+constexpr int kRoot = 0;
 
 }  // namespace
 
@@ -19,22 +18,15 @@ extern const CollectiveDescriptor kScatter = {
     .name = "scatter",
     .help = "rank 0's buffer in blocks, block r to rank r",
     .in_default_run = false,
-    .reduction = false,
+    .reduction = Reduction::None,
+    .root = kRoot,
     .bus_factor = [](double n) { return (n - 1) / n; },
-    .algorithms = kAlgorithms,
-    .layout = [](std::size_t count, std::size_t n, std::size_t r) -> CollectiveLayout {
-      const std::size_t block = count / n;
-      // In place, this rank's block of the send buffer is its receive buffer.
-      return {.count = block * n,
-              .send = block * n,
-              .recv = block,
-              .call_count = block,
-              .recv_offset_in_place = r * block};
-    },
+    .algorithms = kRootedBlockAlgorithms,
+    .layout = scatterLayout,
     .expect = [](const CollectiveLayout& l, int rank, int ranks) -> kernels::ExpectSpec {
       return {.sum = false,
               .world = ranks,
-              .source_rank = 0,
+              .source_rank = kRoot,
               .offset = static_cast<std::uint64_t>(rank) * l.recv};
     },
     .result_at_root_only = false,
@@ -44,13 +36,13 @@ extern const CollectiveDescriptor kScatter = {
           // nccl-tests calls it and as NCCL's own ncclScatter (2.28) expands it.
           const std::size_t block = c.count * c.element_bytes;
           ncclResult_t result = ncclGroupStart();
-          for (int peer = 0; c.rank == 0 && peer < c.ranks && result == ncclSuccess; ++peer) {
+          for (int peer = 0; c.rank == kRoot && peer < c.ranks && result == ncclSuccess; ++peer) {
             result =
                 ncclSend(static_cast<const char*>(c.send) + static_cast<std::size_t>(peer) * block,
                          c.count, c.type, peer, c.comm, c.stream);
           }
           if (result == ncclSuccess) {
-            result = ncclRecv(c.recv, c.count, c.type, 0, c.comm, c.stream);
+            result = ncclRecv(c.recv, c.count, c.type, kRoot, c.comm, c.stream);
           }
           // A group once opened is closed, whatever failed inside it.
           const ncclResult_t ended = ncclGroupEnd();
@@ -59,12 +51,14 @@ extern const CollectiveDescriptor kScatter = {
     .mpi =
         [](const MpiCall& c) {
           // In place, the root's block stays at its offset 0: MPI calls that MPI_IN_PLACE.
-          const bool in_place = c.rank == 0 && c.send == c.recv;
+          const bool in_place = c.rank == kRoot && c.send == c.recv;
           return MPI_Iscatter(c.send, c.count, c.type, in_place ? MPI_IN_PLACE : c.recv, c.count,
-                              c.type, 0, c.comm, &c.requests->emplace_back());
+                              c.type, kRoot, c.comm, &c.requests->emplace_back());
         },
     .in_place_refusal = "",
     .mpi_in_place_refusal = "",
+    .nccl_tests_binary = "scatter_perf",
+    .verdicts = {},
 };
 
 }  // namespace splitstep

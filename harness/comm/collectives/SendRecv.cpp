@@ -23,12 +23,11 @@ extern const CollectiveDescriptor kSendRecv = {
     .name = "sendrecv",
     .help = "each rank's buffer to the next rank of a ring",
     .in_default_run = false,
-    .reduction = false,
+    .reduction = Reduction::None,
+    .root = std::nullopt,
     .bus_factor = [](double) { return 1.0; },
     .algorithms = kAlgorithms,
-    .layout = [](std::size_t count, std::size_t, std::size_t) -> CollectiveLayout {
-      return {.count = count, .send = count, .recv = count, .call_count = count};
-    },
+    .layout = wholeBufferLayout,
     .expect = [](const CollectiveLayout&, int rank, int ranks) -> kernels::ExpectSpec {
       return {.sum = false, .world = ranks, .source_rank = previous(rank, ranks)};
     },
@@ -59,6 +58,8 @@ extern const CollectiveDescriptor kSendRecv = {
     .in_place_refusal =
         "no in-place send/receive: the message received would overwrite the one sent",
     .mpi_in_place_refusal = "",
+    .nccl_tests_binary = "sendrecv_perf",
+    .verdicts = {},
 };
 
 }  // namespace splitstep
