@@ -7,11 +7,14 @@ beside that output or beside such a table.
 
 `table` writes what an nccl-tests binary printed as CSV rows
 `collective,size_bytes,time_us,busbw_gbps,label` (its out-of-place columns), the reference
-table `compare` and `plot --reference` read.
+table `compare` and `plot --reference` read. It reads no results file, so the collective is the
+name given, written as it is: `compare` matches it against the results file's collectives.
 
 `compare` sets splitstep's NCCL cases beside each source: the standard output of an nccl-tests
-*_perf binary, named after it (`alltoall_perf.txt`, `all_reduce_perf-np2.log`) or given as
-collective=path, matched by collective, dtype, placement and bytes; or a reference table
+*_perf binary, given as collective=path, else known by the binary it names (`# Collective test
+starting: alltoall_perf`) or is named after (`alltoall_perf.txt`, `all_reduce_perf-np2.log`),
+each binary's collective as the results file's catalogue gives it (collective_facts.py),
+matched by collective, dtype, placement and bytes; or a reference table
 (`*.csv`), matched by collective and bytes out of place. It prints the time and busbw ratios
 per collective, placement and size, whether every busbw ratio from --min-bytes up lies within
 --tolerance of 1 (the time ratio where a run of one rank has no busbw), and whether
@@ -26,11 +29,6 @@ import sys
 from .cli import option_type
 from .schema import PLACEMENT_WORDS, BadInput, read_bytes
 
-# nccl-tests' binaries by splitstep's collective names.
-BINARIES = {"all_reduce": "allreduce", "all_gather": "allgather",
-            "reduce_scatter": "reduce_scatter", "broadcast": "broadcast", "reduce": "reduce",
-            "alltoall": "alltoall", "sendrecv": "sendrecv", "gather": "gather",
-            "scatter": "scatter"}
 # nccl-tests' type names by splitstep's dtypes.
 DTYPES = {"float": "fp32", "bfloat16": "bf16", "half": "fp16"}
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
@@ -45,16 +43,23 @@ def byte_count(text):
     return int(match.group(1)) * UNITS[match.group(2)]
 
 
-def collective_of(argument):
-    """(collective, path) from collective=path or from the file's name."""
+def collective_of(argument, binaries, text=""):
+    """(collective, path) from collective=path, else from the binary the output `text` names
+    ("# Collective test starting: all_reduce_perf"), else from the file's name
+    (all_reduce_perf-np2.log). `binaries` maps nccl-tests' binaries to splitstep's collectives:
+    collective_facts.binaries of the results file."""
     if "=" in argument:
         name, path = argument.split("=", 1)
-        if name not in BINARIES.values():
+        if name not in binaries.values():
             raise BadInput(f"{argument}: unknown collective '{name}'")
         return name, path
+    started = re.search(r"^# Collective test starting: (\S+)", text, re.MULTILINE)
+    if started and started.group(1) in binaries:
+        return binaries[started.group(1)], argument
     base = os.path.basename(argument)
-    for binary, name in sorted(BINARIES.items(), key=lambda item: -len(item[0])):
-        if base.startswith(binary + "_perf") or base.startswith(binary + "."):
+    for binary, name in sorted(binaries.items(), key=lambda item: -len(item[0])):
+        stem = binary.removesuffix("_perf")
+        if base.startswith(stem + "_perf") or base.startswith(stem + "."):
             return name, argument
     raise BadInput(f"{argument}: name it <binary>_perf... or give collective=path")
 
@@ -194,9 +199,11 @@ def run_table(args):
 def run_compare(args):
     import pandas as pd
 
-    from .results import load_cases
+    from .collective_facts import binaries
+    from .results import load_cases, read_results
 
-    cases = load_cases(args.results)
+    document = read_results(args.results)
+    cases = load_cases(document)
     if cases.empty or "backend" not in cases:
         raise BadInput(f"{args.results}: nothing to compare: no collective case")
     tolerance = args.tolerance / 100
@@ -205,8 +212,10 @@ def run_compare(args):
         if source.endswith(".csv"):
             reference = reference_rows(read_reference(source))
         else:
-            collective, path = collective_of(source)
-            reference = pd.DataFrame(parse_nccl_tests(_read_text(path), collective))
+            path = source.split("=", 1)[1] if "=" in source else source
+            text = _read_text(path)
+            collective, _ = collective_of(source, binaries(document), text)
+            reference = pd.DataFrame(parse_nccl_tests(text, collective))
             if reference.empty:
                 raise BadInput(f"{path}: no nccl-tests data rows")
         references.append(reference.assign(nccl_tests_run=os.path.basename(source)))

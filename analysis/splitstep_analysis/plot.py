@@ -48,6 +48,7 @@ import sys
 import pandas as pd
 
 from .cli import option_type
+from .collective_facts import NODE_BUSBW, judged_by
 from .nccl_tests import read_reference
 # Every figure is here, the two the command does not draw too: one import for a notebook and
 # the report page (plot.scaling_rows).
@@ -84,7 +85,8 @@ def figures_for(document, peaks=None, reference=None, time_apart=False):
     figures += bucket_ledger_figures(cases)
     figures += telemetry_figures(load_telemetry(document))
     ranks, order = document["metadata"].get("world_size"), catalogue(document)["collectives"]
-    figures += busbw_figures(cases, ranks, reference, order, expected)
+    figures += busbw_figures(cases, ranks, reference, order, expected,
+                             judged_by(document, NODE_BUSBW))
     figures += latency_figures(cases, ranks, order)
     figures += (time_figures if time_apart else time_together_figures)(cases, ranks, order)
     figures += group_figures(cases, ranks, order)

@@ -1,13 +1,14 @@
 """Scaling tables from splitstep results at several rank counts, as markdown.
 
 Each file is a results file of one rank count (launch/verify scaling writes allreduce-npN.json and
-step-npN.json); the rank count is read from each file's metadata. Two tables: NCCL allreduce
-(fp32, out of place) busbw per size by rank count, and per step workload its times, exposed
-communication, overlap and weak-scaling efficiency by rank count. Exit status 2 when the files
-hold neither.
+step-npN.json); the rank count is read from each file's metadata. The tables: NCCL busbw (fp32,
+out of place) per size by rank count of each collective the file's catalogue gives this table
+(allreduce: collective_facts.py), and per step workload its times, exposed communication,
+overlap and weak-scaling efficiency by rank count. Exit status 2 when the files hold none.
 """
 import pandas as pd
 
+from .collective_facts import SCALING_BUSBW, judged_by
 from .results import load_cases, load_derived, read_results
 from .schema import BadInput
 
@@ -25,25 +26,30 @@ def world_size(document, path):
     return ranks
 
 
-def allreduce_table(documents):
-    """busbw GB/s per size (rows) and rank count (columns), or None. `documents` is a list of
-    (path, document)."""
+def busbw_tables(documents):
+    """[(collective, table)]: per collective whose file's catalogue gives it the scaling table
+    (its verdicts hold scaling-busbw: allreduce), NCCL fp32 out-of-place busbw GB/s per size
+    (rows) and rank count (columns). `documents` is a list of (path, document)."""
     frames = []
     for path, document in documents:
         cases = load_cases(document)
         if "busbw GB/s" not in cases or "backend" not in cases:
             continue  # no collectives, or one rank, where busbw is not defined
-        cases = cases[(cases["collective"] == "allreduce") & (cases["backend"] == "nccl") &
-                      (cases["dtype"] == "fp32") & (cases["placement"] == "out")]
+        cases = cases[cases["collective"].isin(judged_by(document, SCALING_BUSBW)) &
+                      (cases["backend"] == "nccl") & (cases["dtype"] == "fp32") &
+                      (cases["placement"] == "out")]
         if cases.empty:
             continue
         frames.append(cases.assign(ranks=world_size(document, path))[
-            ["size", "ranks", "busbw GB/s"]])
+            ["collective", "size", "ranks", "busbw GB/s"]])
     if not frames:
-        return None
-    table = pd.concat(frames).pivot_table(index="size", columns="ranks", values="busbw GB/s")
-    table.columns = [f"busbw GB/s, {n} ranks" for n in table.columns]
-    return table.reset_index().rename(columns={"size": "bytes"})
+        return []
+    tables = []
+    for collective, rows in pd.concat(frames).groupby("collective", sort=False):
+        table = rows.pivot_table(index="size", columns="ranks", values="busbw GB/s")
+        table.columns = [f"busbw GB/s, {n} ranks" for n in table.columns]
+        tables.append((collective, table.reset_index().rename(columns={"size": "bytes"})))
+    return tables
 
 
 def step_table(documents):
@@ -83,11 +89,13 @@ def add_arguments(parser):
 
 def run(args):
     documents = [(path, read_results(path)) for path in args.results]
-    tables = [(title, table) for title, table in (("NCCL allreduce", allreduce_table(documents)),
-                                                  ("Training step", step_table(documents)))
-              if table is not None]
+    tables = [(f"NCCL {collective}", table) for collective, table in busbw_tables(documents)]
+    steps = step_table(documents)
+    if steps is not None:
+        tables.append(("Training step", steps))
     if not tables:
-        raise BadInput("no NCCL fp32 allreduce busbw and no derived step figures in the files")
+        raise BadInput("no NCCL fp32 busbw of a collective the files scale (allreduce) and no "
+                       "derived step figures in the files")
     for title, table in tables:
         print(f"### {title}\n\n{markdown(table)}\n")
     return 0

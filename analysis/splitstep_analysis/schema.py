@@ -265,6 +265,15 @@ def _check_catalogue(catalogue, fail):
         fail("metadata.catalogue.collectives is not an array of names")
     if not isinstance(families, dict):
         fail("metadata.catalogue.families is not an object")
+    # Files written before the catalogue carried the collectives' facts have none.
+    facts = catalogue.get("collective_facts", {})
+    if not isinstance(facts, dict) or not all(
+            isinstance(f, dict) and (f.get("root") is None or _is_integer(f["root"])) and
+            isinstance(f.get("reduction"), str) and isinstance(f.get("nccl_tests_binary"), str)
+            and isinstance(f.get("verdicts"), list) and
+            all(isinstance(v, str) for v in f["verdicts"]) for f in facts.values()):
+        fail("metadata.catalogue.collective_facts is not an object of {root, reduction, "
+             "nccl_tests_binary, verdicts} by collective")
     for family, entry in families.items():
         where = f"metadata.catalogue.families.{family}"
         if not isinstance(entry, dict) or not all(
@@ -394,7 +403,8 @@ def as_document(source):
 
 
 def catalogue(document):
-    """The catalogue of a document from read_results: suites, collectives, families."""
+    """The catalogue of a document from read_results: suites, collectives (their facts:
+    collective_facts.py), families."""
     return document["metadata"]["catalogue"]
 
 

@@ -5,6 +5,7 @@
 
 #include "cases/CaseCatalogue.hpp"
 #include "collect/SampleCodec.hpp"
+#include "comm/Collective.hpp"
 #include "derived/NodeSpread.hpp"
 #include "derived/Verdict.hpp"
 #include "report/AtomicFile.hpp"
@@ -42,8 +43,23 @@ std::string_view typeName(FieldType type) {
   return "?";
 }
 
+// Each collective's facts that readers act on, by name: its root (null for none), its reduction,
+// its nccl-tests binary, and the judgements of its busbw beyond its own cases.
+nlohmann::json collectiveFactsJson() {
+  nlohmann::json facts = nlohmann::json::object();
+  for (const CollectiveDescriptor* c : collectives()) {
+    nlohmann::json verdicts = nlohmann::json::array();
+    for (const CollectiveVerdict v : c->verdicts) verdicts.push_back(toString(v));
+    facts[std::string(c->name)] = {{"root", c->root ? nlohmann::json(*c->root) : nlohmann::json()},
+                                   {"reduction", toString(c->reduction)},
+                                   {"nccl_tests_binary", c->nccl_tests_binary},
+                                   {"verdicts", verdicts}};
+  }
+  return facts;
+}
+
 // What readers need to know of the file's cases without knowing splitstep: the suites, the
-// collectives, and each family's fields and rates with their types and units.
+// collectives and their facts, and each family's fields and rates with their types and units.
 nlohmann::json catalogueJson(const RunContext& context) {
   nlohmann::json suites = nlohmann::json::array();
   for (const auto& [suite, family] : context.suite_families) {
@@ -60,7 +76,10 @@ nlohmann::json catalogueJson(const RunContext& context) {
     for (const RateSpec& r : family->rates) rates.push_back({{"name", r.name}, {"unit", r.unit}});
     families[std::string(family->name)] = {{"fields", fields}, {"rates", rates}};
   }
-  return {{"suites", suites}, {"collectives", context.collectives}, {"families", families}};
+  return {{"suites", suites},
+          {"collectives", context.collectives},
+          {"collective_facts", collectiveFactsJson()},
+          {"families", families}};
 }
 
 nlohmann::json wallJson(const RunWallTimes& wall) {

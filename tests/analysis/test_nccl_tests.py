@@ -4,6 +4,7 @@ table. `table` and the parser run under a bare python3 (CTest analysis_python_st
 import os
 import unittest
 
+from splitstep_analysis.collective_facts import binaries
 from splitstep_analysis.nccl_tests import collective_of, parse_nccl_tests
 from splitstep_analysis.schema import BadInput
 from support import FilesTestCase, run_command
@@ -94,14 +95,28 @@ class ParseTest(FilesTestCase):
             self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
 
     def test_names_the_collective_by_its_binary_or_explicitly(self):
-        self.assertEqual(collective_of("out/all_reduce_perf-np2.log"),
+        # The binaries of a file written before the catalogue carried them.
+        known = binaries({"metadata": {"catalogue": {"collectives": []}}})
+        self.assertEqual(collective_of("out/all_reduce_perf-np2.log", known),
                          ("allreduce", "out/all_reduce_perf-np2.log"))
-        self.assertEqual(collective_of("out/reduce_scatter_perf.txt")[0], "reduce_scatter")
-        self.assertEqual(collective_of("out/reduce_perf.txt")[0], "reduce")
-        self.assertEqual(collective_of("gather=x.txt"), ("gather", "x.txt"))
+        self.assertEqual(collective_of("out/reduce_scatter_perf.txt", known)[0], "reduce_scatter")
+        self.assertEqual(collective_of("out/reduce_perf.txt", known)[0], "reduce")
+        self.assertEqual(collective_of("gather=x.txt", known), ("gather", "x.txt"))
+        # The binary the output names, whatever the file's name.
+        started = "# nThread 1\n# Collective test starting: all_gather_perf\n"
+        self.assertEqual(collective_of("x.txt", known, started), ("allgather", "x.txt"))
         for bad in ("x.txt", "allreduce_tree=x.txt"):
             with self.assertRaises(BadInput):
-                collective_of(bad)
+                collective_of(bad, known)
+        # A results file's catalogue names its own collectives' binaries.
+        facts = {"allreduce_tree": {"root": None, "reduction": "sum", "verdicts": [],
+                                    "nccl_tests_binary": "all_reduce_tree_perf"}}
+        own = binaries({"metadata": {"catalogue": {"collectives": ["allreduce_tree"],
+                                                   "collective_facts": facts}}})
+        self.assertEqual(collective_of("out/all_reduce_tree_perf.txt", own)[0], "allreduce_tree")
+        self.assertEqual(collective_of("allreduce_tree=x.txt", own)[0], "allreduce_tree")
+        with self.assertRaises(BadInput):
+            collective_of("out/all_reduce_perf.txt", own)
 
 
 class CompareNcclTestsTest(FilesTestCase):

@@ -98,7 +98,10 @@ class V2Test(unittest.TestCase):
                 (lambda d: d["cases"][0].update(family="fft"), "family 'fft' is not in"),
                 (lambda d: d["metadata"].pop("catalogue"), "metadata.catalogue is missing"),
                 (lambda d: d["metadata"]["catalogue"]["families"]["matmul"]["fields"].append(
-                    {"name": "x", "type": "float"}), "has type 'float'")):
+                    {"name": "x", "type": "float"}), "has type 'float'"),
+                (lambda d: d["metadata"]["catalogue"].update(collective_facts={"allreduce": {
+                    "root": "0", "reduction": "sum", "nccl_tests_binary": "all_reduce_perf",
+                    "verdicts": []}}), "collective_facts is not an object of")):
             document = copy.deepcopy(good)
             change(document)
             with self.subTest(message), self.assertRaises(ResultsError) as caught:

@@ -8,6 +8,7 @@
 
 #include "ReportFixtures.hpp"
 #include "TempPath.hpp"
+#include "cases/CaseCatalogue.hpp"
 
 namespace splitstep {
 namespace {
@@ -54,6 +55,22 @@ TEST(JsonReporter, MetadataNamesEveryVersionTheCommandAndThePlan) {
   EXPECT_EQ(doc["plan"]["samples"], "2");
   EXPECT_EQ(doc["ranks"][1]["host"], "nodeA");
   EXPECT_EQ(doc["ranks"][1]["device_name"], "NVIDIA H200");
+}
+
+// Readers learn each collective's root, reduction, nccl-tests binary and verdicts from the file.
+TEST(JsonReporter, TheCatalogueCarriesEachCollectivesFacts) {
+  const nlohmann::json facts = writeAndRead()["metadata"]["catalogue"]["collective_facts"];
+  ASSERT_EQ(facts.size(), collectiveNames().size());
+  const nlohmann::json& allreduce = facts["allreduce"];
+  EXPECT_TRUE(allreduce["root"].is_null());
+  EXPECT_EQ(allreduce["reduction"], "sum");
+  EXPECT_EQ(allreduce["nccl_tests_binary"], "all_reduce_perf");
+  EXPECT_EQ(allreduce["verdicts"], (std::vector<std::string>{"node-busbw", "scaling-busbw"}));
+  const nlohmann::json& gather = facts["gather"];
+  EXPECT_EQ(gather["root"], 0);
+  EXPECT_EQ(gather["reduction"], "none");
+  EXPECT_EQ(gather["nccl_tests_binary"], "gather_perf");
+  EXPECT_TRUE(gather["verdicts"].empty());
 }
 
 TEST(JsonReporter, RanksNameTheirPhysicalGpuNodeAndLinks) {

@@ -113,9 +113,10 @@ def _in_order(frame, order):
     return [c for c in order if c in present] + [c for c in present if c not in order]
 
 
-def busbw_figures(cases, world_size=None, reference=None, order=(), expected=()):
+def busbw_figures(cases, world_size=None, reference=None, order=(), expected=(), judged=()):
     """[Plot]: per collective with a bus bandwidth, busbw against size (see _in_order); on
-    allreduce's, the busbw the verdict expected (`expected`: verdict_expectations'), dash-dot."""
+    those of `judged` (the catalogue's node-busbw collectives: collective_facts.judged_by), the
+    busbw the verdict expected (`expected`: verdict_expectations'), dash-dot."""
     frame = collective_frame(cases)
     figures = []
     for collective in _in_order(frame, order):
@@ -125,13 +126,12 @@ def busbw_figures(cases, world_size=None, reference=None, order=(), expected=())
         label_algorithms(axes, rows)
         if reference is not None:
             plot_reference_lines(axes, reference, collective)
-        # The verdict judges allreduce's busbw only (docs/verdict.md): its item says so.
-        for judged in expected:
-            if collective == "allreduce" and judged.item.startswith("allreduce") and \
-                    judged.unit == "GB/s":
-                at = f", {judged.case}" if judged.case else ""
-                axes.axhline(judged.value, color="black", linestyle="-.", linewidth=1,
-                             label=f"expected {judged.value:.0f} GB/s (verdict{at})")
+        # The verdict's busbw item (allreduce-busbw, docs/verdict.md) is the judged collective's.
+        for item in expected:
+            if collective in judged and item.item.endswith("-busbw") and item.unit == "GB/s":
+                at = f", {item.case}" if item.case else ""
+                axes.axhline(item.value, color="black", linestyle="-.", linewidth=1,
+                             label=f"expected {item.value:.0f} GB/s (verdict{at})")
         ranks = f", {world_size} ranks" if world_size else ""
         finish_size_axes(axes, f"{collective} bus bandwidth{ranks}")
         figure.set_layout_engine("tight")
