@@ -7,14 +7,10 @@
 #include <string>
 #include <string_view>
 
+#include "cases/Rates.hpp"
 #include "measure/CaseFields.hpp"
 
 namespace splitstep {
-
-struct RateSpec {
-  std::string_view name;  // as a case's rates name it: "busbw GB/s"
-  std::string_view unit;
-};
 
 struct CaseFamily {
   std::string_view name;

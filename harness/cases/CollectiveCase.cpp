@@ -25,7 +25,7 @@ constexpr std::array kFields = {
               "NCCL's protocol for them: LL, LL128, SIMPLE"},
     FieldSpec{"nccl_channels", FieldType::Integer, "", "the channels NCCL ran them on"}};
 
-constexpr std::array kRates = {RateSpec{"algbw GB/s", "GB/s"}, RateSpec{"busbw GB/s", "GB/s"}};
+constexpr std::array kRates = {rates::kAlgbw, rates::kBusbw};
 
 constexpr CaseFamily kFamily{"collective", kFields, kRates};
 

@@ -16,7 +16,7 @@ constexpr std::array kFields = {
     FieldSpec{"k", FieldType::Integer, "", "columns of A, rows of B"},
     FieldSpec{"cuda_fp32_matmul", FieldType::String, "", "what cuBLAS used for fp32 (GPU only)"}};
 
-constexpr std::array kRates = {RateSpec{"TFLOP/s", "TFLOP/s"}};
+constexpr std::array kRates = {rates::kTflops};
 
 constexpr CaseFamily kFamily{"matmul", kFields, kRates};
 

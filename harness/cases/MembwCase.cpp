@@ -13,7 +13,7 @@ constexpr std::array kFields = {
     FieldSpec{"kind", FieldType::String, "", "what is copied: copy, triad, h2d/d2h pinned, ..."},
     FieldSpec{"bytes", FieldType::Integer, "B", "the size of each array"}};
 
-constexpr std::array kRates = {RateSpec{"GB/s", "GB/s"}};
+constexpr std::array kRates = {rates::kMemoryBandwidth};
 
 constexpr CaseFamily kFamily{"membw", kFields, kRates};
 

@@ -32,7 +32,7 @@ constexpr std::array kFields = {
     FieldSpec{"launch", FieldType::String, "",
               "graph: one CUDA graph replay per step (--step-graphs); absent: eager launches"}};
 
-constexpr std::array kRates = {RateSpec{"samples/s", "samples/s"}, RateSpec{"TFLOP/s", "TFLOP/s"}};
+constexpr std::array kRates = {rates::kSamplesPerSecond, rates::kTflops};
 
 constexpr CaseFamily kFamily{"step", kFields, kRates};
 

@@ -147,6 +147,13 @@ std::string limitedRanks(const std::vector<RankResult>& ranks) {
 // The whole of `text` as a number; nullopt where it is empty or not a number as a whole.
 }  // namespace
 
+std::optional<double> CaseResult::rate(const RateSpec& spec) const {
+  const auto it = std::find_if(rates.begin(), rates.end(),
+                               [&spec](const RateValue& r) { return r.name == spec.name; });
+  if (it == rates.end()) return std::nullopt;
+  return it->value;
+}
+
 const RankResult* CaseResult::slowest() const {
   for (const RankResult& rank : ranks) {
     if (rank.rank == slowest_rank) return &rank;

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "cases/Rates.hpp"
 #include "measure/Sample.hpp"
 #include "stats/MedianInterval.hpp"
 #include "stats/Statistics.hpp"
@@ -75,6 +76,8 @@ struct CaseResult {
 
   bool skipped() const { return ranks.empty(); }
   const RankResult* slowest() const;
+  // The case's rate `spec` (cases/Rates.hpp); unset where the case has none.
+  std::optional<double> rate(const RateSpec& spec) const;
 };
 
 // A case whose SM clock was below 85% of the maximum when timing started or ended, or whose

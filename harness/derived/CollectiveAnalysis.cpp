@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "cases/CollectiveCase.hpp"
+#include "cases/Rates.hpp"
 #include "cases/StepCase.hpp"
 #include "comm/Collective.hpp"
 #include "common/StepKeys.hpp"
@@ -147,8 +148,9 @@ void fitFigures(Figures& f, const Sweep& sweep, const LatencyBandwidthModel& m) 
     f.add(fmt::format("{}/{}/alpha", tag, i + 1),
           fmt::format("α, {}{}", i == 0 ? "latency" : "intercept", range), "s", s.alpha);
     if (s.beta > 0) {
-      DerivedFigure& bw = f.add(fmt::format("{}/{}/bandwidth", tag, i + 1),
-                                fmt::format("1/β, bandwidth{}", range), "GB/s", 1 / s.beta / 1e9);
+      DerivedFigure& bw =
+          f.add(fmt::format("{}/{}/bandwidth", tag, i + 1), fmt::format("1/β, bandwidth{}", range),
+                std::string(rates::kAlgbw.unit), 1 / s.beta / rates::kAlgbw.scale);
       if (bus) bw.note = fmt::format("busbw {}", gbPerSecond(*bus / s.beta));
     }
     if (i > 0) {
@@ -201,8 +203,8 @@ void projectionFigures(Figures& f, const Sweep& sweep, const LatencyBandwidthMod
                       : fmt::format("{}; {} {}", p.algorithm->name, p.runner_up->name,
                                     formatSeconds(p.runner_up_seconds));
     }
-    f.add(tag + "/busbw", where + ": busbw", "GB/s",
-          bytes * sweep.collective->bus_factor(ranks) / p.seconds / 1e9);
+    f.add(tag + "/busbw", where + ": busbw", std::string(rates::kBusbw.unit),
+          bytes * sweep.collective->bus_factor(ranks) / p.seconds / rates::kBusbw.scale);
   }
   f.assume(fmt::format(
       "the {} measured ranks ran the {} algorithm: one link's latency {} per message (the first "

@@ -9,14 +9,13 @@
 #include <string>
 
 #include "cases/CollectiveCase.hpp"
+#include "cases/Rates.hpp"
 #include "cluster/RankGroups.hpp"
 #include "common/Units.hpp"
 #include "stats/Statistics.hpp"
 
 namespace splitstep {
 namespace {
-
-constexpr const char* kBusbw = "busbw GB/s";
 
 struct GroupRate {
   std::string group;       // "0,1"
@@ -78,9 +77,8 @@ std::vector<Series> collectSeries(const std::vector<CaseResult>& cases,
   for (const CaseResult& c : cases) {
     const auto fields = CollectiveCase::decode(c.fields);
     if (!fields || !fields->group || c.skipped()) continue;
-    const auto rate = std::find_if(c.rates.begin(), c.rates.end(),
-                                   [](const RateValue& r) { return r.name == kBusbw; });
-    if (rate == c.rates.end()) continue;
+    const auto busbw = c.rate(rates::kBusbw);
+    if (!busbw) continue;
     const std::vector<int> members(fields->group->ranks.begin(), fields->group->ranks.end());
     const std::string group = groupName(members);
     const std::string tag = fmt::format(
@@ -102,7 +100,7 @@ std::vector<Series> collectSeries(const std::vector<CaseResult>& cases,
     }
     double noise = 0;
     for (const RankResult& r : c.ranks) noise = std::max(noise, r.measurement.noise);
-    series[it->second].groups.push_back({group, members, rate->value, noise});
+    series[it->second].groups.push_back({group, members, *busbw, noise});
   }
   return series;
 }
@@ -116,13 +114,13 @@ DerivedResult deriveSeries(const Series& s, bool name_nodes, const std::vector<R
                         s.mode == "concurrent" ? ", at the same time"
                         : s.groups.size() > 1  ? ", one at a time"
                                                : "");
-  std::vector<double> rates;
-  for (const GroupRate& g : s.groups) rates.push_back(g.busbw);
-  const double median = quantile(rates, 0.5);
+  std::vector<double> busbws;
+  for (const GroupRate& g : s.groups) busbws.push_back(g.busbw);
+  const double median = quantile(busbws, 0.5);
   if (s.groups.size() > 1) {
     d.figures.push_back({fmt::format("{}/median/{}", s.tag, slug(nodesText(s.nodes))),
                          "median of the groups",
-                         "GB/s",
+                         std::string(rates::kBusbw.unit),
                          median,
                          {},
                          ""});
@@ -138,7 +136,12 @@ DerivedResult deriveSeries(const Series& s, bool name_nodes, const std::vector<R
         flagged.push_back(&g);
       }
     }
-    d.figures.push_back({s.tag + "/" + g.group, "group " + g.group, "GB/s", g.busbw, {}, note});
+    d.figures.push_back({s.tag + "/" + g.group,
+                         "group " + g.group,
+                         std::string(rates::kBusbw.unit),
+                         g.busbw,
+                         {},
+                         note});
   }
   if (s.groups.size() == 1) {
     d.findings.push_back(fmt::format(

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cases/MatmulCase.hpp"
+#include "cases/Rates.hpp"
 #include "cases/StepCase.hpp"
 #include "common/StepKeys.hpp"
 #include "common/Units.hpp"
@@ -427,23 +428,24 @@ class StepFigures {
   }
 
   void throughput() {
+    const std::string samples_unit(rates::kSamplesPerSecond.unit);
     const std::string mode = w_.firstMeasured({kOverlap, kSequential});
     if (!mode.empty()) {
       const CaseResult* c = w_.step(mode);
       const auto batch = static_cast<double>(w_.fieldsOf(*c).batch);
       if (c->across.median > 0) {
         add(fmt::format("step/samples_per_s/per_gpu/{}", mode),
-            fmt::format("samples/s per rank ({})", mode), "samples/s", batch / c->across.median);
+            fmt::format("samples/s per rank ({})", mode), samples_unit, batch / c->across.median);
         const int size = worldSize(*c);
         add(fmt::format("step/samples_per_s/total/{}", mode),
-            fmt::format("samples/s in total, {} ranks ({})", size, mode), "samples/s",
+            fmt::format("samples/s in total, {} ranks ({})", size, mode), samples_unit,
             size * batch / c->across.median);
       }
     }
     if (const CaseResult* one = w_.step(kSingle)) {
       const auto batch = static_cast<double>(w_.fieldsOf(*one).batch);
       if (one->across.median > 0) {
-        add("step/samples_per_s/single", "samples/s on rank 0 alone (single)", "samples/s",
+        add("step/samples_per_s/single", "samples/s on rank 0 alone (single)", samples_unit,
             batch / one->across.median);
       }
     }
@@ -455,11 +457,8 @@ class StepFigures {
     for (const CaseResult& c : cases_) {
       const auto matmul = MatmulCase::decode(c.fields);
       if (!matmul || c.skipped() || matmul->dtype != matmulDtypeOf(w_.precision())) continue;
-      for (const RateValue& rate : c.rates) {
-        if (rate.name == "TFLOP/s" && (!best || rate.value > best->first)) {
-          best = {rate.value, c.case_name};
-        }
-      }
+      const auto tflops = c.rate(rates::kTflops);
+      if (tflops && (!best || *tflops > best->first)) best = {*tflops, c.case_name};
     }
     return best;
   }
@@ -469,10 +468,11 @@ class StepFigures {
     if (!compute || compute->across.median <= 0) return;
     const auto flop = w_.fieldsOf(*compute).flop_per_step;
     if (flop <= 0) return;  // none counted (an exported model): the step's notes say so
-    const double tflops = flop / compute->across.median / 1e12;
-    DerivedFigure& f = add("step/tflops/none", "model TFLOP/s at T_c (none)", "TFLOP/s", tflops);
+    const double tflops = flop / compute->across.median / rates::kTflops.scale;
+    DerivedFigure& f = add("step/tflops/none", "model TFLOP/s at T_c (none)",
+                           std::string(rates::kTflops.unit), tflops);
     for (const auto& [rank, median] : rankMedians(*compute)) {
-      if (median > 0) f.per_rank.emplace_back(rank, flop / median / 1e12);
+      if (median > 0) f.per_rank.emplace_back(rank, flop / median / rates::kTflops.scale);
     }
     const auto peak = ceiling();
     if (!peak || peak->first <= 0) {

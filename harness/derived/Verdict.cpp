@@ -11,6 +11,7 @@
 #include "cases/CollectiveCase.hpp"
 #include "cases/MatmulCase.hpp"
 #include "cases/MembwCase.hpp"
+#include "cases/Rates.hpp"
 #include "comm/Collective.hpp"
 #include "common/Units.hpp"
 #include "derived/ReferenceFigures.hpp"
@@ -18,17 +19,10 @@
 namespace splitstep {
 namespace {
 
-std::optional<double> caseRate(const CaseResult& c, std::string_view name) {
-  const auto it = std::find_if(c.rates.begin(), c.rates.end(),
-                               [name](const RateValue& r) { return r.name == name; });
-  if (it == c.rates.end()) return std::nullopt;
-  return it->value;
-}
-
 // A rate is an amount over the median time (CaseResult::rates, at the median of the ranks'
 // medians): each rank's is the same amount over its own median.
-std::optional<double> rankRate(const CaseResult& c, const RankResult& r, std::string_view name) {
-  const auto rate = caseRate(c, name);
+std::optional<double> rankRate(const CaseResult& c, const RankResult& r, const RateSpec& spec) {
+  const auto rate = c.rate(spec);
   if (!rate || c.across.median <= 0 || r.summary.median <= 0) return std::nullopt;
   return *rate * c.across.median / r.summary.median;
 }
@@ -51,7 +45,7 @@ std::string clockLimit(const RankResult& r) {
 // Each rank's best `rate` over the cases `wanted` picks.
 std::map<int, Best> bestPerRank(const std::vector<CaseResult>& cases,
                                 const std::function<bool(const CaseResult&)>& wanted,
-                                std::string_view rate) {
+                                const RateSpec& rate) {
   std::map<int, Best> best;
   for (const CaseResult& c : cases) {
     if (c.skipped() || !wanted(c)) continue;
@@ -74,10 +68,10 @@ bool isMembw(const CaseResult& c, std::string_view kind) {
 ItemVerdict perGpuItem(VerdictItem item, const std::map<int, Best>& best,
                        const std::vector<int>& node_ranks, const std::vector<RankInfo>& ranks,
                        const std::function<ReferenceFigure(const GpuReference&)>& figure,
-                       std::string unit, std::string not_run) {
+                       std::string_view unit, std::string not_run) {
   ItemVerdict v;
   v.item = item;
-  v.unit = std::move(unit);
+  v.unit = unit;
   bool measured_without_reference = false;
   for (int rank : node_ranks) {
     const auto it = best.find(rank);
@@ -109,9 +103,9 @@ ItemVerdict perGpuItem(VerdictItem item, const std::map<int, Best>& best,
 // Host<->device: each rank's weaker direction of its best pinned copies.
 std::map<int, Best> hostDevicePerRank(const std::vector<CaseResult>& cases) {
   std::map<int, Best> weaker = bestPerRank(
-      cases, [](const CaseResult& c) { return isMembw(c, "h2d pinned"); }, "GB/s");
+      cases, [](const CaseResult& c) { return isMembw(c, "h2d pinned"); }, rates::kMemoryBandwidth);
   const std::map<int, Best> d2h = bestPerRank(
-      cases, [](const CaseResult& c) { return isMembw(c, "d2h pinned"); }, "GB/s");
+      cases, [](const CaseResult& c) { return isMembw(c, "d2h pinned"); }, rates::kMemoryBandwidth);
   for (const auto& [rank, best] : d2h) {
     if (!weaker.contains(rank) || best.value < weaker[rank].value) weaker[rank] = best;
   }
@@ -135,7 +129,7 @@ std::vector<AllreduceRun> ncclAllreduces(const std::vector<CaseResult>& cases) {
     }
     const CollectiveDescriptor* collective = findCollective(fields->collective);
     if (collective == nullptr || !collective->judgedBy(CollectiveVerdict::NodeBusbw)) continue;
-    AllreduceRun run{{}, fields->bytes, caseRate(c, "busbw GB/s")};
+    AllreduceRun run{{}, fields->bytes, c.rate(rates::kBusbw)};
     if (fields->group) {
       run.members.assign(fields->group->ranks.begin(), fields->group->ranks.end());
     } else {
@@ -169,7 +163,7 @@ ItemVerdict allreduceItem(int node, const std::vector<CaseResult>& cases,
                           const std::vector<RankInfo>& ranks) {
   ItemVerdict v;
   v.item = VerdictItem::AllreduceBusbw;
-  v.unit = "GB/s";
+  v.unit = rates::kBusbw.unit;
   const auto onNode = [&](int rank) {
     const RankInfo* info = infoOf(rank, ranks);
     return info != nullptr && info->node_index == node;
@@ -336,9 +330,9 @@ std::vector<NodeVerdict> judgeNodes(const std::vector<CaseResult>& cases,
         const auto fields = MatmulCase::decode(c.fields);
         return fields && fields->dtype == MatmulDtype::Bf16;
       },
-      "TFLOP/s");
+      rates::kTflops);
   const std::map<int, Best> triad = bestPerRank(
-      cases, [](const CaseResult& c) { return isMembw(c, "triad"); }, "GB/s");
+      cases, [](const CaseResult& c) { return isMembw(c, "triad"); }, rates::kMemoryBandwidth);
   const std::map<int, Best> host_device = hostDevicePerRank(cases);
   std::vector<NodeVerdict> verdicts;
   for (const auto& [node, members] : node_ranks) {
@@ -354,13 +348,16 @@ std::vector<NodeVerdict> judgeNodes(const std::vector<CaseResult>& cases,
     v.gpu = fmt::format("{}", fmt::join(gpus, ", "));
     v.items.push_back(perGpuItem(
         VerdictItem::GemmBf16, gemm, members, ranks,
-        [](const GpuReference& g) { return g.gemm_bf16; }, "TFLOP/s", "no bf16 matmul case"));
+        [](const GpuReference& g) { return g.gemm_bf16; }, rates::kTflops.unit,
+        "no bf16 matmul case"));
     v.items.push_back(perGpuItem(
         VerdictItem::HbmTriad, triad, members, ranks,
-        [](const GpuReference& g) { return g.hbm_triad; }, "GB/s", "no membw triad case"));
+        [](const GpuReference& g) { return g.hbm_triad; }, rates::kMemoryBandwidth.unit,
+        "no membw triad case"));
     v.items.push_back(perGpuItem(
         VerdictItem::HostDevice, host_device, members, ranks,
-        [](const GpuReference& g) { return g.host_device; }, "GB/s", "no pinned h2d/d2h case"));
+        [](const GpuReference& g) { return g.host_device; }, rates::kMemoryBandwidth.unit,
+        "no pinned h2d/d2h case"));
     v.items.push_back(allreduceItem(node, cases, ranks));
     verdicts.push_back(std::move(v));
   }

@@ -8,15 +8,12 @@
 #include <string>
 
 #include "cases/CollectiveCase.hpp"
+#include "cases/Rates.hpp"
 #include "comm/Collective.hpp"
 #include "report/ConsoleText.hpp"
 
 namespace splitstep {
 namespace {
-
-// The rates of the collective family (cases/CollectiveCase.cpp) that nccl-tests prints.
-constexpr std::string_view kAlgbw = "algbw GB/s";
-constexpr std::string_view kBusbw = "busbw GB/s";
 
 // nccl-tests' type names (src/common.cu test_typenames).
 std::string_view typeName(CollectiveDtype dtype) {
@@ -29,13 +26,6 @@ std::string_view typeName(CollectiveDtype dtype) {
       return "half";
   }
   return "";
-}
-
-std::optional<double> rate(const CaseResult& c, std::string_view name) {
-  for (const RateValue& r : c.rates) {
-    if (r.name == name) return r.value;
-  }
-  return std::nullopt;
 }
 
 // One line of the table: a size and type, each placement's case where it ran.
@@ -97,8 +87,8 @@ void printHeader(std::ostream& out) {
 // One placement's four columns; nccl-tests' N/A where there is no figure.
 std::string body(const CaseResult* c, double& busbw_sum, int& busbw_count) {
   if (c == nullptr) return fmt::format("  {:>7}  {:>6}  {:>6}    N/A", "N/A", "N/A", "N/A");
-  const auto algbw = rate(*c, kAlgbw);
-  const auto busbw = rate(*c, kBusbw);
+  const auto algbw = c->rate(rates::kAlgbw);
+  const auto busbw = c->rate(rates::kBusbw);
   if (busbw) {
     busbw_sum += *busbw;
     ++busbw_count;

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "cases/CollectiveCase.hpp"
+#include "cases/Rates.hpp"
 #include "common/Units.hpp"
 #include "derived/NodeSpread.hpp"
 #include "report/ConsoleText.hpp"
@@ -57,7 +58,7 @@ std::string stopCell(const CaseResult& c) {
   return fmt::format("{}", fmt::join(rules, "/"));
 }
 
-std::string rateCell(const CaseResult& c, const std::string& name) {
+std::string rateCell(const CaseResult& c, std::string_view name) {
   const auto rate = std::find_if(c.rates.begin(), c.rates.end(),
                                  [&name](const RateValue& r) { return r.name == name; });
   return rate == c.rates.end() ? "-" : formatRate(rate->value);
@@ -447,7 +448,7 @@ bool printCollectiveMatrix(std::ostream& out, const std::vector<std::vector<Case
   if (rows.empty() || sizes.size() > kMatrixSizes) return false;
   std::vector<std::string> header = {"collective"};
   for (std::uint64_t size : sizes) header.push_back(formatBytes(size));
-  header.insert(header.end(), {"busbw GB/s", "±ci", "noise"});
+  header.insert(header.end(), {std::string(rates::kBusbw.name), "±ci", "noise"});
   TableRows table = {header};
   for (const Row& row : rows) {
     std::vector<std::string> cells = {row.label};
@@ -465,7 +466,7 @@ bool printCollectiveMatrix(std::ostream& out, const std::vector<std::vector<Case
       const std::optional<double> its = largestReach(c);
       reach = reach && its ? std::optional(std::max(*reach, *its)) : std::nullopt;
     }
-    cells.push_back(rateCell(*row.by_size.rbegin()->second, "busbw GB/s"));
+    cells.push_back(rateCell(*row.by_size.rbegin()->second, rates::kBusbw.name));
     cells.push_back(percentCell(reach));
     cells.push_back(percentCell(noise));
     table.push_back(std::move(cells));

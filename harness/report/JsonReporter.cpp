@@ -73,7 +73,10 @@ nlohmann::json catalogueJson(const RunContext& context) {
           {{"name", f.name}, {"type", typeName(f.type)}, {"unit", f.unit}, {"help", f.help}});
     }
     nlohmann::json rates = nlohmann::json::array();
-    for (const RateSpec& r : family->rates) rates.push_back({{"name", r.name}, {"unit", r.unit}});
+    // Every rate is a throughput: higher is better.
+    for (const RateSpec& r : family->rates) {
+      rates.push_back({{"key", r.key}, {"name", r.name}, {"unit", r.unit}, {"better", "higher"}});
+    }
     families[std::string(family->name)] = {{"fields", fields}, {"rates", rates}};
   }
   return {{"suites", suites},

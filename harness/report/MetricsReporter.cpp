@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "cases/Rates.hpp"
 #include "report/AtomicFile.hpp"
 
 namespace splitstep {
@@ -20,9 +21,12 @@ std::string escaped(const std::string& value) {
 }
 
 // Prometheus wants base units: FLOP/s and bytes/s rather than TFLOP/s and GB/s.
-double baseScale(const std::string& unit) { return unit == "TFLOP/s" ? 1e12 : 1e9; }
+// A verdict item's unit is that of the rate it judges: TFLOP/s or a bandwidth's GB/s.
+double baseScale(const std::string& unit) {
+  return unit == rates::kTflops.unit ? rates::kTflops.scale : rates::kMemoryBandwidth.scale;
+}
 std::string baseSuffix(const std::string& unit) {
-  return unit == "TFLOP/s" ? "flop_per_second" : "bytes_per_second";
+  return unit == rates::kTflops.unit ? "flop_per_second" : "bytes_per_second";
 }
 
 struct Family {

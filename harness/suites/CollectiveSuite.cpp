@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "cases/CollectiveCase.hpp"
+#include "cases/Rates.hpp"
 #include "cluster/RankGroups.hpp"
 #include "comm/CollectiveLayout.hpp"
 #include "common/Units.hpp"
@@ -282,10 +283,10 @@ class RoundRunner {
       if (skip) {
         CaseRunner::skip(sample, skip->reason);
       } else {
-        sample.rates.push_back({"algbw GB/s", static_cast<double>(layout.bytes), 1e9});
+        sample.rates.push_back(rates::of(rates::kAlgbw, static_cast<double>(layout.bytes)));
         if (const auto bus_factor = busBandwidthFactor(collective_, c.ranks)) {
           sample.rates.push_back(
-              {"busbw GB/s", static_cast<double>(layout.bytes) * *bus_factor, 1e9});
+              rates::of(rates::kBusbw, static_cast<double>(layout.bytes) * *bus_factor));
         } else {
           sample.notes.push_back("busbw is not defined for a single rank");
         }

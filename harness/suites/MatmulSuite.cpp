@@ -6,6 +6,7 @@
 #include <ATen/ops/randn.h>
 
 #include "cases/MatmulCase.hpp"
+#include "cases/Rates.hpp"
 #include "suites/CaseRunner.hpp"
 #include "suites/MatmulSpace.hpp"
 #include "suites/TorchScope.hpp"
@@ -91,7 +92,7 @@ void MatmulSuite::run(const SuiteContext& context) {
     runner.measure(sample, [&] { at::mm_out(c_out, a, b); });
     const double flop = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
                         static_cast<double>(shape.k);
-    sample.rates.push_back({"TFLOP/s", flop, 1e12});
+    sample.rates.push_back(rates::of(rates::kTflops, flop));
   }
   runner.finish();
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cases/MembwCase.hpp"
+#include "cases/Rates.hpp"
 #include "common/Units.hpp"
 #include "device/CudaCheck.hpp"
 #include "device/Memory.hpp"
@@ -63,7 +64,7 @@ class SizeCases {
       return;
     }
     runner_.measure(sample, body);
-    sample.rates.push_back({"GB/s", bytes_moved, 1e9});
+    sample.rates.push_back(rates::of(rates::kMemoryBandwidth, bytes_moved));
   }
 
   // Skips the cases left.

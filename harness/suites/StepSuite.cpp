@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 
+#include "cases/Rates.hpp"
 #include "cases/StepCase.hpp"
 #include "common/Units.hpp"
 #include "measure/Measurer.hpp"
@@ -448,9 +449,9 @@ void StepSuite::run(const SuiteContext& context) {
         step_sample.telemetry = std::move(whole.telemetry);
         // Notes about the whole suite go with its first timed case only.
         step_sample.notes = std::exchange(notes, {});
-        step_sample.rates = {{"samples/s", static_cast<double>(batch), 1}};
+        step_sample.rates = {rates::of(rates::kSamplesPerSecond, static_cast<double>(batch))};
         // A model of no FLOPs counted (an exported graph of no products) gets no TFLOP/s.
-        if (flop > 0) step_sample.rates.push_back({"TFLOP/s", flop, 1e12});
+        if (flop > 0) step_sample.rates.push_back(rates::of(rates::kTflops, flop));
         step_samples.emplace_back(mode, runner.size() - 1);
         if (plan_.step_graphs) {
           step_sample.comparison = {case_name, "eager", true};

@@ -73,6 +73,21 @@ TEST(JsonReporter, TheCatalogueCarriesEachCollectivesFacts) {
   EXPECT_TRUE(gather["verdicts"].empty());
 }
 
+TEST(JsonReporter, TheCatalogueDeclaresEachFamilysRatesByKeyNameUnitAndDirection) {
+  const nlohmann::json families = writeAndRead()["metadata"]["catalogue"]["families"];
+  const nlohmann::json& collective = families["collective"]["rates"];
+  ASSERT_EQ(collective.size(), 2u);
+  EXPECT_EQ(collective[1]["key"], "busbw");
+  EXPECT_EQ(collective[1]["name"], "busbw GB/s");
+  EXPECT_EQ(collective[1]["unit"], "GB/s");
+  EXPECT_EQ(collective[1]["better"], "higher");
+  const nlohmann::json& step = families["step"]["rates"];
+  ASSERT_EQ(step.size(), 2u);
+  EXPECT_EQ(step[0]["key"], "samples_per_second");
+  EXPECT_EQ(step[1]["name"], "TFLOP/s");
+  EXPECT_EQ(families["membw"]["rates"][0]["key"], "memory_bandwidth");
+}
+
 TEST(JsonReporter, RanksNameTheirPhysicalGpuNodeAndLinks) {
   const nlohmann::json doc = writeAndRead();
   const auto& rank = doc["ranks"][0];
