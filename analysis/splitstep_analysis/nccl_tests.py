@@ -27,6 +27,7 @@ import re
 import sys
 
 from .cli import option_type
+from .rates import BUSBW, rate_column, rate_name
 from .schema import PLACEMENT_WORDS, BadInput, read_bytes
 
 # nccl-tests' type names by splitstep's dtypes.
@@ -126,20 +127,21 @@ def compare(cases, reference, min_bytes, tolerance):
     tolerance). `reference` holds nccl-tests rows; without a dtype column they match any."""
     import pandas as pd
 
+    busbw = rate_column(cases, BUSBW)
     nccl = cases[(cases["family"] == "collective") & (cases["backend"] == "nccl")]
     keys = ["collective", "placement", "bytes"] + (["dtype"] if "dtype" in reference else [])
     merged = nccl.merge(reference.astype({"bytes": "Int64"}), on=keys)
     merged = merged[merged["nccl_tests_us"].notna() & (merged["nccl_tests_us"] > 0)].copy()
     merged["splitstep_us"] = merged["median_s"] * 1e6
     merged["time_ratio"] = merged["splitstep_us"] / merged["nccl_tests_us"]
-    if "busbw GB/s" not in merged:
-        merged["busbw GB/s"] = math.nan
-    merged["busbw_ratio"] = merged["busbw GB/s"] / merged["nccl_tests_busbw"].where(
+    if busbw not in merged:
+        merged[busbw] = math.nan
+    merged["busbw_ratio"] = merged[busbw] / merged["nccl_tests_busbw"].where(
         merged["nccl_tests_busbw"] > 0)
     # On one rank nothing crosses a link: splitstep defines no busbw (nccl-tests prints 0), and
     # the times, the same work on both sides, are what is judged.
     merged["judged_by"] = "busbw"
-    merged.loc[merged["busbw GB/s"].isna(), "judged_by"] = "time"
+    merged.loc[merged[busbw].isna(), "judged_by"] = "time"
     merged["ratio"] = merged["busbw_ratio"].where(merged["judged_by"] == "busbw",
                                                   merged["time_ratio"])
     judged = merged[(merged["bytes"] >= min_bytes) & merged["ratio"].notna()]
@@ -230,7 +232,7 @@ def run_compare(args):
         raise BadInput("no splitstep case matches an nccl-tests row (collective, dtype, "
                        "placement, bytes)")
     columns = ["collective", "dtype", "placement", "bytes", "splitstep_us", "nccl_tests_us",
-               "time_ratio", "busbw GB/s", "nccl_tests_busbw", "busbw_ratio"]
+               "time_ratio", rate_name(document, BUSBW), "nccl_tests_busbw", "busbw_ratio"]
     if args.best:
         columns.append("nccl_tests_run")
     with pd.option_context("display.width", 200, "display.max_rows", 1000):

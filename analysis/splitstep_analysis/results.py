@@ -11,6 +11,7 @@ is missing). Times are seconds throughout.
 import pandas as pd
 
 # read_results, catalogue and the errors are re-exported: one import for a notebook.
+from .rates import FRAME_ATTRIBUTE, rates
 from .schema import (BadInput, ResultsError, as_document, catalogue, field_types,  # noqa: F401
                      read_results)
 
@@ -55,7 +56,10 @@ def load_cases(source):
         row.update(case["fields"])
         row.update(case.get("rates", {}))
         rows.append(row)
-    return _typed(pd.DataFrame(rows), document)
+    frame = _typed(pd.DataFrame(rows), document)
+    # Rates by key (rates.rate_column), for code that is given the frame alone.
+    frame.attrs[FRAME_ATTRIBUTE] = rates(document)
+    return frame
 
 
 def _median(values):
@@ -87,7 +91,10 @@ def load_ranks(source):
                         "max_s": max(values)})
             row.update(case["fields"])
             rows.append(row)
-    return _typed(pd.DataFrame(rows), document)
+    frame = _typed(pd.DataFrame(rows), document)
+    # Rates by key (rates.rate_column), for code that is given the frame alone.
+    frame.attrs[FRAME_ATTRIBUTE] = rates(document)
+    return frame
 
 
 def load_samples(source):
@@ -130,7 +137,10 @@ def load_telemetry(source):
                 row[f"limit {limit}"] = share
             row.update(case["fields"])
             rows.append(row)
-    return _typed(pd.DataFrame(rows), document)
+    frame = _typed(pd.DataFrame(rows), document)
+    # Rates by key (rates.rate_column), for code that is given the frame alone.
+    frame.attrs[FRAME_ATTRIBUTE] = rates(document)
+    return frame
 
 
 def load_derived(source):

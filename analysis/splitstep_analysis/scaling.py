@@ -9,6 +9,7 @@ overlap and weak-scaling efficiency by rank count. Exit status 2 when the files 
 import pandas as pd
 
 from .collective_facts import SCALING_BUSBW, judged_by
+from .rates import BUSBW, rate_name
 from .results import load_cases, load_derived, read_results
 from .schema import BadInput
 
@@ -33,7 +34,8 @@ def busbw_tables(documents):
     frames = []
     for path, document in documents:
         cases = load_cases(document)
-        if "busbw GB/s" not in cases or "backend" not in cases:
+        busbw = rate_name(document, BUSBW)
+        if busbw not in cases or "backend" not in cases:
             continue  # no collectives, or one rank, where busbw is not defined
         cases = cases[cases["collective"].isin(judged_by(document, SCALING_BUSBW)) &
                       (cases["backend"] == "nccl") & (cases["dtype"] == "fp32") &
@@ -41,13 +43,13 @@ def busbw_tables(documents):
         if cases.empty:
             continue
         frames.append(cases.assign(ranks=world_size(document, path))[
-            ["collective", "size", "ranks", "busbw GB/s"]])
+            ["collective", "size", "ranks", busbw]].rename(columns={busbw: "busbw"}))
     if not frames:
         return []
     tables = []
     for collective, rows in pd.concat(frames).groupby("collective", sort=False):
-        table = rows.pivot_table(index="size", columns="ranks", values="busbw GB/s")
-        table.columns = [f"busbw GB/s, {n} ranks" for n in table.columns]
+        table = rows.pivot_table(index="size", columns="ranks", values="busbw")
+        table.columns = [f"{busbw}, {n} ranks" for n in table.columns]
         tables.append((collective, table.reset_index().rename(columns={"size": "bytes"})))
     return tables
 

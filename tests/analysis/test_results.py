@@ -132,3 +132,30 @@ class LoadersAndNotebookTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RatesTest(unittest.TestCase):
+    """A rate is found by its key under the name its file's catalogue gives it."""
+
+    def test_the_catalogues_name_is_the_column(self):
+        from splitstep_analysis.rates import BUSBW, rate_column
+        from splitstep_analysis.schema import normalise
+        doc = normalise(document(collective_cases()), "<v1>")
+        doc["schema"] = "splitstep.results/2"
+        renamed = "bus bandwidth (GB/s)"
+        for entry in doc["metadata"]["catalogue"]["families"].values():
+            for rate in entry["rates"]:
+                if rate["name"] == "busbw GB/s":
+                    rate.update(key=BUSBW, name=renamed, unit="GB/s", better="higher")
+        for c in doc["cases"]:
+            c["rates"] = {renamed if k == "busbw GB/s" else k: v for k, v in c["rates"].items()}
+        frame = load_cases(doc)
+        self.assertIn(renamed, frame)
+        self.assertEqual(rate_column(frame, BUSBW), renamed)
+        self.assertEqual(rate_column(frame[frame["backend"] == "nccl"], BUSBW), renamed)
+
+    def test_a_file_without_keys_reads_with_the_names_of_its_time(self):
+        from splitstep_analysis.rates import BUSBW, rate_column
+        frame = load_cases(document(collective_cases()))
+        self.assertEqual(rate_column(frame, BUSBW), "busbw GB/s")
+        self.assertIn("busbw GB/s", frame)

@@ -7,6 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ..rates import BUSBW, rate_column, rate_unit
 from ..schema import PLACEMENT_WORDS
 from .common import Plot, _keys, _slug, size_label
 
@@ -17,7 +18,8 @@ def collective_frame(cases, with_busbw=True, groups=False):
     or with groups True those run within a group of ranks."""
     if cases.empty:
         return cases
-    has = cases["busbw GB/s"].notna() if "busbw GB/s" in cases else False
+    busbw = rate_column(cases, BUSBW)
+    has = cases[busbw].notna() if busbw in cases else False
     frame = cases[(cases["family"] == "collective") & (has if with_busbw else ~has)].copy()
     # A case without the collective field is named by its suite.
     frame["collective"] = frame["collective"].fillna(frame["suite"]) if "collective" in frame \
@@ -33,10 +35,11 @@ def collective_frame(cases, with_busbw=True, groups=False):
     return frame[grouped == groups]
 
 
-def plot_size_lines(axes, frame, label_collective=True, label_file=False, value="busbw GB/s",
+def plot_size_lines(axes, frame, label_collective=True, label_file=False, value=None,
                     scale=1.0):
-    """One line of `value` (times `scale`) against size per collective, backend, dtype,
-    placement and file."""
+    """One line of `value` (times `scale`; default the busbw) against size per collective,
+    backend, dtype, placement and file."""
+    value = value or rate_column(frame, BUSBW)
     keys = ["collective", "backend", "dtype", "placement", "file"]
     colors = {}
     cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -56,7 +59,7 @@ def plot_size_lines(axes, frame, label_collective=True, label_file=False, value=
                   linestyle=":" if in_place else "-")
 
 
-def label_algorithms(axes, frame, value="busbw GB/s"):
+def label_algorithms(axes, frame):
     """NCCL's choice (the fields nccl_algorithm and nccl_protocol, where the file has them)
     written above the first point of each line of plot_size_lines and above every point where it
     changes, as "ring/simple": a step in busbw at a change of algorithm is NCCL's choice, one
@@ -64,10 +67,11 @@ def label_algorithms(axes, frame, value="busbw GB/s"):
     if "nccl_algorithm" not in frame or "nccl_protocol" not in frame:
         return
     keys = ["collective", "backend", "dtype", "placement", "file"]
+    busbw = rate_column(frame, BUSBW)
     for _, group in frame.groupby(keys, sort=False):
         group = group.sort_values("size")
         previous = None
-        for size, y, algorithm, protocol in zip(group["size"], group[value],
+        for size, y, algorithm, protocol in zip(group["size"], group[busbw],
                                                 group["nccl_algorithm"], group["nccl_protocol"]):
             if pd.isna(algorithm) or pd.isna(protocol):
                 previous = None
@@ -128,7 +132,8 @@ def busbw_figures(cases, world_size=None, reference=None, order=(), expected=(),
             plot_reference_lines(axes, reference, collective)
         # The verdict's busbw item (allreduce-busbw, docs/verdict.md) is the judged collective's.
         for item in expected:
-            if collective in judged and item.item.endswith("-busbw") and item.unit == "GB/s":
+            if collective in judged and item.item.endswith("-busbw") and \
+                    item.unit == rate_unit(rows, BUSBW):
                 at = f", {item.case}" if item.case else ""
                 axes.axhline(item.value, color="black", linestyle="-.", linewidth=1,
                              label=f"expected {item.value:.0f} GB/s (verdict{at})")

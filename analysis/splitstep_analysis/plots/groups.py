@@ -2,6 +2,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..rates import BUSBW, rate_column
 from ..schema import PLACEMENT_WORDS
 from .collectives import _in_order, collective_frame
 from .common import Plot, _keys, _slug, size_label
@@ -11,7 +12,7 @@ def _pair_heatmap(panel, rows, ranks):
     """busbw of each pair of ranks as a symmetric ranks x ranks matrix on `panel`; returns the
     image (the diagonal and the pairs not run are blank)."""
     matrix = np.full((ranks, ranks), np.nan)
-    for group, value in zip(rows["group"], rows["busbw GB/s"]):
+    for group, value in zip(rows["group"], rows[rate_column(rows, BUSBW)]):
         matrix[group[0], group[1]] = matrix[group[1], group[0]] = value
     image = panel.imshow(matrix, cmap="viridis", vmin=0, vmax=np.nanmax(matrix))
     for (i, j), value in np.ndenumerate(matrix):
@@ -48,7 +49,8 @@ def group_figures(cases, world_size=None, order=()):
                                     label="busbw (GB/s)", shrink=0.8)
                 else:
                     labels = [",".join(map(str, group)) for group in at["group"]]
-                    panel.barh(np.arange(len(at)), at["busbw GB/s"], color="#4c72b0")
+                    panel.barh(np.arange(len(at)), at[rate_column(at, BUSBW)],
+                                color="#4c72b0")
                     panel.set_yticks(np.arange(len(at)), [f"group {g}" for g in labels],
                                      fontsize=7)
                     panel.invert_yaxis()

@@ -4,6 +4,7 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..rates import TFLOPS, rate_unit
 from .common import Plot, _keys, spans_orders
 from .verdict import _expected_by
 
@@ -51,7 +52,7 @@ def matmul_figure(cases, peaks=None, expected=()):
     dtypes = [d for d in DTYPES if d in set(frame["dtype"])] + \
         sorted(set(frame["dtype"]) - set(DTYPES))
     # An item names its dtype last ("gemm-bf16"), where its case is not among the bars.
-    by_dtype = _expected_by(frame, expected, "TFLOP/s", "dtype",
+    by_dtype = _expected_by(frame, expected, rate_unit(frame, TFLOPS), "dtype",
                             lambda e: e.item.rsplit("-", 1)[-1] if e.item.rsplit("-", 1)[-1]
                             in dtypes else None)
     colors = dict(zip(dtypes, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 3))
