@@ -38,8 +38,8 @@ def rate_name(document, key):
 
 
 def _of_frame(cases):
-    # A frame that lost its attributes (merged with another) read before: a KeyError here is a
-    # frame not from load_cases.
+    # pandas drops attrs in a merge: callers read the column before merging (nccl_tests.compare).
+    # A KeyError here is a frame not from load_cases.
     return cases.attrs[FRAME_ATTRIBUTE]
 
 
