@@ -91,10 +91,7 @@ def load_ranks(source):
                         "max_s": max(values)})
             row.update(case["fields"])
             rows.append(row)
-    frame = _typed(pd.DataFrame(rows), document)
-    # Rates by key (rates.rate_column), for code that is given the frame alone.
-    frame.attrs[FRAME_ATTRIBUTE] = rates(document)
-    return frame
+    return _typed(pd.DataFrame(rows), document)
 
 
 def load_samples(source):
@@ -137,10 +134,7 @@ def load_telemetry(source):
                 row[f"limit {limit}"] = share
             row.update(case["fields"])
             rows.append(row)
-    frame = _typed(pd.DataFrame(rows), document)
-    # Rates by key (rates.rate_column), for code that is given the frame alone.
-    frame.attrs[FRAME_ATTRIBUTE] = rates(document)
-    return frame
+    return _typed(pd.DataFrame(rows), document)
 
 
 def load_derived(source):
