@@ -68,17 +68,26 @@ bool distinct(std::span<const double> values, std::size_t found, double negligib
 
 // The start-up transient of `values` as the rules see it: the samples to leave out, and whether
 // one at another level has yet to end, spanning more than kMaxTransientShare of them (MSER cuts
-// a trend, which never ends, at any length).
+// a trend, which never ends, at any length). `sample_seconds`, the mean length of a sample so
+// far (0: not known), ends the wait for a transient that would span kMaxTransientShare only
+// after max_time at that rate: waiting cannot get there, and max_time would end the case with
+// both levels mixed into its median. The level after it is judged at once, as the rest of an
+// ended transient is, so the drift guard still holds it where that level itself moves. A 1 GiB
+// pageable copy of 167 ms whose host made it 140 ms after 35 samples would have its old level
+// left out only after 140 samples (21 s).
 struct StartUp {
   std::size_t leave_out = 0;
   bool ongoing = false;
 };
 
-StartUp startUp(const MeasureSettings& settings, std::span<const double> values) {
+StartUp startUp(const MeasureSettings& settings, std::span<const double> values,
+                double sample_seconds = 0) {
   if (!settings.trim_transient) return {};
   const std::size_t found = transientLength(values);
   if (!distinct(values, found, settings.ci_target)) return {};
   if (static_cast<double>(found) > kMaxTransientShare * static_cast<double>(values.size())) {
+    const double seconds_to_end = sample_seconds * static_cast<double>(found) / kMaxTransientShare;
+    if (seconds_to_end > settings.max_time) return {found, false};
     return {0, true};
   }
   return {found, false};
@@ -202,7 +211,8 @@ StopCheck judge(const MeasureSettings& settings, std::span<const double> values,
                 double timed_seconds) {
   const std::size_t n = values.size();
   if (n < static_cast<std::size_t>(settings.min_samples) || !isCheckpoint(n)) return {};
-  const StartUp start = startUp(settings, values);
+  const double sample_seconds = timed_seconds / static_cast<double>(n);
+  const StartUp start = startUp(settings, values, sample_seconds);
   if (start.ongoing) return {};  // more samples are needed to see it end
   const std::size_t transient = start.leave_out;
   const std::span<const double> steady = values.subspan(transient);
@@ -232,7 +242,6 @@ StopCheck judge(const MeasureSettings& settings, std::span<const double> values,
   // of max_time for its noise to settle (a stable noise would have ended it above) and for a
   // start-up transient to end and be left out: a 128 B allreduce whose first 380 samples are a
   // transient ends converged after 1536, and judged out of reach at 252 its median was 17% off.
-  const double sample_seconds = timed_seconds / static_cast<double>(n);
   const bool noise_judged =
       steady.size() >= kStableMinSamples && timed_seconds >= kStableJudgeShare * settings.max_time;
   if (samples_to_target > kOutOfReachSampleFactor &&

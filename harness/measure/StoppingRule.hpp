@@ -81,7 +81,9 @@ struct StopCheck {
 // - TimeLimit once wall_seconds reaches max_time (stoppedOnTime);
 // - Continue below min_samples, and between checkpoints (isCheckpoint);
 // - Continue while a start-up transient (transientLength, at another level than the rest)
-//   spans more than kMaxTransientShare of the samples: it has not clearly ended yet;
+//   spans more than kMaxTransientShare of the samples: it has not clearly ended yet; unless
+//   the samples it would take to span that share would take past max_time at the rate of the
+//   timed samples so far, where it is left out at once;
 // - from here on, the samples after the transient to leave out (transientToLeaveOut) are
 //   judged, and Continue while they are fewer than min_samples;
 // - Done (NoiseTarget) when std/mean <= max_noise: a quiet case ends here, whatever min_time;

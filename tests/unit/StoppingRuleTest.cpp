@@ -253,6 +253,40 @@ TEST(StoppingRule, AStepChangeIsLeftOutOnceTheNewLevelHoldsThreeQuartersOfTheSam
   EXPECT_NEAR(sorted[sorted.size() / 2], 2.1e-3, 2.1e-3 * 0.005);
 }
 
+TEST(StoppingRule, AStepThatCouldNotBeWaitedOutIsLeftOutAtOnce) {
+  // A 1 GiB pageable copy as one H100's host ran it (results/2026-12-06-h100-time-to-answer,
+  // default.json; ms): 33 samples about 166 ms, then about 140 ms, wandering by 8%. Its old level
+  // would span a quarter of the samples only after about 140 of them (21 s): it ran to
+  // --max-time (100 samples) with both levels in its median. Once MSER finds the step, the old
+  // level is left out and the new one judged.
+  std::vector<double> series = {
+      168.1, 164.8, 164.6, 165.7, 164.9, 163.5, 167.4, 172.0, 167.0, 166.0, 166.6, 166.3, 168.1,
+      166.4, 166.9, 164.2, 167.7, 168.0, 165.9, 165.8, 164.9, 163.9, 165.7, 164.3, 164.0, 166.7,
+      165.3, 166.6, 167.9, 164.8, 164.1, 163.5, 161.4, 154.6, 132.3, 135.9, 134.9, 141.3, 147.8,
+      142.0, 145.1, 155.7, 159.6, 154.8, 139.4, 134.6, 133.6, 136.8, 137.2, 134.9, 136.4, 149.3,
+      172.8, 167.7, 130.7, 149.9, 155.1, 134.7, 143.9, 142.6, 140.7, 134.1, 132.9, 131.1, 132.7,
+      131.7, 130.5, 132.9, 135.0, 149.5, 154.0, 153.2, 152.1, 149.6, 142.5, 144.8, 138.1, 138.4,
+      143.1, 148.2, 136.4, 149.9, 173.0, 153.3, 141.9, 144.7, 143.5, 139.3, 139.2, 140.3, 141.0,
+      136.0, 138.4, 137.2, 137.8, 151.6, 150.1, 136.9, 138.0, 141.2};
+  for (double& v : series) v *= 1e-3;
+  const FirstStop stop = firstStop(defaults(), series);
+  EXPECT_EQ(stop.check.state, StopState::Done);
+  EXPECT_LE(stop.samples, 72u);  // about 11 s of the 15 it took
+  EXPECT_GE(stop.check.transient, 33u);
+  EXPECT_LE(stop.check.transient, 35u + 4 * kTransientBatch);
+  const std::span<const double> taken =
+      std::span(series).first(stop.samples).subspan(stop.check.transient);
+  std::vector<double> sorted(taken.begin(), taken.end());
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_NEAR(sorted[sorted.size() / 2], 0.140, 0.140 * 0.03);
+  // The same step in 2 ms samples is waited out: 140 of them take 0.3 s.
+  std::vector<double> shorter = testing::stableSeries(35, 2.0e-3, 0.01, 16);
+  const std::vector<double> after = testing::stableSeries(3000, 1.7e-3, 0.01, 17);
+  shorter.insert(shorter.end(), after.begin(), after.end());
+  const FirstStop waited = firstStop(defaults(), shorter);
+  EXPECT_GE(waited.samples, 4u * 35u) << toString(waited.check.rule);
+}
+
 TEST(StoppingRule, AStartUpTransientIsLeftOutAndAWanderingSeriesStops) {
   // A small collective as one H200 pair ran it (128 B): 4 ms samples spreading by 13%, the
   // first 60 of them (0.25 s, half of --min-time) 20% slower, then a level that wanders by 2%
