@@ -35,7 +35,7 @@ void Measurer::note(Measurement& m, const std::string& text) {
   if (std::find(m.notes.begin(), m.notes.end(), text) == m.notes.end()) m.notes.push_back(text);
 }
 
-Measurer::Timed Measurer::timeOnce(const std::function<void()>& run, int loops, bool queued,
+Measurer::Timed Measurer::timeOnce(const std::function<void()>& run, int loops, int queued,
                                    Measurement& m, std::string_view kind, const std::string& name) {
   if (flush_) {
     std::string why_not;
@@ -45,17 +45,21 @@ Measurer::Timed Measurer::timeOnce(const std::function<void()>& run, int loops, 
     }
   }
   std::unique_ptr<StreamHold> hold;
-  if (queued) {
+  if (queued > 0) {
     std::string why_not;
     hold = device_.holdStream(why_not);
     if (!hold) note(m, why_not + "; timed without a queued start");
   }
+  const bool head_start = hold && queued < loops;
   timer_->start();
   const double host_start = wall_clock_.seconds();
-  for (int l = 0; l < loops; ++l) run();
+  for (int l = 0; l < loops; ++l) {
+    run();
+    if (head_start && l + 1 == queued) hold->release();
+  }
   const double host = wall_clock_.seconds() - host_start;
   timer_->stop();
-  if (hold) hold->release();
+  if (hold && !head_start) hold->release();
   device_.synchronize();
   if (timeline_ != nullptr) timeline_->addDevice(Track::Work, kind, name, *timer_);
   if (hold && hold->timedOut()) {
@@ -98,7 +102,7 @@ int Measurer::autorange(const std::function<void()>& run, double target_seconds,
   int loops = 1;
   for (;;) {
     anchor();
-    const Timed sample = timeOnce(run, loops, false, m, span_kind::kUntimed, "autorange");
+    const Timed sample = timeOnce(run, loops, 0, m, span_kind::kUntimed, "autorange");
     const int wanted = nextLoopCount(loops, sample.device, target_seconds, kMaxLoops);
     // Every rank wants at least `loops`; the maximum equals it only when no rank wants more.
     const auto agreed = static_cast<int>(agreement_.maxOverRanks(wanted));
@@ -139,7 +143,7 @@ void Measurer::coldStart(const std::function<void()>& body, Measurement& m) {
   // Ranks of a collective meet before its first execution too: a rank that never arrives is
   // then found at a watched barrier, not inside a library call that may block the host.
   if (settings_.align_ranks) agreement_.barrier();
-  const Timed cold = timeOnce(body, 1, false, m, span_kind::kUntimed, "cold start");
+  const Timed cold = timeOnce(body, 1, 0, m, span_kind::kUntimed, "cold start");
   m.cold = cold.device;
   m.cold_host = cold.host;
 }
@@ -171,13 +175,21 @@ Measurer::Timing Measurer::prepare(const std::function<void()>& body, Measuremen
     m.loops =
         autorange(timing.run, std::max(settings_.min_sample_time, 1000 * m.timer_overhead), m);
   }
-  timing.queued = settings_.queued_start || m.loops <= settings_.queued_up_to;
-  if (timing.queued && m.loops > kMaxQueuedLoops) {
-    note(m, "queued start off: " + std::to_string(m.loops) +
-                " executions per sample would overflow the launch queue");
-    timing.queued = false;
+  if (settings_.queued_start) {
+    timing.queued = m.loops;
+    if (m.loops > kMaxQueuedLoops) {
+      note(m, "queued start off: " + std::to_string(m.loops) +
+                  " executions per sample would overflow the launch queue");
+      timing.queued = 0;
+    }
+  } else if (m.loops <= settings_.head_start_up_to) {
+    timing.queued = 1;
   }
-  if (timing.queued) timing.method.push_back("queued start");
+  if (timing.queued == m.loops) {
+    timing.method.push_back("queued start");
+  } else if (timing.queued > 0) {
+    timing.method.push_back("head start");
+  }
   return timing;
 }
 

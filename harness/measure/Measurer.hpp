@@ -48,8 +48,10 @@ class Measurer {
   struct Timing {
     std::function<void()> run;           // the body, or its graph's replay
     std::unique_ptr<GraphReplay> graph;  // owns what `run` replays
-    bool queued = false;                 // each sample queued behind a stream hold
-    std::vector<std::string> method;     // for Measurement::method
+    // How many of a sample's executions are queued behind a stream hold before it is released:
+    // none, the first (a head start), or all of them (queued_start).
+    int queued = 0;
+    std::vector<std::string> method;  // for Measurement::method
   };
 
   void coldStart(const std::function<void()>& body, Measurement& m);
@@ -62,7 +64,7 @@ class Measurer {
   void summarize(const Timing& timing, Measurement& m) const;
 
   // `kind` and `name`: how the timeline shows the interval (span_kind::kSample, kUntimed).
-  Timed timeOnce(const std::function<void()>& run, int loops, bool queued, Measurement& m,
+  Timed timeOnce(const std::function<void()>& run, int loops, int queued, Measurement& m,
                  std::string_view kind, const std::string& name);
   // Before an interval that the timeline should place: anchors the device's clock.
   void anchor();

@@ -14,8 +14,8 @@
 namespace splitstep {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Summary, n, min, max, mean, stddev, median, p5, p95, iqr, cv)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MedianInterval, low, high, coverage)
-// The settings users choose. align_ranks and queued_up_to are left out: suites set them per case
-// (collectives and the step), where arrival_waits and the method show them; a run-wide value
+// The settings users choose. align_ranks and head_start_up_to are left out: suites set them per
+// case (collectives and the step), where arrival_waits and the method show them; a run-wide value
 // would misstate those cases.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MeasureSettings, warmup, warmup_time, loops, min_sample_time,
                                    samples, min_samples, min_time, ci_target, max_noise, max_time,

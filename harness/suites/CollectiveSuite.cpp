@@ -30,12 +30,12 @@
 namespace splitstep {
 namespace {
 
-// A collective sample of at most this many executions starts queued (MeasureSettings). In a
-// sample of >= 2 ms each call then takes >= 31 us, several times the host's few microseconds to
-// launch one, so that the queue removes only the first call's launch, never a rate the host
-// bounds. (At 16, one H200's 256 MiB allreduce, 18 calls a sample, was left out: +0.4-1.4%
-// over nccl-tests.)
-constexpr int kQueuedUpTo = 64;
+// A collective sample of at most this many executions gets a head start (MeasureSettings): its
+// first call queued, the rest launched as the host goes. In a sample of >= 2 ms each call then
+// takes >= 31 us, several times the host's few microseconds to launch one, so the host keeps
+// ahead of the work from the first call on. (At 16, one H200's 256 MiB allreduce, 18 calls a
+// sample, was left out: +0.4-1.4% over nccl-tests.)
+constexpr int kHeadStartUpTo = 64;
 
 kernels::PatternType toPattern(DataType type) {
   switch (type) {
@@ -330,7 +330,7 @@ class RoundRunner {
     // first is not timed as transfer time (at >= 256 MiB it was up to 1%). Not where the host
     // is part of what is timed: a blocking call or a slowed test rank. An MPI call returns when
     // it is done, so a held stream would stall it.
-    if (comm.backend() == "nccl" && !blocking && !slow) settings.queued_up_to = kQueuedUpTo;
+    if (comm.backend() == "nccl" && !blocking && !slow) settings.head_start_up_to = kHeadStartUpTo;
     runner_.measure(
         sample, settings,
         [&body, &timer, slow, delay, blocking] {

@@ -25,7 +25,8 @@ class FakeDevice final : public MeasureDevice {
   int releases = 0;
   bool can_capture = true;
   int replays = 0;
-  std::vector<std::string> events;  // "flush", "hold", "start", "stop", "release" in order
+  // "flush", "hold", "start", "stop", "release" in order, and what a test's body adds
+  std::vector<std::string> events;
 
   class Timer final : public IntervalTimer {
    public:
@@ -472,19 +473,38 @@ TEST(Measurer, QueuedStartHoldsTheStreamUntilTheSampleIsQueued) {
             (std::vector<std::string>{"hold", "start", "stop", "release"}));
 }
 
-TEST(Measurer, SamplesOfFewExecutionsStartQueuedUpToTheSuitesBound) {
-  for (const int loops : {1, 16, 17}) {
+TEST(Measurer, SamplesOfFewExecutionsGetAHeadStartUpToTheSuitesBound) {
+  for (const int loops : {1, 3, 16, 17}) {
     FakeDevice device;
     LocalAgreement agreement;
     MeasureSettings settings = quickRule();
-    settings.queued_up_to = 16;
+    settings.head_start_up_to = 16;
     settings.loops = loops;
     settings.samples = 3;
-    const Measurement m =
-        Measurer(device, agreement, settings).measure([&] { device.now += 1e-3; });
-    const bool queued = loops <= 16;
-    EXPECT_EQ(device.holds, queued ? 3 : 0) << loops << " loops";
-    EXPECT_EQ(m.method.find("queued start") != std::string::npos, queued) << m.method;
+    const Measurement m = Measurer(device, agreement, settings).measure([&] {
+      device.now += 1e-3;
+      device.events.push_back("run");
+    });
+    const bool held = loops <= 16;
+    EXPECT_EQ(device.holds, held ? 3 : 0) << loops << " loops";
+    EXPECT_EQ(device.releases, device.holds);
+    if (!held) {
+      EXPECT_EQ(m.method.find("start"), std::string::npos) << m.method;
+      continue;
+    }
+    // One execution is queued behind the hold, the rest launched after its release; a sample
+    // of one execution is queued whole.
+    const auto hold = std::find(device.events.begin(), device.events.end(), "hold");
+    ASSERT_NE(hold, device.events.end());
+    std::vector<std::string> expected = {"hold", "start", "run"};
+    if (loops > 1) expected.push_back("release");
+    for (int l = 1; l < loops; ++l) expected.push_back("run");
+    expected.push_back("stop");
+    if (loops == 1) expected.push_back("release");
+    EXPECT_EQ(std::vector<std::string>(hold, hold + static_cast<long>(expected.size())), expected)
+        << loops << " loops";
+    EXPECT_NE(m.method.find(loops == 1 ? "queued start" : "head start"), std::string::npos)
+        << m.method;
   }
 }
 
