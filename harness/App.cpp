@@ -115,13 +115,14 @@ void Run::startReports() {
   addReporters(reporters_, plan_.output, std::cout);
   const std::lock_guard lock(ending_.reportMutex());
   reporters_.reportContext(context_);
+  stream_.startReports(context_.ranks);
 }
 
 void Run::finishReports(const std::vector<RankTimeline>& timelines) {
   const std::lock_guard lock(ending_.reportMutex());
   reporters_.reportWallTimes(context_.wall);
   for (const DerivedResult& derived :
-       deriveAll({stream_.results(), context_.ranks, plan_.projection})) {
+       deriveAll({stream_.results(), context_.ranks, plan_.projection, stream_.verdicts()})) {
     reporters_.reportDerived(derived);
   }
   reporters_.finalize();
@@ -140,8 +141,8 @@ void Run::finishReports(const std::vector<RankTimeline>& timelines) {
 
 int Run::judgedStatus() {
   const std::vector<CaseResult>& cases = stream_.results();
-  const RunStatus run = judgeRun(cases, judgeNodes(cases, context_.ranks), context_.ranks,
-                                 plan_.output.fail_below_expected);
+  const RunStatus run =
+      judgeRun(cases, stream_.verdicts(), context_.ranks, plan_.output.fail_below_expected);
   // One write for all lines: mpirun forwards each write apart, and stdout's lines would
   // otherwise fall between a line's prefix and its text.
   std::string lines;

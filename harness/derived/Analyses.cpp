@@ -18,7 +18,7 @@ std::vector<DerivedResult> deriveAll(const AnalysisInput& input) {
       [](const AnalysisInput& in) { return deriveGroupFigures(in.cases, in.ranks); },
       [](const AnalysisInput& in) { return deriveCollectiveFigures(in.cases, in.projection); },
       [](const AnalysisInput& in) { return deriveStepTelemetry(in.cases); },
-      [](const AnalysisInput& in) { return deriveVerdict(in.cases, in.ranks); },
+      [](const AnalysisInput& in) { return deriveVerdict(in.verdicts, in.ranks); },
   };
   std::vector<DerivedResult> all;
   for (const Analysis& analysis : analyses) {

@@ -6,6 +6,7 @@
 
 #include "derived/CaseResult.hpp"
 #include "derived/Derived.hpp"
+#include "derived/Verdict.hpp"
 #include "meta/RankInfo.hpp"
 #include "options/RunPlan.hpp"
 
@@ -16,6 +17,9 @@ struct AnalysisInput {
   const std::vector<CaseResult>& cases;
   const std::vector<RankInfo>& ranks;
   const ProjectionPlan& projection;
+  // The nodes' verdicts, judged once from the same cases (StreamingReport): the verdict's
+  // derived results only present them.
+  const std::vector<NodeVerdict>& verdicts;
 };
 
 std::vector<DerivedResult> deriveAll(const AnalysisInput& input);

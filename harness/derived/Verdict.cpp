@@ -364,10 +364,10 @@ std::vector<NodeVerdict> judgeNodes(const std::vector<CaseResult>& cases,
   return verdicts;
 }
 
-std::vector<DerivedResult> deriveVerdict(const std::vector<CaseResult>& cases,
+std::vector<DerivedResult> deriveVerdict(const std::vector<NodeVerdict>& verdicts,
                                          const std::vector<RankInfo>& ranks) {
   std::vector<DerivedResult> results;
-  for (const NodeVerdict& node : judgeNodes(cases, ranks)) {
+  for (const NodeVerdict& node : verdicts) {
     DerivedResult& d = results.emplace_back();
     d.suite = "verdict";
     d.subject = "node " + node.host;

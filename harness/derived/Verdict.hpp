@@ -80,10 +80,10 @@ struct NodeVerdict {
 std::vector<NodeVerdict> judgeNodes(const std::vector<CaseResult>& cases,
                                     const std::vector<RankInfo>& ranks);
 
-// The verdicts as derived results, one per node: suite "verdict", subject "node <host>",
-// figures "verdict/<item>/measured|expected|ratio" for each judged item, findings[0] the line,
-// findings[1] (where there is one) what was not judged and why.
-std::vector<DerivedResult> deriveVerdict(const std::vector<CaseResult>& cases,
+// `verdicts` (judgeNodes') as derived results, one per node: suite "verdict", subject "node
+// <host>", figures "verdict/<item>/measured|expected|ratio" for each judged item, findings[0]
+// the line, findings[1] (where there is one) what was not judged and why.
+std::vector<DerivedResult> deriveVerdict(const std::vector<NodeVerdict>& verdicts,
                                          const std::vector<RankInfo>& ranks);
 
 }  // namespace splitstep

@@ -18,6 +18,7 @@ class CsvReporter final : public Reporter {
   void reportCase(const CaseResult& result) override;
   // Derived figures are for the JSON and the console: a row is a case on a rank.
   void reportDerived(const DerivedResult&) override {}
+  void reportVerdict(const std::vector<NodeVerdict>&) override {}
   // The JSON holds them.
   void reportWallTimes(const RunWallTimes&) override {}
   void finalize() override;

@@ -94,10 +94,10 @@ nlohmann::json wallJson(const RunWallTimes& wall) {
 }
 
 // The verdict per node, typed for a fleet's scripts (docs/results-schema.md#the-verdict).
-nlohmann::json verdictJson(const std::vector<CaseResult>& cases,
+nlohmann::json verdictJson(const std::vector<NodeVerdict>& verdicts,
                            const std::vector<RankInfo>& ranks) {
   nlohmann::json nodes = nlohmann::json::array();
-  for (const NodeVerdict& node : judgeNodes(cases, ranks)) {
+  for (const NodeVerdict& node : verdicts) {
     nlohmann::json items = nlohmann::json::array();
     for (const ItemVerdict& i : node.items) {
       const auto judged = [&i](double value) {
@@ -172,7 +172,7 @@ void JsonReporter::reportContext(const RunContext& context) {
       {"ranks", context.ranks},
       {"cases", nlohmann::json::array()},
       {"derived", nlohmann::json::array()},
-      {"verdict", verdictJson(cases_, ranks_)},
+      {"verdict", nlohmann::json::array()},  // until the first is reported
       {"complete", false},
       {"ended", nullptr},
   };
@@ -245,9 +245,11 @@ void JsonReporter::reportCase(const CaseResult& result) {
     if (c == '\n') text += "    ";
   }
   case_texts_.push_back(std::move(text));
-  cases_.push_back(result);
-  document_["verdict"] = verdictJson(cases_, ranks_);
   write();
+}
+
+void JsonReporter::reportVerdict(const std::vector<NodeVerdict>& verdicts) {
+  document_["verdict"] = verdictJson(verdicts, ranks_);
 }
 
 void JsonReporter::reportDerived(const DerivedResult& derived) {

@@ -21,6 +21,8 @@ class JsonReporter final : public Reporter {
   void reportCase(const CaseResult& result) override;
   void reportDerived(const DerivedResult& derived) override;
   // Written with the next case, or at the end.
+  void reportVerdict(const std::vector<NodeVerdict>& verdicts) override;
+  // Written with the next case, or at the end.
   void reportWallTimes(const RunWallTimes& wall) override;
   void finalize() override;
   void endEarly(const std::string& reason) override;
@@ -32,7 +34,6 @@ class JsonReporter final : public Reporter {
   nlohmann::json document_;              // everything but the cases
   std::vector<std::string> case_texts_;  // each case, printed once, indented to its depth
   std::vector<RankInfo> ranks_;          // to group each case's ranks by node
-  std::vector<CaseResult> cases_;        // what the verdict is judged from
 };
 
 }  // namespace splitstep

@@ -101,13 +101,13 @@ std::string metricsText(const std::vector<NodeVerdict>& verdicts, bool complete)
   return text;
 }
 
-void MetricsReporter::reportCase(const CaseResult& result) {
-  cases_.push_back(result);
+void MetricsReporter::reportVerdict(const std::vector<NodeVerdict>& verdicts) {
+  verdicts_ = verdicts;
   write(false);
 }
 
 void MetricsReporter::write(bool complete) const {
-  writeFileAtomically(path_, metricsText(judgeNodes(cases_, ranks_), complete));
+  writeFileAtomically(path_, metricsText(verdicts_, complete));
 }
 
 }  // namespace splitstep

@@ -1,7 +1,7 @@
 // --metrics FILE: the verdict (derived/Verdict) in the Prometheus text format, as node-exporter's
 // textfile collector reads it, so that a cluster's monitoring can scrape every node's verdict
-// (docs/verdict.md). Rewritten (atomically) after every case, with splitstep_run_complete 0 until
-// the run's last case is in.
+// (docs/verdict.md). Rewritten (atomically) with every batch of cases' verdict, with
+// splitstep_run_complete 0 until the run's last case is in.
 #pragma once
 
 #include <string>
@@ -21,10 +21,11 @@ std::string metricsText(const std::vector<NodeVerdict>& verdicts, bool complete)
 class MetricsReporter final : public Reporter {
  public:
   explicit MetricsReporter(std::string path) : path_(std::move(path)) {}
-  void reportContext(const RunContext& context) override { ranks_ = context.ranks; }
-  void reportCase(const CaseResult& result) override;
-  // The verdict is judged from the cases themselves, typed, not read back from its text.
+  void reportContext(const RunContext&) override {}
+  void reportCase(const CaseResult&) override {}
   void reportDerived(const DerivedResult&) override {}
+  // The verdict typed, as judged, not read back from its text; written at once.
+  void reportVerdict(const std::vector<NodeVerdict>& verdicts) override;
   void reportWallTimes(const RunWallTimes&) override {}
   void finalize() override { write(true); }
   void endEarly(const std::string&) override { write(false); }
@@ -33,8 +34,7 @@ class MetricsReporter final : public Reporter {
   void write(bool complete) const;
 
   std::string path_;
-  std::vector<RankInfo> ranks_;
-  std::vector<CaseResult> cases_;
+  std::vector<NodeVerdict> verdicts_;
 };
 
 }  // namespace splitstep

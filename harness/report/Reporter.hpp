@@ -1,7 +1,9 @@
-// Output writers: they read RunContext, CaseResults and DerivedResults and know nothing of the
-// suites. Cases come one by one as they are measured, then the figures derived from them, then
-// finalize(); or, when the run ends early, endEarly() after the cases measured so far. A writer
-// of files keeps them current after every case, so that a run killed outright leaves them too.
+// Output writers: they read RunContext, CaseResults, the nodes' verdicts and DerivedResults, and
+// know nothing of the suites; they run no analysis (each runs once, at its place, and hands its
+// results to all of them). Cases come one by one as they are measured, each batch after its
+// verdict, then the figures derived from them, then finalize(); or, when the run ends early,
+// endEarly() after the cases measured so far. A writer of files keeps them current after every
+// case, so that a run killed outright leaves them too.
 #pragma once
 
 #include <memory>
@@ -10,6 +12,7 @@
 
 #include "derived/CaseResult.hpp"
 #include "derived/Derived.hpp"
+#include "derived/Verdict.hpp"
 #include "meta/RunContext.hpp"
 
 namespace splitstep {
@@ -20,6 +23,9 @@ class Reporter {
   virtual void reportContext(const RunContext& context) = 0;
   virtual void reportCase(const CaseResult& result) = 0;
   virtual void reportDerived(const DerivedResult& derived) = 0;
+  // Each node's verdict on the cases so far, judged once for all reporters after each batch of
+  // cases (the last batch's is the run's).
+  virtual void reportVerdict(const std::vector<NodeVerdict>& verdicts) = 0;
   // Where rank 0's run went so far (RunContext::wall), after each suite and once more when the
   // last one ended: reportContext() comes before any of it is known.
   virtual void reportWallTimes(const RunWallTimes& wall) = 0;
@@ -41,6 +47,9 @@ class ReporterMultiplex final : public Reporter {
   }
   void reportDerived(const DerivedResult& derived) override {
     for (auto& r : reporters_) r->reportDerived(derived);
+  }
+  void reportVerdict(const std::vector<NodeVerdict>& verdicts) override {
+    for (auto& r : reporters_) r->reportVerdict(verdicts);
   }
   void reportWallTimes(const RunWallTimes& wall) override {
     for (auto& r : reporters_) r->reportWallTimes(wall);

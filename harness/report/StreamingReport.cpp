@@ -6,6 +6,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "cluster/MpiWait.hpp"
 #include "collect/Collector.hpp"
@@ -22,14 +23,22 @@ void StreamingReport::publish(std::vector<Sample> samples) {
     std::vector<std::vector<Sample>> by_rank;
     for (const std::string& payload : payloads) by_rank.push_back(decodeSamples(payload));
     const std::vector<CaseResult> results = summarizer_.add(by_rank);
+    results_.insert(results_.end(), results.begin(), results.end());
+    verdicts_ = judgeNodes(results_, ranks_);
     const std::lock_guard lock(ending_.reportMutex());
     if (progress_ != nullptr) progress_->clear();
+    reporters_->reportVerdict(verdicts_);
     for (const CaseResult& result : results) reporters_->reportCase(result);
-    results_.insert(results_.end(), results.begin(), results.end());
   }
   ++batches_;
   leaveIfWarned();
   stallIfAsked();
+}
+
+void StreamingReport::startReports(std::vector<RankInfo> ranks) {
+  ranks_ = std::move(ranks);
+  verdicts_ = judgeNodes({}, ranks_);
+  reporters_->reportVerdict(verdicts_);
 }
 
 void StreamingReport::leaveIfWarned() {

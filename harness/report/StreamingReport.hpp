@@ -9,7 +9,9 @@
 #include "common/Progress.hpp"
 #include "common/Watchdog.hpp"
 #include "derived/CaseResult.hpp"
+#include "derived/Verdict.hpp"
 #include "fault/RunEnding.hpp"
+#include "meta/RankInfo.hpp"
 #include "options/RunPlan.hpp"
 #include "report/Reporter.hpp"
 
@@ -39,8 +41,15 @@ class StreamingReport final : public CaseSink {
   // same batch.
   void leaveIfWarned();
 
+  // Rank 0, once the reporters have the run's context: the ranks each node's verdict is judged
+  // over, and the verdict before any case (every item not judged yet). From then on each batch's
+  // verdict is judged once, on every case so far, and reported before the batch's cases, which
+  // the files then write with it.
+  void startReports(std::vector<RankInfo> ranks);
   // Rank 0: every case so far, for the figures derived from several.
   const std::vector<CaseResult>& results() const { return results_; }
+  // Rank 0: each node's verdict on results().
+  const std::vector<NodeVerdict>& verdicts() const { return verdicts_; }
 
  private:
   const Cluster& cluster_;
@@ -51,6 +60,8 @@ class StreamingReport final : public CaseSink {
   Progress* progress_ = nullptr;
   CaseSummarizer summarizer_;
   std::vector<CaseResult> results_;
+  std::vector<RankInfo> ranks_;
+  std::vector<NodeVerdict> verdicts_;
   int batches_ = 0;
 };
 

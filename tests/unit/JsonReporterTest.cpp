@@ -24,6 +24,8 @@ nlohmann::json writeAndRead(const std::vector<CaseResult>& cases = testing::matm
   const auto path = testing::tempPathForThisTest(".json");
   JsonReporter reporter(path.string());
   reporter.reportContext(context);
+  // One batch, after its verdict, as StreamingReport hands them over.
+  reporter.reportVerdict(judgeNodes(cases, context.ranks));
   for (const CaseResult& c : cases) reporter.reportCase(c);
   for (const DerivedResult& d : derived) reporter.reportDerived(d);
   reporter.finalize();

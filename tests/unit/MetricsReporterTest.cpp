@@ -125,7 +125,7 @@ class MetricsFile : public ::testing::Test {
   fs::path dir_ = testing::tempPathForThisTest("");
 };
 
-TEST_F(MetricsFile, WrittenAfterEveryCaseAndCompleteAtTheEnd) {
+TEST_F(MetricsFile, WrittenWithEveryBatchsVerdictAndCompleteAtTheEnd) {
   const fs::path path = dir_ / "splitstep.prom";
   MetricsReporter reporter(path.string());
   RunContext context;
@@ -138,7 +138,7 @@ TEST_F(MetricsFile, WrittenAfterEveryCaseAndCompleteAtTheEnd) {
   s.fields = MatmulCase{MatmulDtype::Bf16, {8192, 8192, 8192}, {}}.encode();
   s.rates = {{"TFLOP/s", 2.0 * 8192 * 8192 * 8192, 1e12}};
   s.measurement.values = {2.0 * 8192 * 8192 * 8192 / 760e12};
-  reporter.reportCase(summarizeCases({{s}}).front());
+  reporter.reportVerdict(judgeNodes(summarizeCases({{s}}), context.ranks));
   const std::string during = contents(path);
   EXPECT_NE(during.find("\nsplitstep_run_complete 0\n"), std::string::npos) << during;
   EXPECT_NE(during.find(R"(splitstep_verdict_healthy{node="vm",gpu="NVIDIA H200"} 1)"),

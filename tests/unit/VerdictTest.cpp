@@ -88,7 +88,7 @@ std::vector<Sample> healthySamples() {
 
 std::vector<DerivedResult> verdictOf(const std::vector<std::vector<Sample>>& by_rank,
                                      const std::vector<RankInfo>& ranks) {
-  return deriveVerdict(summarizeCases(by_rank), ranks);
+  return deriveVerdict(judgeNodes(summarizeCases(by_rank), ranks), ranks);
 }
 
 const DerivedFigure* figure(const DerivedResult& d, const std::string& tag) {
@@ -245,7 +245,7 @@ TEST(VerdictTest, RunsAmongTheAnalysesOfEveryRun) {
   const std::vector<CaseResult> cases = summarizeCases({{gemm(760)}});
   const std::vector<RankInfo> ranks = h200Ranks(1);
   const ProjectionPlan projection;
-  const auto all = deriveAll({cases, ranks, projection});
+  const auto all = deriveAll({cases, ranks, projection, judgeNodes(cases, ranks)});
   EXPECT_TRUE(std::any_of(all.begin(), all.end(),
                           [](const DerivedResult& d) { return d.suite == "verdict"; }));
 }
