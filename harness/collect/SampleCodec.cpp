@@ -1,5 +1,8 @@
 #include "collect/SampleCodec.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <stdexcept>
 
 namespace splitstep {
@@ -87,38 +90,65 @@ nlohmann::json fieldsJson(const CaseFields& fields) {
   return values;
 }
 
-CaseFields fieldsFromJson(std::string family, const nlohmann::json& values) {
-  CaseFields fields{std::move(family), {}};
-  for (const auto& [name, value] : values.items()) {
-    if (value.is_string()) {
-      fields.values.emplace(name, value.get<std::string>());
-    } else if (value.is_number_integer()) {
-      fields.values.emplace(name, value.get<std::int64_t>());
-    } else if (value.is_number()) {
-      fields.values.emplace(name, value.get<double>());
-    } else if (value.is_array()) {
-      fields.values.emplace(name, value.get<IntegerList>());
-    } else {
-      throw std::invalid_argument("case field '" + name + "' is not a string, number or list");
+FieldValue fieldValue(FieldType type, const nlohmann::json& value) {
+  const bool fits = [&] {
+    switch (type) {
+      case FieldType::String:
+        return value.is_string();
+      case FieldType::Integer:
+        return value.is_number_integer();
+      case FieldType::Number:
+        return value.is_number();
+      case FieldType::Integers:
+        return value.is_array() &&
+               std::all_of(value.begin(), value.end(),
+                           [](const nlohmann::json& v) { return v.is_number_integer(); });
     }
+    return false;
+  }();
+  if (!fits) {
+    throw std::invalid_argument(
+        fmt::format("a case field of type {} holds {}", toString(type), value.dump()));
   }
-  return fields;
+  switch (type) {
+    case FieldType::String:
+      return value.get<std::string>();
+    case FieldType::Integer:
+      return value.get<std::int64_t>();
+    case FieldType::Number:
+      return value.get<double>();
+    case FieldType::Integers:
+      return value.get<IntegerList>();
+  }
+  return {};
+}
+
+void to_json(nlohmann::json& json, const CaseFields& fields) {
+  json = {{"family", fields.family}, {"values", nlohmann::json::object()}};
+  for (const auto& [name, value] : fields.values) {
+    nlohmann::json& entry = json["values"][name];
+    entry = nlohmann::json::array({toString(typeOf(value))});
+    std::visit([&entry](const auto& v) { entry.push_back(v); }, value);
+  }
+}
+
+void from_json(const nlohmann::json& json, CaseFields& fields) {
+  json.at("family").get_to(fields.family);
+  fields.values.clear();
+  for (const auto& [name, typed] : json.at("values").items()) {
+    const auto type = enumFromString<FieldType>(typed.at(0).get<std::string>());
+    if (!type) throw std::invalid_argument("case field '" + name + "' of an unknown type");
+    fields.values.emplace(name, fieldValue(*type, typed.at(1)));
+  }
 }
 
 void to_json(nlohmann::json& json, const Sample& sample) {
-  json = {{"suite", sample.suite},
-          {"case", sample.case_name},
-          {"series", sample.series},
-          {"part_of", sample.part_of},
-          {"detail", sample.detail},
-          {"unit", sample.unit},
-          {"family", sample.fields.family},
-          {"fields", fieldsJson(sample.fields)},
-          {"rates", sample.rates},
-          {"checks", sample.checks},
-          {"notes", sample.notes},
-          {"comparison", sample.comparison},
-          {"measurement", sample.measurement}};
+  json = {{"suite", sample.suite},           {"case", sample.case_name},
+          {"series", sample.series},         {"part_of", sample.part_of},
+          {"detail", sample.detail},         {"unit", sample.unit},
+          {"fields", sample.fields},         {"rates", sample.rates},
+          {"checks", sample.checks},         {"notes", sample.notes},
+          {"comparison", sample.comparison}, {"measurement", sample.measurement}};
   putOptional(json, "telemetry", sample.telemetry);
 }
 void from_json(const nlohmann::json& json, Sample& sample) {
@@ -128,7 +158,7 @@ void from_json(const nlohmann::json& json, Sample& sample) {
   json.at("part_of").get_to(sample.part_of);
   json.at("detail").get_to(sample.detail);
   json.at("unit").get_to(sample.unit);
-  sample.fields = fieldsFromJson(json.at("family").get<std::string>(), json.at("fields"));
+  json.at("fields").get_to(sample.fields);
   json.at("rates").get_to(sample.rates);
   json.at("checks").get_to(sample.checks);
   json.at("notes").get_to(sample.notes);

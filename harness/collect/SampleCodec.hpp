@@ -25,10 +25,16 @@ void from_json(const nlohmann::json& json, TelemetrySummary& summary);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PhaseWallTimes, cold_start, warm_up, prepare, sampling)
 void to_json(nlohmann::json& json, const Measurement& m);
 void from_json(const nlohmann::json& json, Measurement& m);
-// A case's fields as one JSON object, numbers as numbers and lists as arrays; its family travels
-// beside it ("family"). Decoding keeps each value's JSON type: an integer stays an integer.
+// A case's fields as one JSON object, numbers as numbers and lists as arrays: the results file's
+// "fields", whose types its catalogue names.
 nlohmann::json fieldsJson(const CaseFields& fields);
-CaseFields fieldsFromJson(std::string family, const nlohmann::json& values);
+// `value` read as a field of `type`; throws std::invalid_argument where it holds another.
+FieldValue fieldValue(FieldType type, const nlohmann::json& value);
+// A Sample's fields travel typed: {"name": ["integer", 5], ...}, each value beside the name of
+// the type it was encoded as, so that decoding reads that type instead of guessing it from the
+// JSON (a number that happens to be whole, an empty list). The family travels with them.
+void to_json(nlohmann::json& json, const CaseFields& fields);
+void from_json(const nlohmann::json& json, CaseFields& fields);
 void to_json(nlohmann::json& json, const Sample& sample);
 void from_json(const nlohmann::json& json, Sample& sample);
 

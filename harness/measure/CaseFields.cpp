@@ -17,18 +17,16 @@ std::string fieldText(const FieldValue& value) {
   return std::visit(Text{}, value);
 }
 
-bool hasType(const FieldValue& value, FieldType type) {
-  switch (type) {
-    case FieldType::String:
-      return std::holds_alternative<std::string>(value);
-    case FieldType::Integer:
-      return std::holds_alternative<std::int64_t>(value);
-    case FieldType::Number:
-      return std::holds_alternative<double>(value);
-    case FieldType::Integers:
-      return std::holds_alternative<IntegerList>(value);
-  }
-  return false;
+FieldType typeOf(const FieldValue& value) {
+  struct Type {
+    FieldType operator()(const std::string&) const { return FieldType::String; }
+    FieldType operator()(std::int64_t) const { return FieldType::Integer; }
+    FieldType operator()(double) const { return FieldType::Number; }
+    FieldType operator()(const IntegerList&) const { return FieldType::Integers; }
+  };
+  return std::visit(Type{}, value);
 }
+
+bool hasType(const FieldValue& value, FieldType type) { return typeOf(value) == type; }
 
 }  // namespace splitstep

@@ -3,6 +3,7 @@
 // suite to the results file: a byte count is an integer, never its text.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -11,13 +12,24 @@
 #include <variant>
 #include <vector>
 
+#include "common/EnumNames.hpp"
+
 namespace splitstep {
 
 using IntegerList = std::vector<std::int64_t>;
 using FieldValue = std::variant<std::string, std::int64_t, double, IntegerList>;
 
-// The type of a field as the results file's catalogue names it ("integer list", ...).
+// The type of a field, named as the results file's catalogue and the samples' codec name it.
 enum class FieldType { String, Integer, Number, Integers };
+
+template <>
+struct EnumNames<FieldType> {
+  static constexpr std::array values = {
+      std::pair{FieldType::String, std::string_view("string")},
+      std::pair{FieldType::Integer, std::string_view("integer")},
+      std::pair{FieldType::Number, std::string_view("number")},
+      std::pair{FieldType::Integers, std::string_view("integer list")}};
+};
 
 // One field of a case schema: its name, type and unit ("" where it has none), and one line on
 // what it holds, for the results file's catalogue.
@@ -30,6 +42,9 @@ struct FieldSpec {
 
 // A field's value as text for a table cell: integers and numbers in full, a list joined by ';'.
 std::string fieldText(const FieldValue& value);
+
+// The type `value` holds.
+FieldType typeOf(const FieldValue& value);
 
 // Whether `value` holds a value of `type`.
 bool hasType(const FieldValue& value, FieldType type);

@@ -29,20 +29,6 @@ std::vector<std::string> warningTexts(const std::vector<CaseWarning>& warnings) 
   return texts;
 }
 
-std::string_view typeName(FieldType type) {
-  switch (type) {
-    case FieldType::String:
-      return "string";
-    case FieldType::Integer:
-      return "integer";
-    case FieldType::Number:
-      return "number";
-    case FieldType::Integers:
-      return "integer list";
-  }
-  return "?";
-}
-
 // Each collective's facts that readers act on, by name: its root (null for none), its reduction,
 // its nccl-tests binary, and the judgements of its busbw beyond its own cases.
 nlohmann::json collectiveFactsJson() {
@@ -70,7 +56,7 @@ nlohmann::json catalogueJson(const RunContext& context) {
     nlohmann::json fields = nlohmann::json::array();
     for (const FieldSpec& f : family->fields) {
       fields.push_back(
-          {{"name", f.name}, {"type", typeName(f.type)}, {"unit", f.unit}, {"help", f.help}});
+          {{"name", f.name}, {"type", toString(f.type)}, {"unit", f.unit}, {"help", f.help}});
     }
     nlohmann::json rates = nlohmann::json::array();
     // Every rate is a throughput: higher is better.

@@ -267,6 +267,21 @@ TEST(VerdictTest, EveryReferenceFigureCitesItsSource) {
   }
 }
 
+// A results file's case fields, each read as the type the file's catalogue declares for it.
+CaseFields typedFields(const nlohmann::json& results, const nlohmann::json& c) {
+  CaseFields fields{c.at("family").get<std::string>(), {}};
+  const nlohmann::json& specs =
+      results.at("metadata").at("catalogue").at("families").at(fields.family).at("fields");
+  for (const nlohmann::json& spec : specs) {
+    const std::string name = spec.at("name").get<std::string>();
+    if (!c.at("fields").contains(name)) continue;
+    const auto type = enumFromString<FieldType>(spec.at("type").get<std::string>());
+    EXPECT_TRUE(type.has_value()) << spec.dump();
+    fields.values.emplace(name, fieldValue(type.value_or(FieldType::String), c["fields"][name]));
+  }
+  return fields;
+}
+
 // A committed results file's cases, rebuilt as their ranks' samples: each rank's values, and
 // each rate's amount per loop from the case's rate at its median (rate = amount / median).
 std::pair<std::vector<CaseResult>, std::vector<RankInfo>> committedRun(const std::string& path) {
@@ -281,7 +296,7 @@ std::pair<std::vector<CaseResult>, std::vector<RankInfo>> committedRun(const std
       s.case_name = c.at("case").get<std::string>();
       s.series = c.at("series").get<std::string>();
       s.part_of = c.at("part_of").get<std::string>();
-      s.fields = fieldsFromJson(c.at("family").get<std::string>(), c.at("fields"));
+      s.fields = typedFields(results, c);
       const double median = c.at("across_ranks").at("median").get<double>();
       for (const auto& [name, value] : c.at("rates").items()) {
         s.rates.push_back({name, value.get<double>() * median, 1});
