@@ -143,12 +143,13 @@ void from_json(const nlohmann::json& json, CaseFields& fields) {
 }
 
 void to_json(nlohmann::json& json, const Sample& sample) {
-  json = {{"suite", sample.suite},           {"case", sample.case_name},
-          {"series", sample.series},         {"part_of", sample.part_of},
-          {"detail", sample.detail},         {"unit", sample.unit},
-          {"fields", sample.fields},         {"rates", sample.rates},
-          {"checks", sample.checks},         {"notes", sample.notes},
-          {"comparison", sample.comparison}, {"measurement", sample.measurement}};
+  json = caseIdentityJson(sample);
+  json.update({{"fields", sample.fields},
+               {"rates", sample.rates},
+               {"checks", sample.checks},
+               {"notes", sample.notes},
+               {"comparison", sample.comparison},
+               {"measurement", sample.measurement}});
   putOptional(json, "telemetry", sample.telemetry);
 }
 void from_json(const nlohmann::json& json, Sample& sample) {

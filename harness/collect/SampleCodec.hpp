@@ -35,6 +35,13 @@ FieldValue fieldValue(FieldType type, const nlohmann::json& value);
 // JSON (a number that happens to be whole, an empty list). The family travels with them.
 void to_json(nlohmann::json& json, const CaseFields& fields);
 void from_json(const nlohmann::json& json, CaseFields& fields);
+// What names a case, as a sample and a results file's case write it: suite, case, series,
+// part_of, detail and unit (a Sample's or a CaseResult's, which share these members).
+template <typename Case>
+nlohmann::json caseIdentityJson(const Case& c) {
+  return {{"suite", c.suite},     {"case", c.case_name}, {"series", c.series},
+          {"part_of", c.part_of}, {"detail", c.detail},  {"unit", c.unit}};
+}
 void to_json(nlohmann::json& json, const Sample& sample);
 void from_json(const nlohmann::json& json, Sample& sample);
 

@@ -181,13 +181,8 @@ void JsonReporter::reportCase(const CaseResult& result) {
   }
   nlohmann::json rates = nlohmann::json::object();
   for (const RateValue& rate : result.rates) rates[rate.name] = rate.value;
-  nlohmann::json entry = {
-      {"suite", result.suite},
-      {"case", result.case_name},
-      {"series", result.series},
-      {"part_of", result.part_of},
-      {"detail", result.detail},
-      {"unit", result.unit},
+  nlohmann::json entry = caseIdentityJson(result);
+  entry.update({
       {"clock", result.clock},
       {"family", result.fields.family},
       {"fields", fieldsJson(result.fields)},
@@ -197,7 +192,7 @@ void JsonReporter::reportCase(const CaseResult& result) {
       {"rates", rates},
       {"check", {{"checked", result.checked}, {"wrong", result.wrong}}},
       {"ranks", ranks},
-  };
+  });
   if (!result.skipped()) {
     entry["across_ranks"] = result.across;
     entry["slowest_rank"] = result.slowest_rank;
