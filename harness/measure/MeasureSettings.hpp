@@ -29,9 +29,8 @@ struct MeasureSettings {
   // Set by suites, not by users: samples of at most this many executions get a head start, their
   // first execution queued behind a stream hold and the rest launched as the host goes. A sample
   // of a few long executions, timed from an idle stream, holds a launch whose share is the
-  // host's, not the work's: one in 1-64 executions of a 2 ms sample. Queuing the whole sample
-  // (queued_start) would also take out what launching as the work runs costs it, which eager
-  // callers (DDP, nccl-tests) pay: one H100's 64 MiB allreduce read 1% below nccl-tests so.
+  // host's, not the work's: one in 1-64 executions of a 2 ms sample. The rest are launched as
+  // eager callers (DDP, nccl-tests) launch them, and no launch queue can fill behind the hold.
   int head_start_up_to = 0;
   // Set by suites whose body is a collective, not by users: ranks meet at a host barrier
   // before every sample, so that one rank's late start is not timed as transfer time.
