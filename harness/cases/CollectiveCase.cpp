@@ -1,6 +1,9 @@
 #include "cases/CollectiveCase.hpp"
 
+#include <fmt/format.h>
+
 #include "cases/FieldCodec.hpp"
+#include "common/Units.hpp"
 
 namespace splitstep {
 namespace {
@@ -84,6 +87,11 @@ std::optional<CollectiveCase> CollectiveCase::decode(const CaseFields& fields) {
     c.nccl = AlgorithmChoice{*algorithm, *protocol, *channels};
   }
   return c;
+}
+
+std::string CollectiveCase::label() const {
+  return fmt::format("{} {} {}{}", backend, toString(dtype), formatBytes(size),
+                     inPlace() ? " in place" : "");
 }
 
 }  // namespace splitstep

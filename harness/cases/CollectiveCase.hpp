@@ -51,6 +51,10 @@ struct CollectiveCase {
   bool operator==(const CollectiveCase&) const = default;
 
   bool inPlace() const { return placement == Placement::InPlace; }
+  // What names the case for people, its group aside: "nccl fp32 1 MiB in place". The case's
+  // name is this and, with --groups, its group; analyses that set groups side by side name
+  // them with this, never by taking the name apart.
+  std::string label() const;
 
   CaseFields encode() const;
   // nullopt where `fields` are not a collective case's (another family, a field missing).

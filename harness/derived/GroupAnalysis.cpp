@@ -87,11 +87,8 @@ std::vector<Series> collectSeries(const std::vector<CaseResult>& cases,
     const std::size_t nodes = nodesSpanned(members, ranks);
     auto [it, added] = found.emplace(std::pair(tag, nodes), series.size());
     if (added) {
-      const std::string suffix = " group " + group;
-      std::string subject = c.case_name;
-      if (subject.ends_with(suffix)) subject.resize(subject.size() - suffix.size());
       series.push_back({c.suite,
-                        subject,
+                        fields->label(),
                         tag,
                         formatBytes(fields->size),
                         std::string(toString(fields->group->mode)),

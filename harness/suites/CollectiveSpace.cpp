@@ -149,8 +149,7 @@ std::optional<std::string> CollectiveSpace::refusal() const {
 }
 
 std::string CollectiveSpace::name(const Case& c) const {
-  std::string name = fmt::format("{} {} {}{}", c.fields.backend, toString(c.fields.dtype),
-                                 formatBytes(c.fields.size), c.fields.inPlace() ? " in place" : "");
+  std::string name = c.fields.label();
   if (c.fields.group) name += " group " + groupName(groups_.groups.at(c.fields.group->index));
   return name;
 }

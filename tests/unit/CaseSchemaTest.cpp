@@ -105,6 +105,16 @@ TEST(CaseSchema, NumbersAreWrittenAsNumbersAndListsAsArrays) {
   EXPECT_EQ(step["bucket_sizes"], nlohmann::json::array({1048576, 496710656}));
 }
 
+TEST(CaseSchema, ACollectiveIsLabelledFromItsFieldsItsGroupAside) {
+  // What names a grouped case's series in the groups analysis, with no name taken apart.
+  EXPECT_EQ(groupedAllreduce().label(), "nccl bf16 1 GiB in place");
+  CollectiveCase out = groupedAllreduce();
+  out.placement = Placement::OutOfPlace;
+  out.backend = "mpi";
+  out.size = 8;
+  EXPECT_EQ(out.label(), "mpi bf16 8 B");
+}
+
 TEST(CaseSchema, FieldsTravelWithTheirTypesNotGuessedFromTheJson) {
   CaseFields fields{"step", {}};
   fields.values.emplace("whole", 2.0);              // a number that happens to be whole
