@@ -6,6 +6,7 @@ the rank count and the environment splitstep recorded. `refusal` says why a comp
 be made at all (no suite in common, or times that depend on the rank count measured on
 different rank counts), and `select` keeps the cases a comparison is asked for.
 """
+import json
 import re
 
 # The metadata entries that name what a run was built and run with.
@@ -19,8 +20,10 @@ RANK_BOUND = ("collective", "step")
 
 
 def _values(documents, read):
-    """The distinct values `read(document)` gives over a side's runs, in run order, as text."""
-    return list(dict.fromkeys("" if (v := read(d)) is None else str(v) for d in documents))
+    """The distinct values `read(document)` gives over a side's runs, in run order, as text: a
+    name as it is, a typed plan value (a number, true/false, a list) as JSON writes it."""
+    return list(dict.fromkeys("" if (v := read(d)) is None else v if isinstance(v, str)
+                              else json.dumps(v) for d in documents))
 
 
 def _gpus(document):

@@ -310,7 +310,7 @@ def like_options(path, chosen, ddp, no_sync, factories=None):
     options = {}
     try:
         for name in PLAN_OPTIONS:
-            options[name] = by_name[name].parse(str(plan[name]))
+            options[name] = by_name[name].parse(schema.option_text(plan[name]))
         for name, field in (("precision", "precision"), ("optimizer", "optimizer"),
                             ("optimizer-impl", "optimizer_impl"), ("input", "input")):
             options[name] = by_name[name].parse(str(fields[field]))

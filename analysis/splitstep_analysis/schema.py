@@ -419,15 +419,26 @@ def field_types(document):
 
 
 def plan(document: Mapping) -> dict:
-    """The run's plan: every option by its name, as canonical text ({} where the file has
-    none)."""
+    """The run's plan: every option by its name, typed as the file writes it (numbers, true and
+    false, lists, names; files written before the plan was typed hold canonical text), {} where
+    the file has none."""
     value = document.get("plan")
     return value if isinstance(value, dict) else {}
 
 
+def option_text(value) -> str:
+    """A plan value as the option takes it on the command line: true/false as on/off, a list
+    joined by commas, a number or a name as written (a text plan's value as it is)."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, list):
+        return ",".join(option_text(item) for item in value)
+    return str(value)
+
+
 def plan_integer(options: Mapping, name: str) -> Optional[int]:
-    """The integer that option `name`'s canonical text in a plan (from `plan`) says; None where
-    the plan has no such option or its text is no integer."""
+    """The integer option `name` holds in a plan (from `plan`), read as text from a file written
+    before the plan was typed; None where the plan has no such option or it is no integer."""
     value = options.get(name)
     if isinstance(value, int) and not isinstance(value, bool):
         return value

@@ -57,8 +57,6 @@ struct GroupSpec {
   bool operator==(const GroupSpec&) const = default;
 };
 
-std::string toString(const GroupSpec& spec);  // "all", "pairs", "nodes", "size:4", "0,1;2,3"
-
 struct CollectivesPlan {
   std::vector<std::uint64_t> bytes;  // message sizes (nccl-tests' "size"), multiples of 4
   std::vector<CollectiveDtype> dtypes;

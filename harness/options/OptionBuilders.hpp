@@ -1,21 +1,21 @@
 // What the option tables (options/OptionTable.cpp, options/StepOptions.cpp) build their entries
-// with: the entry makers and the canonical texts. Internal to the options layer.
+// with: the entry makers and the typed values. Internal to the options layer.
 #pragma once
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
+#include <concepts>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/PlanValue.hpp"
 #include "options/OptionTable.hpp"
 
 namespace splitstep {
 
 using ParseFn = void (*)(const OptionValue&, PlanDraft&);
-using CanonicalFn = std::string (*)(const RunPlan&);
+using CanonicalFn = PlanValue (*)(const RunPlan&);
 
 inline OptionSpec option(std::string name, std::optional<std::string> default_text,
                          std::string help, ParseFn parse, CanonicalFn canonical) {
@@ -35,24 +35,36 @@ inline OptionSpec testHook(std::string name, std::string default_text, std::stri
   return {std::move(name), std::move(default_text), std::move(help), false, true, parse, canonical};
 }
 
-// Canonical texts. Durations in seconds and noise as a fraction, with every digit a double
-// holds: the text is hashed, so equal plans must print equally and different ones differently.
-inline std::string number(double value) { return fmt::format("{}", value); }
-inline std::string onOff(bool value) { return value ? "on" : "off"; }
-inline std::string trueFalse(bool value) { return value ? "true" : "false"; }
-// Buckets in MiB, as the options take them: bytes / 2^20 is exact in a double.
-inline std::string mib(std::uint64_t bytes) {
-  return fmt::format("{}", static_cast<double>(bytes) / (1 << 20));
+// Canonical values (common/PlanValue.hpp). Durations in seconds and noise as a fraction.
+inline PlanValue number(double value) { return planNumber(value); }
+inline PlanValue flag(bool value) { return planFlag(value); }
+template <std::integral Integer>
+PlanValue integer(Integer value) {
+  return planInteger(static_cast<std::int64_t>(value));
 }
+// Buckets in MiB, as the options take them: bytes / 2^20 is exact in a double.
+inline PlanValue mib(std::uint64_t bytes) {
+  return planNumber(static_cast<double>(bytes) / (1 << 20));
+}
+inline PlanValue text(std::string_view value) { return planName(value); }
+// A list of counts or of names.
 template <typename T>
-std::string joined(const std::vector<T>& values) {
-  return fmt::format("{}", fmt::join(values, ","));
+PlanValue list(const std::vector<T>& values) {
+  PlanValue::List out;
+  for (const T& value : values) {
+    if constexpr (std::integral<T>) {
+      out.push_back(integer(value));
+    } else {
+      out.push_back(planName(value));
+    }
+  }
+  return planList(std::move(out));
 }
 template <NamedEnum Enum>
-std::string names(const std::vector<Enum>& values) {
-  std::vector<std::string_view> out;
-  for (Enum value : values) out.push_back(toString(value));
-  return joined(out);
+PlanValue names(const std::vector<Enum>& values) {
+  PlanValue::List out;
+  for (Enum value : values) out.push_back(planName(toString(value)));
+  return planList(std::move(out));
 }
 
 inline int integerIn(const OptionValue& value, int min, int max) {

@@ -104,6 +104,26 @@ GroupSpec groupSpec(const OptionValue& value) {
   return spec;
 }
 
+// --groups typed: all, pairs, nodes by name, size:N as the group size N, and groups of ranks as
+// lists of ranks.
+PlanValue groupsValue(const GroupSpec& spec) {
+  switch (spec.kind) {
+    case GroupKind::All:
+      return text("all");
+    case GroupKind::Pairs:
+      return text("pairs");
+    case GroupKind::Nodes:
+      return text("nodes");
+    case GroupKind::Size:
+      return integer(spec.size);
+    case GroupKind::List:
+      break;
+  }
+  PlanValue::List groups;
+  for (const std::vector<int>& group : spec.list) groups.push_back(list(group));
+  return planList(std::move(groups));
+}
+
 bool slowMs(double x) { return x >= 0 && x <= kMaxSlowMs; }
 
 std::vector<int> rankCounts(const OptionValue& value) {
@@ -122,10 +142,10 @@ std::vector<OptionSpec> runOptions() {
       "auto (one GPU per rank if any; else the CPU, with the CPU preset), cuda, cpu (with the CPU "
       "preset)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.launch.device = v.choice<DeviceKind>("device"); },
-      [](const RunPlan& p) { return std::string(toString(p.launch.device)); }),
+      [](const RunPlan& p) { return text(toString(p.launch.device)); }),
     flagOption("allow-gpu-sharing", "let several ranks of a node share one GPU",
       [](const OptionValue& v, PlanDraft& d) { d.plan.launch.allow_gpu_sharing = v.onOff(); },
-      [](const RunPlan& p) { return trueFalse(p.launch.allow_gpu_sharing); }),
+      [](const RunPlan& p) { return flag(p.launch.allow_gpu_sharing); }),
   };
   // clang-format on
 }
@@ -137,23 +157,23 @@ std::vector<OptionSpec> measurementOptions() {
   return {
     option("warmup", std::to_string(m.warmup), "untimed executions after the timed cold start",
       [](const OptionValue& v, PlanDraft& d) { d.plan.measure.warmup = v.count(0); },
-      [](const RunPlan& p) { return std::to_string(p.measure.warmup); }),
+      [](const RunPlan& p) { return integer(p.measure.warmup); }),
     option("warmup-time", "0", "then more warm-up until this much time (e.g. 500ms) has passed",
       [](const OptionValue& v, PlanDraft& d) { d.plan.measure.warmup_time = v.seconds(0, 3600); },
       [](const RunPlan& p) { return number(p.measure.warmup_time); }),
     option("loops", "0", "executions per sample; 0: autorange to --min-sample-time",
       [](const OptionValue& v, PlanDraft& d) { d.plan.measure.loops = v.count(0); },
-      [](const RunPlan& p) { return std::to_string(p.measure.loops); }),
+      [](const RunPlan& p) { return integer(p.measure.loops); }),
     option("min-sample-time", "2ms",
       "autorange: shortest sample (and at least 1000x the timer's overhead)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.measure.min_sample_time = v.seconds(1e-6, 60); },
       [](const RunPlan& p) { return number(p.measure.min_sample_time); }),
     option("samples", "0", "fixed number of samples; 0: sample until the stopping rule holds",
       [](const OptionValue& v, PlanDraft& d) { d.plan.measure.samples = v.count(0); },
-      [](const RunPlan& p) { return std::to_string(p.measure.samples); }),
+      [](const RunPlan& p) { return integer(p.measure.samples); }),
     option("min-samples", std::to_string(m.min_samples), "stopping rule: at least this many samples",
       [](const OptionValue& v, PlanDraft& d) { d.plan.measure.min_samples = v.count(1); },
-      [](const RunPlan& p) { return std::to_string(p.measure.min_samples); }),
+      [](const RunPlan& p) { return integer(p.measure.min_samples); }),
     option("min-time", "0.5s",
       "stopping rule: at least this much timed work before the median's interval or a stable "
       "noise may end a case (a quiet one ends once --min-samples show it within --max-noise)",
@@ -173,28 +193,28 @@ std::vector<OptionSpec> measurementOptions() {
       [](const RunPlan& p) { return number(p.measure.max_time); }),
     flagOption("queued-start", "hold the stream with a spin kernel while a sample is queued (no launch gaps)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.measure.queued_start = v.onOff(); },
-      [](const RunPlan& p) { return trueFalse(p.measure.queued_start); }),
+      [](const RunPlan& p) { return flag(p.measure.queued_start); }),
     flagOption("l2-flush", "clear the L2 cache before every sample (one loop per sample)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.measure.l2_flush = v.onOff(); },
-      [](const RunPlan& p) { return trueFalse(p.measure.l2_flush); }),
+      [](const RunPlan& p) { return flag(p.measure.l2_flush); }),
     flagOption("cuda-graph", "capture the body as a CUDA graph and time its replays",
       [](const OptionValue& v, PlanDraft& d) { d.plan.measure.cuda_graph = v.onOff(); },
-      [](const RunPlan& p) { return trueFalse(p.measure.cuda_graph); }),
+      [](const RunPlan& p) { return flag(p.measure.cuda_graph); }),
     option("check", "on",
       "verify results after the timed samples (on, off): every element of a collective; step: "
       "ranks hold identical parameters equal to a one-process reference",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.check = d.plan.step.check = v.onOff(); },
       [](const RunPlan& p) {
         // One option sets both; a plan built otherwise may differ, and must hash differently.
-        return p.collectives.check == p.step.check
-                   ? onOff(p.step.check)
-                   : fmt::format("collectives {}, step {}", onOff(p.collectives.check), onOff(p.step.check));
+        if (p.collectives.check == p.step.check) return flag(p.step.check);
+        return text(fmt::format("collectives {}, step {}", p.collectives.check ? "on" : "off",
+                                p.step.check ? "on" : "off"));
       }),
     option("telemetry", "on",
       "read GPU clocks, power, temperature, clock limits and NVLink/PCIe throughput on a thread "
       "of each rank during every case: off, on (every 20ms) or an interval from 5ms to 10s",
       [](const OptionValue& v, PlanDraft& d) { d.plan.telemetry = telemetryPlan(v); },
-      [](const RunPlan& p) { return p.telemetry.enabled ? number(p.telemetry.interval) : "off"; }),
+      [](const RunPlan& p) { return p.telemetry.enabled ? number(p.telemetry.interval) : text("off"); }),
   };
   // clang-format on
 }
@@ -206,9 +226,14 @@ std::vector<OptionSpec> matmulOptions() {
     option("matmul-sizes", "4096,8192", "matmul: square sizes n of the n x n x n products, or MxNxK",
       [](const OptionValue& v, PlanDraft& d) { d.plan.matmul.shapes = matmulShapes(v); },
       [](const RunPlan& p) {
-        std::vector<std::string> shapes;
-        for (const MatmulShape& shape : p.matmul.shapes) shapes.push_back(toString(shape));
-        return joined(shapes);
+        // A square product as its n, any other as [m, n, k].
+        PlanValue::List shapes;
+        for (const MatmulShape& shape : p.matmul.shapes) {
+          shapes.push_back(shape.m == shape.n && shape.n == shape.k
+                               ? integer(shape.n)
+                               : planList({integer(shape.m), integer(shape.n), integer(shape.k)}));
+        }
+        return planList(std::move(shapes));
       }),
     option("matmul-dtypes", "fp32,tf32,fp16,bf16", "matmul: " + enumChoices<MatmulDtype>() + " (fp32: TF32 off)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.matmul.dtypes = v.choices<MatmulDtype>(); },
@@ -224,7 +249,7 @@ std::vector<OptionSpec> membwOptions() {
     // Copy and triad kernels move 16-byte vectors.
     option("membw-bytes", "1G", "membw: size of each array (copy, triad, host<->device copies)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.membw.bytes = v.byteList(16, kMaxBufferBytes); },
-      [](const RunPlan& p) { return joined(p.membw.bytes); }),
+      [](const RunPlan& p) { return list(p.membw.bytes); }),
   };
   // clang-format on
 }
@@ -236,7 +261,7 @@ std::vector<OptionSpec> collectiveOptions() {
     option("bytes", "8,1K,64K,1M,16M,64M,256M,1G",
       "collectives: message sizes in bytes (suffixes K, M, G are powers of 1024)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.bytes = v.byteList(4, kMaxBufferBytes); },
-      [](const RunPlan& p) { return joined(p.collectives.bytes); }),
+      [](const RunPlan& p) { return list(p.collectives.bytes); }),
     option("min-bytes", std::nullopt, "collectives: sweep from this size (nccl-tests -b)",
       [](const OptionValue& v, PlanDraft& d) { d.sweep.min_bytes = v.byteList(4, kMaxBufferBytes).front(); },
       nullptr),
@@ -264,27 +289,27 @@ std::vector<OptionSpec> collectiveOptions() {
         if (v.text() != "auto") d.plan.collectives.backends = v.choices<Backend>();
       },
       [](const RunPlan& p) {
-        return p.collectives.backends.empty() ? std::string("auto") : names(p.collectives.backends);
+        return p.collectives.backends.empty() ? text("auto") : names(p.collectives.backends);
       }),
     option("blocking", "off",
       "collectives: the host waits for each call before the next (on, off; nccl-tests -z)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.blocking = v.onOff(); },
-      [](const RunPlan& p) { return std::string(p.collectives.blocking ? "on" : "off"); }),
+      [](const RunPlan& p) { return flag(p.collectives.blocking); }),
     option("groups", "all",
       "collectives: run each within groups of ranks: all (every rank together), pairs (every "
       "pair), nodes (the ranks of each node), size:N (consecutive ranks, N at a time) or a list "
       "such as 0,1;2,3",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.groups = groupSpec(v); },
-      [](const RunPlan& p) { return toString(p.collectives.groups); }),
+      [](const RunPlan& p) { return groupsValue(p.collectives.groups); }),
     option("group-mode", "sequential",
       "collectives: sequential (one group at a time, alone on its links) or concurrent (every "
       "group at once; groups that share ranks take turns)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.group_mode = v.choice<GroupMode>(); },
-      [](const RunPlan& p) { return std::string(toString(p.collectives.group_mode)); }),
+      [](const RunPlan& p) { return text(toString(p.collectives.group_mode)); }),
     testHook("test-slow-rank", "-1",
       "for tests of --groups only: this rank waits --test-slow-ms on the host in every timed collective",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.slow_rank = integerIn(v, -1, kMaxRank); },
-      [](const RunPlan& p) { return std::to_string(p.collectives.slow_rank); }),
+      [](const RunPlan& p) { return integer(p.collectives.slow_rank); }),
     testHook("test-slow-ms", "0", "for tests of --groups only: see --test-slow-rank, in [0, 60000]",
       [](const OptionValue& v, PlanDraft& d) {
         d.plan.collectives.slow_seconds = v.number(slowMs, "a number of milliseconds in [0, 60000]") / 1000;
@@ -293,12 +318,12 @@ std::vector<OptionSpec> collectiveOptions() {
     testHook("test-spoil-rank", "-1",
       "for tests of the exit status only: this rank overwrites one element of each collective's result before its check",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.spoil_rank = integerIn(v, -1, kMaxRank); },
-      [](const RunPlan& p) { return std::to_string(p.collectives.spoil_rank); }),
+      [](const RunPlan& p) { return integer(p.collectives.spoil_rank); }),
     option("nccl-algorithms", "off",
       "collectives: show the algorithm, protocol and channels NCCL chose per case, from NCCL's "
       "profiler plugin interface (on, off; off until its cost per call is measured)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.collectives.nccl_algorithms = v.onOff(); },
-      [](const RunPlan& p) { return std::string(p.collectives.nccl_algorithms ? "on" : "off"); }),
+      [](const RunPlan& p) { return flag(p.collectives.nccl_algorithms); }),
   };
   // clang-format on
 }
@@ -310,11 +335,11 @@ std::vector<OptionSpec> projectionOptions() {
     option("project-ranks", "4,8,16,32,64,128,256,512,1024",
       "analysis: rank counts to project the collectives and the step to",
       [](const OptionValue& v, PlanDraft& d) { d.plan.projection.ranks = rankCounts(v); },
-      [](const RunPlan& p) { return joined(p.projection.ranks); }),
+      [](const RunPlan& p) { return list(p.projection.ranks); }),
     option("project-gpus-per-node", "8",
       "analysis: ranks per node in the projection, joined by the measured link; more cross the network",
       [](const OptionValue& v, PlanDraft& d) { d.plan.projection.gpus_per_node = integerIn(v, 1, kMaxGpusPerNode); },
-      [](const RunPlan& p) { return std::to_string(p.projection.gpus_per_node); }),
+      [](const RunPlan& p) { return integer(p.projection.gpus_per_node); }),
     option("project-internode-bw", "50",
       "analysis: network bandwidth per rank between nodes in GB/s (a 400 Gb/s NIC per GPU: 50)",
       [](const OptionValue& v, PlanDraft& d) {
@@ -329,7 +354,7 @@ std::vector<OptionSpec> projectionOptions() {
       },
       [](const RunPlan& p) {
         return p.projection.internode_latency ? number(*p.projection.internode_latency)
-                                              : std::string("measured");
+                                              : text("measured");
       }),
   };
   // clang-format on
@@ -341,41 +366,41 @@ std::vector<OptionSpec> outputOptions() {
   return {
     option("json", std::nullopt, "write the full results to this JSON file",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.json_path = v.path(); },
-      [](const RunPlan& p) { return p.output.json_path; }),
+      [](const RunPlan& p) { return text(p.output.json_path); }),
     flagOption("quiet", "no progress line on stderr (rank 0 prints one where stderr is a terminal)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.quiet = v.onOff(); },
-      [](const RunPlan& p) { return trueFalse(p.output.quiet); }),
+      [](const RunPlan& p) { return flag(p.output.quiet); }),
     flagOption("verbose",
       "the console adds each case's %timeit lines, per-rank figures, the projection and the "
       "collectives' model (the files hold them either way)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.verbose = v.onOff(); },
-      [](const RunPlan& p) { return trueFalse(p.output.verbose); }),
+      [](const RunPlan& p) { return flag(p.output.verbose); }),
     option("format", "console",
       "the console's layout: console (one line per case) or nccl-tests (nccl-tests' table of "
       "the collectives)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.format = v.choice<ConsoleFormat>("format"); },
-      [](const RunPlan& p) { return std::string(toString(p.output.format)); }),
+      [](const RunPlan& p) { return text(toString(p.output.format)); }),
     option("trace", std::nullopt,
       "write a timeline of every rank to this file (Chrome trace JSON: opens in ui.perfetto.dev)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.trace_path = v.path(); },
-      [](const RunPlan& p) { return p.output.trace_path; }),
+      [](const RunPlan& p) { return text(p.output.trace_path); }),
     option("csv", std::nullopt, "write one row per case and rank to this CSV file",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.csv_path = v.path(); },
-      [](const RunPlan& p) { return p.output.csv_path; }),
+      [](const RunPlan& p) { return text(p.output.csv_path); }),
     option("metrics", std::nullopt,
       "write the verdict to this file in the Prometheus text format (node-exporter's textfile collector)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.metrics_path = v.path(); },
-      [](const RunPlan& p) { return p.output.metrics_path; }),
+      [](const RunPlan& p) { return text(p.output.metrics_path); }),
     flagOption("fail-below-expected",
       "exit with status 3 when the verdict finds a figure below expected (a node check's failure; "
       "wrong elements exit 1 without it)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.fail_below_expected = v.onOff(); },
-      [](const RunPlan& p) { return trueFalse(p.output.fail_below_expected); }),
+      [](const RunPlan& p) { return flag(p.output.fail_below_expected); }),
     flagOption("overwrite",
       "let --json, --csv, --trace and --metrics replace a file splitstep did not write (without it, such a "
       "file is refused at start)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.overwrite = v.onOff(); },
-      [](const RunPlan& p) { return trueFalse(p.output.overwrite); }),
+      [](const RunPlan& p) { return flag(p.output.overwrite); }),
   };
   // clang-format on
 }
@@ -390,10 +415,10 @@ std::vector<OptionSpec> faultOptions() {
     testHook("test-stall-rank", "-1",
       "for tests of --timeout only: this rank stops answering once --test-stall-after cases are done",
       [](const OptionValue& v, PlanDraft& d) { d.plan.launch.stall_rank = integerIn(v, -1, 1 << 30); },
-      [](const RunPlan& p) { return std::to_string(p.launch.stall_rank); }),
+      [](const RunPlan& p) { return integer(p.launch.stall_rank); }),
     testHook("test-stall-after", "0", "for tests of --timeout only: see --test-stall-rank",
       [](const OptionValue& v, PlanDraft& d) { d.plan.launch.stall_after = v.count(0); },
-      [](const RunPlan& p) { return std::to_string(p.launch.stall_after); }),
+      [](const RunPlan& p) { return integer(p.launch.stall_after); }),
   };
   // clang-format on
 }

@@ -1,6 +1,6 @@
 // Every option of splitstep, declared once: its name, default, help, how its text becomes part of
-// the plan, and how the plan prints it back (the canonical text that is hashed, written to the
-// JSON report and shown to users). The usage text, the INI keys (the same names), the plan and
+// the plan, and how the plan gives it back (the typed value that is hashed and written to the
+// JSON report). The usage text, the INI keys (the same names), the plan and
 // RunPlan::entries() all come from this table: adding an option is one entry in its section and,
 // where it needs one, a field of the plan.
 #pragma once
@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/PlanValue.hpp"
 #include "options/OptionValue.hpp"
 #include "options/RunPlan.hpp"
 
@@ -43,9 +44,9 @@ struct OptionSpec {
   bool hidden = false;     // a test's fault hook (--test-*): accepted, but not in --help
   // Parses the option's text (a switch's is "on" or "off") into the draft; throws UsageError.
   std::function<void(const OptionValue& value, PlanDraft& draft)> parse;
-  // The option's canonical text, read back from the plan; nullptr where another option's entry
+  // The option's value, typed, read back from the plan; nullptr where another option's entry
   // holds it (a sweep's bounds are the sizes they expand to).
-  std::function<std::string(const RunPlan& plan)> canonical;
+  std::function<PlanValue(const RunPlan& plan)> canonical;
 };
 
 // The options under one heading of --help: a suite's, the outputs', ...

@@ -12,28 +12,11 @@ std::string toString(const MatmulShape& shape) {
   return fmt::format("{}x{}x{}", shape.m, shape.n, shape.k);
 }
 
-std::string toString(const GroupSpec& spec) {
-  switch (spec.kind) {
-    case GroupKind::All:
-      return "all";
-    case GroupKind::Pairs:
-      return "pairs";
-    case GroupKind::Nodes:
-      return "nodes";
-    case GroupKind::Size:
-      return fmt::format("size:{}", spec.size);
-    case GroupKind::List:
-      break;
-  }
-  std::vector<std::string> groups;
-  for (const std::vector<int>& group : spec.list)
-    groups.push_back(fmt::format("{}", fmt::join(group, ",")));
-  return fmt::format("{}", fmt::join(groups, ";"));
-}
-
-std::vector<std::pair<std::string, std::string>> RunPlan::entries() const {
-  std::vector<std::pair<std::string, std::string>> entries = {
-      {"suites", fmt::format("{}", fmt::join(suites, ","))}, {"config", config_file}};
+std::vector<std::pair<std::string, PlanValue>> RunPlan::entries() const {
+  PlanValue::List suite_names;
+  for (const std::string& suite : suites) suite_names.push_back(planName(suite));
+  std::vector<std::pair<std::string, PlanValue>> entries = {
+      {"suites", planList(std::move(suite_names))}, {"config", planName(config_file)}};
   for (const OptionSpec& spec : optionTable()) {
     if (spec.canonical != nullptr) entries.emplace_back(spec.name, spec.canonical(*this));
   }
@@ -70,7 +53,7 @@ std::uint64_t planHash(const RunPlan& plan, std::string_view build_id) {
   mix(build_id);
   for (const auto& [key, value] : plan.entries()) {
     mix(key);
-    mix(value);
+    mix(planText(value));
   }
   return hash;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/EnumNames.hpp"
+#include "common/PlanValue.hpp"
 #include "measure/MeasureSettings.hpp"
 #include "options/CollectivesPlan.hpp"
 #include "options/LaunchPlan.hpp"
@@ -66,9 +67,9 @@ struct RunPlan {
   TelemetryPlan telemetry;
   std::string config_file;  // empty when none was read
 
-  // Every setting as (option name, canonical value), in a fixed order: the text that is hashed,
-  // written to the JSON report and shown to users.
-  std::vector<std::pair<std::string, std::string>> entries() const;
+  // Every setting as (option name, typed value), in a fixed order: what is hashed and written to
+  // the JSON report.
+  std::vector<std::pair<std::string, PlanValue>> entries() const;
 };
 
 // Why a rank the plan names (--delay-rank, the fault hooks' ranks) is not one of `world_size`

@@ -40,7 +40,7 @@ OptionSpec shapeOption(const ShapeOption& shape) {
           [&shape](const OptionValue& v, PlanDraft& d) {
             d.plan.step.shape.set(shape, v.integer(shape.min, shape.max));
           },
-          [&shape](const RunPlan& p) { return std::to_string(p.step.shape[shape]); }};
+          [&shape](const RunPlan& p) { return integer(p.step.shape[shape]); }};
 }
 
 // A byte such as NUL would cut the path short in a reader's message, and no export writes such a
@@ -65,9 +65,9 @@ std::vector<OptionSpec> stepOptions() {
     option("step-models", "mlp", "step: models to train: " + stepModelNames(),
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.models = stepModelList(v); },
       [](const RunPlan& p) {
-        std::vector<std::string_view> models;
-        for (const StepModelDescriptor* model : p.step.models) models.push_back(model->name);
-        return joined(models);
+        PlanValue::List models;
+        for (const StepModelDescriptor* model : p.step.models) models.push_back(text(model->name));
+        return planList(std::move(models));
       }),
     option("model-file", std::nullopt,
       "step: train the model of this archive of `splitstep-analysis export` in place of "
@@ -84,23 +84,23 @@ std::vector<OptionSpec> stepOptions() {
         }
         d.plan.step.model_file = v.text();
       },
-      [](const RunPlan& p) { return p.step.model_file; }),
+      [](const RunPlan& p) { return text(p.step.model_file); }),
     option("gpu-busy", "on",
       "step: on a GPU, the GPU's busy time per phase, from 5 more steps per mode under LibTorch's "
       "profiler after the timed ones (on, off; off saves their time and the profiler's start)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.gpu_busy = v.onOff(); },
-      [](const RunPlan& p) { return std::string(p.step.gpu_busy ? "on" : "off"); }),
+      [](const RunPlan& p) { return flag(p.step.gpu_busy); }),
     option("step-graphs", "off",
       "step: on a GPU, each mode (none, single) also as one CUDA graph per step, captured after "
       "warm-up and replayed for its samples: the step without the host's launches, a case of its "
       "own beside the eager one (on, off)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.step_graphs = v.onOff(); },
-      [](const RunPlan& p) { return std::string(p.step.step_graphs ? "on" : "off"); }),
+      [](const RunPlan& p) { return flag(p.step.step_graphs); }),
     option("archive-torch", "same",
       "step: with --model-file, same: refuse an archive exported by another torch release "
       "(major.minor) than the LibTorch this splitstep runs; any: run it anyway",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.archive_torch = v.choice<ArchiveTorch>(); },
-      [](const RunPlan& p) { return std::string(toString(p.step.archive_torch)); }),
+      [](const RunPlan& p) { return text(toString(p.step.archive_torch)); }),
     option("batch-file", std::nullopt,
       "step: with --model-file, train every rank on the batch in this file, as "
       "torch.save((inputs..., target), FILE) writes it, in place of one drawn from the recorded "
@@ -109,7 +109,7 @@ std::vector<OptionSpec> stepOptions() {
         refuseUnusablePath(v, "to draw the batch from the recorded shapes");
         d.plan.step.batch_file = v.text();
       },
-      [](const RunPlan& p) { return p.step.batch_file; }),
+      [](const RunPlan& p) { return text(p.step.batch_file); }),
     option("precision", "bf16",
       "step: fp32 (TF32 off); bf16 = autocast to bf16 with fp32 weights; fp16 = autocast with "
       "dynamic loss scaling",
@@ -122,12 +122,12 @@ std::vector<OptionSpec> stepOptions() {
       [](const RunPlan& p) { return names(p.step.modes); }),
     option("optimizer", "sgd", "step: " + enumChoices<StepOptimizer>(),
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.optimizer = v.choice<StepOptimizer>(); },
-      [](const RunPlan& p) { return std::string(toString(p.step.optimizer)); }),
+      [](const RunPlan& p) { return text(toString(p.step.optimizer)); }),
     option("optimizer-impl", "foreach",
       "step: the optimizer's implementation, as torch.optim's: loop (foreach=False), foreach "
       "(PyTorch's default on GPUs), fused (fused=True)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.optimizer_impl = v.choice<OptimizerImpl>(); },
-      [](const RunPlan& p) { return std::string(toString(p.step.optimizer_impl)); }),
+      [](const RunPlan& p) { return text(toString(p.step.optimizer_impl)); }),
     option("lr", "0.01", "step: learning rate (> 0)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.learning_rate = v.number(positive, "a positive number"); },
       [](const RunPlan& p) { return number(p.step.learning_rate); }),
@@ -138,10 +138,10 @@ std::vector<OptionSpec> stepOptions() {
       "step: where each batch comes from: pinned or pageable host memory (copied every step), "
       "or device (already there: no copy)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.input = v.choice<InputSource>(); },
-      [](const RunPlan& p) { return std::string(toString(p.step.input)); }),
+      [](const RunPlan& p) { return text(toString(p.step.input)); }),
     option("non-blocking", "on", "step: queue the host-to-device copy without waiting for it (on, off)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.non_blocking = v.onOff(); },
-      [](const RunPlan& p) { return onOff(p.step.non_blocking); }),
+      [](const RunPlan& p) { return flag(p.step.non_blocking); }),
     option("host-work-ms", "0", "step: milliseconds of host work per batch before its copy, in [0, 60000]",
       [](const OptionValue& v, PlanDraft& d) {
         d.plan.step.host_work = v.number(hostWorkMs, "a number of milliseconds in [0, 60000]") / 1000;
@@ -157,7 +157,7 @@ std::vector<OptionSpec> stepOptions() {
   const std::vector<OptionSpec> rest = {
     option("delay-rank", "-1", "step: make this rank late in every step by --delay-ms (a straggler on purpose)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.delay_rank = integerIn(v, -1, 1 << 30); },
-      [](const RunPlan& p) { return std::to_string(p.step.delay_rank); }),
+      [](const RunPlan& p) { return integer(p.step.delay_rank); }),
     option("delay-ms", "0", "step: how late --delay-rank is, in milliseconds of host time, in [0, 60000]",
       [](const OptionValue& v, PlanDraft& d) {
         d.plan.step.delay = v.number(hostWorkMs, "a number of milliseconds in [0, 60000]") / 1000;
@@ -165,19 +165,19 @@ std::vector<OptionSpec> stepOptions() {
       [](const RunPlan& p) { return number(p.step.delay * 1000); }),
     option("delay-phase", "data", "step: the phase --delay-rank spends its delay in: " + enumChoices<DelayPhase>(),
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.delay_phase = v.choice<DelayPhase>(); },
-      [](const RunPlan& p) { return std::string(toString(p.step.delay_phase)); }),
+      [](const RunPlan& p) { return text(toString(p.step.delay_phase)); }),
     testHook("test-sync-fault", "none",
       "for tests of the step's check only: a deliberate gradient-sync fault: " + enumChoices<SyncFault>(),
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.fault = v.choice<SyncFault>(); },
-      [](const RunPlan& p) { return std::string(toString(p.step.fault)); }),
+      [](const RunPlan& p) { return text(toString(p.step.fault)); }),
     testHook("test-fault-rank", "1", "for tests only: the rank a one-rank --test-sync-fault happens on",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.fault_rank = integerIn(v, 0, 1 << 30); },
-      [](const RunPlan& p) { return std::to_string(p.step.fault_rank); }),
+      [](const RunPlan& p) { return integer(p.step.fault_rank); }),
     option("torch-profile", std::nullopt,
       "step: write a LibTorch profiler (Kineto) trace of 3 steps of every mode and rank into this "
       "directory, to compare kernel by kernel with torch.profiler's",
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.torch_profile_dir = v.path(); },
-      [](const RunPlan& p) { return p.step.torch_profile_dir; }),
+      [](const RunPlan& p) { return text(p.step.torch_profile_dir); }),
   };
   // clang-format on
   options.insert(options.end(), rest.begin(), rest.end());

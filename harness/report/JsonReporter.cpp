@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <string_view>
+#include <type_traits>
+#include <variant>
 
 #include "cases/CaseCatalogue.hpp"
 #include "collect/SampleCodec.hpp"
@@ -111,13 +113,28 @@ nlohmann::json verdictJson(const std::vector<NodeVerdict>& verdicts,
   return nodes;
 }
 
+// A plan setting as its type writes it: a number stays a number, a list a list.
+nlohmann::json planJson(const PlanValue& value) {
+  return std::visit(
+      [](const auto& held) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(held)>, PlanValue::List>) {
+          nlohmann::json items = nlohmann::json::array();
+          for (const PlanValue& item : held) items.push_back(planJson(item));
+          return items;
+        } else {
+          return nlohmann::json(held);
+        }
+      },
+      value.value);
+}
+
 }  // namespace
 
 void JsonReporter::reportContext(const RunContext& context) {
   ranks_ = context.ranks;
   const Versions& v = context.versions;
   nlohmann::json plan = nlohmann::json::object();
-  for (const auto& [key, value] : context.plan) plan[key] = value;
+  for (const auto& [key, value] : context.plan) plan[key] = planJson(value);
   nlohmann::json job = nullptr;
   if (!context.job.scheduler.empty()) {
     job = {{"scheduler", context.job.scheduler},

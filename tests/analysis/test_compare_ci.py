@@ -48,6 +48,15 @@ class DifferencesTest(FilesTestCase):
         self.assertIn(("plan", "cuda-graph", "false / true", "true"),
                       run_differences([a, c], [b]))
 
+    def test_typed_plan_values_differ_as_json_writes_them(self):
+        a = document([case("bf16 n=4096", draw(1))])
+        b = document([case("bf16 n=4096", draw(2))])
+        a["plan"] = {"cuda-graph": False, "bytes": [8, 1024], "timeout": 300.0, "device": "auto"}
+        b["plan"] = {"cuda-graph": True, "bytes": [8], "timeout": 300.0, "device": "auto"}
+        self.assertEqual(run_differences([a], [b]), [
+            ("plan", "cuda-graph", "false", "true"),
+            ("plan", "bytes", "[8, 1024]", "[8]")])
+
     def test_nothing_differs_is_said(self):
         a = self.write("a.json", document([case("bf16 n=4096", draw(1))]))
         b = self.write("b.json", document([case("bf16 n=4096", draw(2))]))

@@ -8,7 +8,7 @@ import tempfile
 import unittest
 
 from splitstep_analysis.schema import (ResultsError, as_document, field_types, normalise, plan,
-                                       plan_integer, read_results)
+                                       option_text, plan_integer, read_results)
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 V2 = os.path.join(DATA, "v2-unknown-collective.json")
@@ -132,7 +132,8 @@ class V2Test(unittest.TestCase):
 
 
 class PlanTest(unittest.TestCase):
-    """The plan holds every option as canonical text: read back by name, an integer decoded."""
+    """The plan holds every option typed (files before that: as canonical text): read back by
+    name, an integer decoded, a value written as the option takes it."""
 
     def test_the_plan_of_a_file_without_one_is_empty(self):
         self.assertEqual(plan({"schema": "splitstep.results/2"}), {})
@@ -147,6 +148,13 @@ class PlanTest(unittest.TestCase):
         for name in ("lr", "device", "cuda-graph", "empty", "absent"):
             with self.subTest(option=name):
                 self.assertIsNone(plan_integer(options, name))
+
+    def test_a_typed_value_is_written_as_the_option_takes_it(self):
+        for value, text in ((True, "on"), (False, "off"), ([8, 1024], "8,1024"),
+                            (["fp32", "bf16"], "fp32,bf16"), (0.01, "0.01"), (12, "12"),
+                            ("auto", "auto"), ("0.5", "0.5")):
+            with self.subTest(value=value):
+                self.assertEqual(option_text(value), text)
 
     def test_a_committed_plan_reads_back_its_shape(self):
         document = read_results(os.path.join(

@@ -54,7 +54,9 @@ TEST(JsonReporter, MetadataNamesEveryVersionTheCommandAndThePlan) {
   EXPECT_EQ(meta["wall"]["suites"][0]["suite"], "matmul");
   EXPECT_EQ(meta["wall"]["suites"][0]["seconds"], 12.25);
   EXPECT_EQ(meta["wall"]["gather"], 0.125);
-  EXPECT_EQ(doc["plan"]["samples"], "2");
+  // The plan typed: a count as a number, the suites as a list.
+  EXPECT_EQ(doc["plan"]["samples"], 2);
+  EXPECT_EQ(doc["plan"]["suites"], nlohmann::json::array({"matmul"}));
   EXPECT_EQ(doc["ranks"][1]["host"], "nodeA");
   EXPECT_EQ(doc["ranks"][1]["device_name"], "NVIDIA H200");
 }

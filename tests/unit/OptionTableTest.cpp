@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <set>
+#include <system_error>
+#include <variant>
 
 #include "options/Options.hpp"
 #include "suites/SuiteCatalog.hpp"
@@ -21,7 +24,7 @@ TEST(OptionTable, EveryOptionIsDeclaredOnceWithHelpAndAParser) {
 
 TEST(OptionTable, TheHelpAndThePlanEntriesComeFromTheTable) {
   const std::string help = parseCommandLine({"--help"}, suiteCatalog()).help;
-  const std::vector<std::pair<std::string, std::string>> entries =
+  const std::vector<std::pair<std::string, PlanValue>> entries =
       parseCommandLine({}, suiteCatalog()).plan.entries();
   for (const OptionSpec& spec : optionTable()) {
     EXPECT_EQ(help.find("--" + spec.name) != std::string::npos, !spec.hidden) << spec.name;
@@ -47,9 +50,9 @@ TEST(OptionTable, TheTestHooksAreHiddenFromTheHelpButAccepted) {
       parseCommandLine({"--test-spoil-rank", "1"}, suiteCatalog()).plan.collectives.spoil_rank, 1);
 }
 
-TEST(OptionTable, EveryDefaultParsesAndPrintsBackTheSameText) {
-  // The canonical text of a default, given as the option's value, yields the same plan entry:
-  // what the report prints can be pasted back.
+TEST(OptionTable, EveryScalarDefaultParsesBackFromItsText) {
+  // A number, count or name the report writes, given as the option's value, yields the same plan
+  // entry: what the report says can be pasted back.
   const RunPlan defaults = parseCommandLine({}, suiteCatalog()).plan;
   for (const OptionSpec& spec : optionTable()) {
     // max-noise's and ci-target's entries are fractions (0.005) where the options take
@@ -58,10 +61,38 @@ TEST(OptionTable, EveryDefaultParsesAndPrintsBackTheSameText) {
         spec.name == "ci-target") {
       continue;
     }
-    const std::string text = spec.canonical(defaults);
+    const PlanValue value = spec.canonical(defaults);
+    // On/off options are true/false in the report; lists are JSON arrays.
+    if (std::holds_alternative<PlanValue::List>(value.value) ||
+        std::holds_alternative<bool>(value.value)) {
+      continue;
+    }
+    const std::string text = planText(value);
     if (text.empty()) continue;  // --json's default: no file
     const RunPlan again = parseCommandLine({"--" + spec.name, text}, suiteCatalog()).plan;
-    EXPECT_EQ(spec.canonical(again), text) << spec.name;
+    EXPECT_EQ(spec.canonical(again), value) << spec.name;
+  }
+}
+
+// A name in the plan never holds a number: those are typed (the "no number as text").
+TEST(OptionTable, NoPlanEntryIsANumberWrittenAsText) {
+  const auto number_as_text = [](const PlanValue& value) {
+    const auto* name = std::get_if<std::string>(&value.value);
+    if (name == nullptr || name->empty()) return false;
+    double parsed = 0;
+    const auto [end, error] = std::from_chars(name->data(), name->data() + name->size(), parsed);
+    return error == std::errc() && end == name->data() + name->size();
+  };
+  const RunPlan plan =
+      parseCommandLine({"--groups", "0,1;2,3", "--matmul-sizes", "64,8x16x32", "--telemetry",
+                        "50ms", "--project-internode-latency", "5us"},
+                       suiteCatalog())
+          .plan;
+  for (const auto& [name, value] : plan.entries()) {
+    EXPECT_FALSE(number_as_text(value)) << name;
+    if (const auto* items = std::get_if<PlanValue::List>(&value.value)) {
+      for (const PlanValue& item : *items) EXPECT_FALSE(number_as_text(item)) << name;
+    }
   }
 }
 

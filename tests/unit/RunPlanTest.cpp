@@ -19,25 +19,30 @@ RunPlan samplePlan() {
   return plan;
 }
 
-// The value of `key` in the plan's entries, or "<missing>".
-std::string entry(const RunPlan& plan, const std::string& key) {
+// The value of `key` in the plan's entries, or the name "<missing>".
+PlanValue typedEntry(const RunPlan& plan, const std::string& key) {
   for (const auto& [k, v] : plan.entries()) {
     if (k == key) return v;
   }
-  return "<missing>";
+  return planName("<missing>");
+}
+
+// Its text, as the plan's hash mixes it.
+std::string entry(const RunPlan& plan, const std::string& key) {
+  return planText(typedEntry(plan, key));
 }
 
 TEST(RunPlan, EntriesNameEveryOptionWithCanonicalValues) {
   const RunPlan plan = samplePlan();
   auto value = [&plan](const std::string& key) { return entry(plan, key); };
-  EXPECT_EQ(value("suites"), "matmul,allreduce");
-  EXPECT_EQ(value("matmul-sizes"), "4096,8192x4096x1024");
-  EXPECT_EQ(value("matmul-dtypes"), "bf16");
-  EXPECT_EQ(value("bytes"), "8,1024");
-  EXPECT_EQ(value("collective-dtypes"), "fp32,bf16");
-  EXPECT_EQ(value("placement"), "in");
-  EXPECT_EQ(value("backend"), "nccl,mpi");
-  EXPECT_EQ(value("check"), "on");
+  EXPECT_EQ(value("suites"), "[\"matmul\",\"allreduce\"]");
+  EXPECT_EQ(value("matmul-sizes"), "[4096,[8192,4096,1024]]");
+  EXPECT_EQ(value("matmul-dtypes"), "[\"bf16\"]");
+  EXPECT_EQ(value("bytes"), "[8,1024]");
+  EXPECT_EQ(value("collective-dtypes"), "[\"fp32\",\"bf16\"]");
+  EXPECT_EQ(value("placement"), "[\"in\"]");
+  EXPECT_EQ(value("backend"), "[\"nccl\",\"mpi\"]");
+  EXPECT_EQ(value("check"), "true");
   EXPECT_EQ(value("timeout"), "300");
   EXPECT_EQ(value("samples"), "0");
   EXPECT_EQ(value("max-noise"), "0.005");
@@ -45,17 +50,40 @@ TEST(RunPlan, EntriesNameEveryOptionWithCanonicalValues) {
   EXPECT_EQ(value("device"), "auto");
 }
 
+// Numbers as numbers, counts as integers, switches as true/false, lists as lists: the results
+// file writes each as its type, and no reader parses a number out of text.
+TEST(RunPlan, EntriesAreTyped) {
+  const RunPlan plan = samplePlan();
+  EXPECT_EQ(typedEntry(plan, "samples"), planInteger(0));
+  EXPECT_EQ(typedEntry(plan, "timeout"), planNumber(300));
+  EXPECT_EQ(typedEntry(plan, "check"), planFlag(true));
+  EXPECT_EQ(typedEntry(plan, "bytes"), planList({planInteger(8), planInteger(1024)}));
+  EXPECT_EQ(typedEntry(plan, "placement"), planList({planName("in")}));
+  EXPECT_EQ(typedEntry(plan, "vit-layers"), planInteger(12));
+  EXPECT_EQ(typedEntry(plan, "bucket-mb"), planNumber(25));
+  EXPECT_NE(typedEntry(plan, "timeout"), planInteger(300));
+}
+
+TEST(RunPlan, GroupsAreNamedSizedOrListedRanks) {
+  RunPlan plan = samplePlan();
+  EXPECT_EQ(typedEntry(plan, "groups"), planName("all"));
+  plan.collectives.groups = {GroupKind::Size, 4, {}};
+  EXPECT_EQ(typedEntry(plan, "groups"), planInteger(4));
+  plan.collectives.groups = {GroupKind::List, 0, {{2, 3}, {0, 1, 4}}};
+  EXPECT_EQ(entry(plan, "groups"), "[[2,3],[0,1,4]]");
+}
+
 TEST(RunPlan, StepEntriesUseTheOptionNamesAndTheirUnits) {
   RunPlan plan = samplePlan();
   auto value = [&plan](const std::string& key) { return entry(plan, key); };
-  EXPECT_EQ(value("step-models"), "mlp,vit-b16,resnet50");
-  EXPECT_EQ(value("precision"), "fp32,bf16,fp16");
-  EXPECT_EQ(value("sync-modes"), "none,sequential,overlap,single");
+  EXPECT_EQ(value("step-models"), "[\"mlp\",\"vit-b16\",\"resnet50\"]");
+  EXPECT_EQ(value("precision"), "[\"fp32\",\"bf16\",\"fp16\"]");
+  EXPECT_EQ(value("sync-modes"), "[\"none\",\"sequential\",\"overlap\",\"single\"]");
   EXPECT_EQ(value("optimizer"), "sgd");
   EXPECT_EQ(value("lr"), "0.01");
   EXPECT_EQ(value("momentum"), "0");
   EXPECT_EQ(value("input"), "pinned");
-  EXPECT_EQ(value("non-blocking"), "on");
+  EXPECT_EQ(value("non-blocking"), "true");
   EXPECT_EQ(value("host-work-ms"), "0");
   EXPECT_EQ(value("bucket-mb"), "25");
   EXPECT_EQ(value("first-bucket-mb"), "1");
@@ -85,7 +113,7 @@ TEST(RunPlan, StepEntriesUseTheOptionNamesAndTheirUnits) {
   EXPECT_EQ(value("lr"), "0.0003");
   EXPECT_EQ(value("momentum"), "0.9");
   EXPECT_EQ(value("input"), "device");
-  EXPECT_EQ(value("non-blocking"), "off");
+  EXPECT_EQ(value("non-blocking"), "false");
   EXPECT_EQ(value("host-work-ms"), "2.5");
   EXPECT_EQ(value("bucket-mb"), "0.5");
   EXPECT_EQ(value("first-bucket-mb"), "0.10000038146972656");
@@ -95,7 +123,7 @@ TEST(RunPlan, OneCheckEntryCoversCollectivesAndStep) {
   RunPlan plan = samplePlan();
   plan.collectives.check = false;
   plan.step.check = false;
-  EXPECT_EQ(entry(plan, "check"), "off");
+  EXPECT_EQ(typedEntry(plan, "check"), planFlag(false));
   plan.step.check = true;
   EXPECT_EQ(entry(plan, "check"), "collectives off, step on");
 }

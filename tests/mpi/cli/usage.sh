@@ -35,8 +35,13 @@ output=$(mpirun_each_rank "$mpiexec" "$ranks" "$binary" --help 2>&1)
 [ "$(grep -c '^Exit status:$' <<<"$output")" -eq 1 ] || fail "--help: not printed once"
 echo "ok: --help, $(grep -c '' <<<"$output") lines with the ranks' statuses"
 
-# plan_entry JSON KEY: the canonical text of an option in the results' plan.
-plan_entry() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["plan"][sys.argv[2]])' "$1" "$2"; }
+# plan_entry JSON KEY: an option's value in the results' plan, typed: a name as it is, anything
+# else (a number, true/false, a list) as JSON.
+plan_entry() {
+  python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))["plan"][sys.argv[2]]
+print(v if isinstance(v, str) else json.dumps(v))' "$1" "$2"
+}
 
 run_membw() {
   local json=$1
@@ -48,8 +53,8 @@ note="note: no GPU on any rank: the CPU preset's defaults (configs/cpu-quick.ini
 run_membw "$dir/auto.json"
 # The command line's --membw-bytes and --max-time win over the preset as over the defaults; the
 # preset's --min-time is 0.1 s, the default's 0.5 s.
-[ "$(plan_entry "$dir/auto.json" membw-bytes)" = 16777216 ] || fail "--membw-bytes not kept"
-[ "$(plan_entry "$dir/auto.json" max-time)" = 2 ] || fail "--max-time not kept"
+[ "$(plan_entry "$dir/auto.json" membw-bytes)" = "[16777216]" ] || fail "--membw-bytes not kept"
+[ "$(plan_entry "$dir/auto.json" max-time)" = 2.0 ] || fail "--max-time not kept"
 if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
   grep -qF "$note" <<<"$output" && fail "a GPU node took the CPU preset"
   [ "$(plan_entry "$dir/auto.json" min-time)" = 0.5 ] || fail "a GPU node lost its defaults"
