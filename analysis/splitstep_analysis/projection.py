@@ -4,23 +4,31 @@
     splitstep-analysis projection out/step-np2.json out/step-np4.json out/allreduce-np4.json
 
 SOURCE holds the projection (docs/metrics.md, "Projection"): for every rank count N of a
-MEASURED file, each projected collective time (collective/projection/<key>/N=<N>/time, at the
-largest size SOURCE measured) is set beside the measured median of the same collective, backend,
-dtype, placement and size, and each projected step time (step/projection/N=<N>/T_seq, /T_ddp)
-beside the measured T_seq and T_ddp of the same workload. Prints projected / measured; exit
-status 2 when nothing could be compared.
+MEASURED file, each projected collective time (the figures keyed `collective/projection/time`,
+at the largest size SOURCE measured) is set beside the measured median of the same collective,
+backend, dtype, placement and size, and each projected step time (keyed `step/projection`, by
+rank count and mode) beside the measured step time of the same workload and mode
+(`step/time`). Figures are selected by their typed keys (results-schema.md), so a file written
+before figures had keys has no projection to check. Prints projected / measured; exit status 2
+when nothing could be compared.
 """
-import re
-
 import pandas as pd
 
 from .results import load_cases, load_derived, read_results
 from .scaling import world_size
 from .schema import PLACEMENT_WORDS, BadInput
 
-COLLECTIVE = re.compile(r"collective/projection/([^/]+)/([^/]+)/([^/]+)/(out|in)/N=(\d+)/time")
-STEP = re.compile(r"step/projection/N=(\d+)/(T_seq|T_ddp)")
-MEASURED_STEP = {"T_seq": "step/time/sequential", "T_ddp": "step/time/overlap"}
+SWEEP_KEY = ["collective", "backend", "dtype", "placement"]
+
+
+def _figures(derived, figure, **fields):
+    """The derived figures keyed `figure` whose key holds each of `fields`."""
+    if derived.empty or "figure" not in derived:
+        return derived.iloc[0:0]
+    chosen = derived[derived["figure"] == figure]
+    for name, value in fields.items():
+        chosen = chosen[chosen[name] == value]
+    return chosen
 
 
 def _matching(cases, key):
@@ -34,13 +42,8 @@ def _matching(cases, key):
 
 def collective_rows(source_cases, projected, measured_cases, ranks):
     rows = []
-    for figure in projected.itertuples():
-        match = COLLECTIVE.fullmatch(figure.tag)
-        if not match or int(match.group(5)) != ranks:
-            continue
-        collective, backend, dtype, placement = match.group(1, 2, 3, 4)
-        key = {"collective": collective, "backend": backend, "dtype": dtype,
-               "placement": placement}
+    for figure in _figures(projected, "collective/projection/time", ranks=ranks).itertuples():
+        key = {name: getattr(figure, name) for name in SWEEP_KEY}
         swept = _matching(source_cases, key)
         if swept.empty:
             continue
@@ -49,8 +52,8 @@ def collective_rows(source_cases, projected, measured_cases, ranks):
         at = at[at["bytes"] == size]
         if at.empty:
             continue
-        rows.append({"what": f"{collective} {backend} {dtype} {PLACEMENT_WORDS[placement]} "
-                             f"{int(size)} B",
+        rows.append({"what": f"{key['collective']} {key['backend']} {key['dtype']} "
+                             f"{PLACEMENT_WORDS[key['placement']]} {int(size)} B",
                      "ranks": ranks, "projected": figure.value,
                      "measured": at["median_s"].iloc[0]})
     return rows
@@ -58,15 +61,12 @@ def collective_rows(source_cases, projected, measured_cases, ranks):
 
 def step_rows(projected, measured_derived, ranks):
     rows = []
-    for figure in projected.itertuples():
-        match = STEP.fullmatch(figure.tag)
-        if not match or int(match.group(1)) != ranks or measured_derived.empty:
-            continue
-        at = measured_derived[(measured_derived["tag"] == MEASURED_STEP[match.group(2)])
-                              & (measured_derived["subject"] == figure.subject)]
+    for figure in _figures(projected, "step/projection", ranks=ranks).itertuples():
+        at = _figures(measured_derived, "step/time", mode=figure.mode)
+        at = at[at["subject"] == figure.subject]
         if at.empty:
             continue
-        rows.append({"what": f"step {figure.subject} {match.group(2)}", "ranks": ranks,
+        rows.append({"what": f"step {figure.subject} {figure.mode}", "ranks": ranks,
                      "projected": figure.value, "measured": at["value"].iloc[0]})
     return rows
 

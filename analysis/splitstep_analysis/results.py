@@ -140,9 +140,12 @@ def load_telemetry(source):
 def load_derived(source):
     """One row per derived figure (docs/metrics.md): suite, subject (e.g. "mlp bf16"), tag
     (e.g. "step/exposed/overlap"), name, unit, value, note and per_rank (a dict rank -> value,
-    empty when the figure has none); times in seconds."""
+    empty when the figure has none); times in seconds. A column per field of the figures' typed
+    keys besides (figure, collective, ranks, mode, item, ...; results-schema.md), empty where a
+    figure has no such field: select figures by them, not by taking a tag apart."""
     document, path = as_document(source)
-    rows = [{"file": path, "suite": derived.get("suite"), "subject": derived.get("subject"),
+    rows = [{**figure.get("key", {}),
+             "file": path, "suite": derived.get("suite"), "subject": derived.get("subject"),
              "tag": figure["tag"], "name": figure.get("name"), "unit": figure.get("unit"),
              "value": figure["value"], "note": figure.get("note", ""),
              "per_rank": {p["rank"]: p["value"] for p in figure.get("per_rank", [])}}

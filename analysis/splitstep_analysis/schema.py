@@ -17,6 +17,8 @@ import stat
 import zlib
 from typing import Mapping, Optional
 
+from .figure_keys import keyed
+
 SCHEMA_V1 = "splitstep.results/1"
 SCHEMA_V2 = "splitstep.results/2"
 SCHEMAS = (SCHEMA_V1, SCHEMA_V2)
@@ -383,7 +385,7 @@ def normalise(document, path):
     metadata = dict(document["metadata"])
     if schema == SCHEMA_V1:
         metadata["catalogue"] = _v1_catalogue(cases)
-    return {**document, "metadata": metadata, "cases": cases}
+    return {**document, "metadata": metadata, "cases": cases, "derived": keyed(derived)}
 
 
 def read_results(path):

@@ -51,6 +51,13 @@ struct Sweep {
   std::string subject() const {
     return fmt::format("{} {}{}", backend, toString(dtype), in_place ? " in place" : "");
   }
+  // The sweep's part of a figure's key: what key() spells, typed.
+  TypedFields fields() const {
+    return {{"collective", typedName(collective->name)},
+            {"backend", typedName(backend)},
+            {"dtype", typedName(toString(dtype))},
+            {"placement", typedName(in_place ? "in" : "out")}};
+  }
   bool fits() const {
     std::set<double> sizes;
     for (const TimedSize& p : points) sizes.insert(p.bytes);
@@ -195,6 +202,9 @@ void projectionFigures(Figures& f, const Sweep& sweep, const LatencyBandwidthMod
         f.add(tag + "/time",
               fmt::format("{}: time of {}", where, formatBytes(static_cast<std::uint64_t>(bytes))),
               "s", p.seconds);
+    time.key = {{"figure", typedName("collective/projection/time")}};
+    for (auto& field : sweep.fields()) time.key.push_back(std::move(field));
+    time.key.emplace_back("ranks", typedInteger(ranks));
     if (p.algorithm == nullptr) {
       time.note = "the fitted model: the measured rank count";
     } else {
@@ -218,6 +228,14 @@ void projectionFigures(Figures& f, const Sweep& sweep, const LatencyBandwidthMod
       "latency ({}) stays the same at every N",
       fmt::join(names, ", "), formatSeconds(link->overhead)));
   f.assume(networkAssumption(plan));
+}
+
+// A projected step time's key: the rank count and the mode whose measured step time
+// (step/time/<mode>) it stands beside.
+TypedFields stepProjectionKey(int ranks, SyncMode mode) {
+  return {{"figure", typedName("step/projection")},
+          {"ranks", typedInteger(ranks)},
+          {"mode", typedName(toString(mode))}};
 }
 
 // The fp32 allreduce sweep the step's gradients follow: NCCL before MPI, in place before not.
@@ -315,12 +333,18 @@ DerivedResult stepProjection(const StepWorkload& w, const Sweep& sweep,
       const std::vector<double> seconds = *bucketTimes(ranks);
       const std::string where = fmt::format("N={} ({})", ranks, placeOf(ranks, plan));
       const double sequential = sequentialStepTime(compute, seconds);
-      f.add(fmt::format("step/projection/N={}/T_seq", ranks), "T_seq " + where, "s", sequential)
-          .note = fmt::format("efficiency T_c / T_seq {:.1f}%", compute / sequential * 100);
+      DerivedFigure& projected_sequential = f.add(fmt::format("step/projection/N={}/T_seq", ranks),
+                                                  "T_seq " + where, "s", sequential);
+      projected_sequential.note =
+          fmt::format("efficiency T_c / T_seq {:.1f}%", compute / sequential * 100);
+      projected_sequential.key = stepProjectionKey(ranks, SyncMode::Sequential);
       if (overlaps) {
         const double overlapped = overlappedStepTime(compute, backward, w.buckets, seconds);
-        f.add(fmt::format("step/projection/N={}/T_ddp", ranks), "T_ddp " + where, "s", overlapped)
-            .note = fmt::format("efficiency T_c / T_ddp {:.1f}%", compute / overlapped * 100);
+        DerivedFigure& projected_overlap = f.add(fmt::format("step/projection/N={}/T_ddp", ranks),
+                                                 "T_ddp " + where, "s", overlapped);
+        projected_overlap.note =
+            fmt::format("efficiency T_c / T_ddp {:.1f}%", compute / overlapped * 100);
+        projected_overlap.key = stepProjectionKey(ranks, SyncMode::Overlap);
       }
     }
   }

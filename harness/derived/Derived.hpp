@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/TypedValue.hpp"
+
 namespace splitstep {
 
 struct DerivedFigure {
@@ -30,6 +32,10 @@ struct DerivedFigure {
   // column. Empty `row`: the figure is not in that table.
   std::string row = {};
   std::string column = {};
+  // What the figure is, typed, for code that selects figures: the figure's kind and what the
+  // tag spells in it ({"figure": "collective/projection", "collective": "allreduce", ...,
+  // "ranks": 8}). Empty where the tag names a figure with nothing in it to select by.
+  TypedFields key = {};
 };
 
 struct DerivedResult {

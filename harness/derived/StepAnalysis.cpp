@@ -100,6 +100,7 @@ class StepFigures {
               fmt::format("{}, {} ({})", m.symbol, m.meaning, m.mode), "s", c->across.median),
           "step time (T_c, T_seq, T_ddp, T_1)", m.mode);
       if (m.mode != kSingle) f.per_rank = perRank(rankMedians(*c));
+      f.key = {{"figure", typedName("step/time")}, {"mode", typedName(m.mode)}};
     }
   }
 

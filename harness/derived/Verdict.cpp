@@ -233,6 +233,28 @@ std::string formatValue(VerdictItem item, double value) {
   return fmt::format("{}", value);
 }
 
+// A verdict figure's key: the item, which of its figures, the case it judged and that case's
+// family, and for the GEMM item the dtype that places it among the matmul cases in a plot.
+TypedFields itemKey(const ItemVerdict& i, std::string_view figure) {
+  TypedFields key = {{"figure", typedName(fmt::format("verdict/{}", figure))},
+                     {"item", typedName(toString(i.item))},
+                     {"case", typedName(i.what)}};
+  switch (i.item) {
+    case VerdictItem::GemmBf16:
+      key.emplace_back("family", typedName(MatmulCase::family().name));
+      key.emplace_back("dtype", typedName(toString(MatmulDtype::Bf16)));
+      break;
+    case VerdictItem::HbmTriad:
+    case VerdictItem::HostDevice:
+      key.emplace_back("family", typedName(MembwCase::family().name));
+      break;
+    case VerdictItem::AllreduceBusbw:
+      key.emplace_back("family", typedName(CollectiveCase::family().name));
+      break;
+  }
+  return key;
+}
+
 std::string knownGpus() {
   std::vector<std::string_view> names;
   for (const GpuReference& g : referenceGpus()) names.push_back(g.gpu);
@@ -382,11 +404,16 @@ std::vector<DerivedResult> deriveVerdict(const std::vector<NodeVerdict>& verdict
           d.addFigure(tag + "measured", fmt::format("{} ({})", label, i.what), i.unit, *i.measured);
       measured.per_rank = i.per_rank;
       if (i.rank >= 0) measured.note = fmt::format("rank {}, the node's lowest", i.rank);
-      d.addFigure(tag + "expected", fmt::format("{} expected", label), i.unit, i.expected).note =
-          std::string(i.expected_source);
-      d.addFigure(tag + "ratio", fmt::format("{} against expected", label), "%", 100 * i.ratio())
-          .note = i.below() ? fmt::format("below expected (under {:.0f}%)", 100 * kBelowExpected)
-                            : std::string();
+      measured.key = itemKey(i, "measured");
+      DerivedFigure& expected =
+          d.addFigure(tag + "expected", fmt::format("{} expected", label), i.unit, i.expected);
+      expected.note = std::string(i.expected_source);
+      expected.key = itemKey(i, "expected");
+      DerivedFigure& ratio = d.addFigure(tag + "ratio", fmt::format("{} against expected", label),
+                                         "%", 100 * i.ratio());
+      ratio.note = i.below() ? fmt::format("below expected (under {:.0f}%)", 100 * kBelowExpected)
+                             : std::string();
+      ratio.key = itemKey(i, "ratio");
     }
     d.findings.push_back(node.line(ranks));
     if (std::string rest = node.notJudged(); !rest.empty()) d.findings.push_back(std::move(rest));

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/PlanValue.hpp"
+#include "common/TypedValue.hpp"
 #include "measure/MeasureSettings.hpp"
 #include "meta/Environment.hpp"
 #include "meta/RankInfo.hpp"
@@ -37,7 +37,7 @@ struct RunContext {
   std::string command_line;
   std::string started_utc;  // ISO 8601
   std::string plan_hash;
-  std::vector<std::pair<std::string, PlanValue>> plan;
+  TypedFields plan;
   MeasureSettings measure;
   std::string backend;  // the communicators the collectives ran on ("nccl,mpi"); empty: none
   std::vector<std::string> notes;  // about the whole run (a backend that could not run, ...)

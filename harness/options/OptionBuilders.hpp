@@ -9,13 +9,13 @@
 #include <string_view>
 #include <vector>
 
-#include "common/PlanValue.hpp"
+#include "common/TypedValue.hpp"
 #include "options/OptionTable.hpp"
 
 namespace splitstep {
 
 using ParseFn = void (*)(const OptionValue&, PlanDraft&);
-using CanonicalFn = PlanValue (*)(const RunPlan&);
+using CanonicalFn = TypedValue (*)(const RunPlan&);
 
 inline OptionSpec option(std::string name, std::optional<std::string> default_text,
                          std::string help, ParseFn parse, CanonicalFn canonical) {
@@ -35,36 +35,36 @@ inline OptionSpec testHook(std::string name, std::string default_text, std::stri
   return {std::move(name), std::move(default_text), std::move(help), false, true, parse, canonical};
 }
 
-// Canonical values (common/PlanValue.hpp). Durations in seconds and noise as a fraction.
-inline PlanValue number(double value) { return planNumber(value); }
-inline PlanValue flag(bool value) { return planFlag(value); }
+// Canonical values (common/TypedValue.hpp). Durations in seconds and noise as a fraction.
+inline TypedValue number(double value) { return typedNumber(value); }
+inline TypedValue flag(bool value) { return typedFlag(value); }
 template <std::integral Integer>
-PlanValue integer(Integer value) {
-  return planInteger(static_cast<std::int64_t>(value));
+TypedValue integer(Integer value) {
+  return typedInteger(static_cast<std::int64_t>(value));
 }
 // Buckets in MiB, as the options take them: bytes / 2^20 is exact in a double.
-inline PlanValue mib(std::uint64_t bytes) {
-  return planNumber(static_cast<double>(bytes) / (1 << 20));
+inline TypedValue mib(std::uint64_t bytes) {
+  return typedNumber(static_cast<double>(bytes) / (1 << 20));
 }
-inline PlanValue text(std::string_view value) { return planName(value); }
+inline TypedValue text(std::string_view value) { return typedName(value); }
 // A list of counts or of names.
 template <typename T>
-PlanValue list(const std::vector<T>& values) {
-  PlanValue::List out;
+TypedValue list(const std::vector<T>& values) {
+  TypedValue::List out;
   for (const T& value : values) {
     if constexpr (std::integral<T>) {
       out.push_back(integer(value));
     } else {
-      out.push_back(planName(value));
+      out.push_back(typedName(value));
     }
   }
-  return planList(std::move(out));
+  return typedList(std::move(out));
 }
 template <NamedEnum Enum>
-PlanValue names(const std::vector<Enum>& values) {
-  PlanValue::List out;
-  for (Enum value : values) out.push_back(planName(toString(value)));
-  return planList(std::move(out));
+TypedValue names(const std::vector<Enum>& values) {
+  TypedValue::List out;
+  for (Enum value : values) out.push_back(typedName(toString(value)));
+  return typedList(std::move(out));
 }
 
 inline int integerIn(const OptionValue& value, int min, int max) {

@@ -106,7 +106,7 @@ GroupSpec groupSpec(const OptionValue& value) {
 
 // --groups typed: all, pairs, nodes by name, size:N as the group size N, and groups of ranks as
 // lists of ranks.
-PlanValue groupsValue(const GroupSpec& spec) {
+TypedValue groupsValue(const GroupSpec& spec) {
   switch (spec.kind) {
     case GroupKind::All:
       return text("all");
@@ -119,9 +119,9 @@ PlanValue groupsValue(const GroupSpec& spec) {
     case GroupKind::List:
       break;
   }
-  PlanValue::List groups;
+  TypedValue::List groups;
   for (const std::vector<int>& group : spec.list) groups.push_back(list(group));
-  return planList(std::move(groups));
+  return typedList(std::move(groups));
 }
 
 bool slowMs(double x) { return x >= 0 && x <= kMaxSlowMs; }
@@ -227,13 +227,13 @@ std::vector<OptionSpec> matmulOptions() {
       [](const OptionValue& v, PlanDraft& d) { d.plan.matmul.shapes = matmulShapes(v); },
       [](const RunPlan& p) {
         // A square product as its n, any other as [m, n, k].
-        PlanValue::List shapes;
+        TypedValue::List shapes;
         for (const MatmulShape& shape : p.matmul.shapes) {
           shapes.push_back(shape.m == shape.n && shape.n == shape.k
                                ? integer(shape.n)
-                               : planList({integer(shape.m), integer(shape.n), integer(shape.k)}));
+                               : typedList({integer(shape.m), integer(shape.n), integer(shape.k)}));
         }
-        return planList(std::move(shapes));
+        return typedList(std::move(shapes));
       }),
     option("matmul-dtypes", "fp32,tf32,fp16,bf16", "matmul: " + enumChoices<MatmulDtype>() + " (fp32: TF32 off)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.matmul.dtypes = v.choices<MatmulDtype>(); },

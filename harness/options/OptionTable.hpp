@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/PlanValue.hpp"
+#include "common/TypedValue.hpp"
 #include "options/OptionValue.hpp"
 #include "options/RunPlan.hpp"
 
@@ -46,7 +46,7 @@ struct OptionSpec {
   std::function<void(const OptionValue& value, PlanDraft& draft)> parse;
   // The option's value, typed, read back from the plan; nullptr where another option's entry
   // holds it (a sweep's bounds are the sizes they expand to).
-  std::function<PlanValue(const RunPlan& plan)> canonical;
+  std::function<TypedValue(const RunPlan& plan)> canonical;
 };
 
 // The options under one heading of --help: a suite's, the outputs', ...

@@ -3,7 +3,6 @@
 #include "options/OptionTable.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 namespace splitstep {
 
@@ -12,11 +11,11 @@ std::string toString(const MatmulShape& shape) {
   return fmt::format("{}x{}x{}", shape.m, shape.n, shape.k);
 }
 
-std::vector<std::pair<std::string, PlanValue>> RunPlan::entries() const {
-  PlanValue::List suite_names;
-  for (const std::string& suite : suites) suite_names.push_back(planName(suite));
-  std::vector<std::pair<std::string, PlanValue>> entries = {
-      {"suites", planList(std::move(suite_names))}, {"config", planName(config_file)}};
+TypedFields RunPlan::entries() const {
+  TypedValue::List suite_names;
+  for (const std::string& suite : suites) suite_names.push_back(typedName(suite));
+  TypedFields entries = {{"suites", typedList(std::move(suite_names))},
+                         {"config", typedName(config_file)}};
   for (const OptionSpec& spec : optionTable()) {
     if (spec.canonical != nullptr) entries.emplace_back(spec.name, spec.canonical(*this));
   }
@@ -53,7 +52,7 @@ std::uint64_t planHash(const RunPlan& plan, std::string_view build_id) {
   mix(build_id);
   for (const auto& [key, value] : plan.entries()) {
     mix(key);
-    mix(planText(value));
+    mix(typedText(value));
   }
   return hash;
 }

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/EnumNames.hpp"
-#include "common/PlanValue.hpp"
+#include "common/TypedValue.hpp"
 #include "measure/MeasureSettings.hpp"
 #include "options/CollectivesPlan.hpp"
 #include "options/LaunchPlan.hpp"
@@ -69,7 +69,7 @@ struct RunPlan {
 
   // Every setting as (option name, typed value), in a fixed order: what is hashed and written to
   // the JSON report.
-  std::vector<std::pair<std::string, PlanValue>> entries() const;
+  TypedFields entries() const;
 };
 
 // Why a rank the plan names (--delay-rank, the fault hooks' ranks) is not one of `world_size`

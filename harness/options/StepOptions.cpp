@@ -65,9 +65,9 @@ std::vector<OptionSpec> stepOptions() {
     option("step-models", "mlp", "step: models to train: " + stepModelNames(),
       [](const OptionValue& v, PlanDraft& d) { d.plan.step.models = stepModelList(v); },
       [](const RunPlan& p) {
-        PlanValue::List models;
+        TypedValue::List models;
         for (const StepModelDescriptor* model : p.step.models) models.push_back(text(model->name));
-        return planList(std::move(models));
+        return typedList(std::move(models));
       }),
     option("model-file", std::nullopt,
       "step: train the model of this archive of `splitstep-analysis export` in place of "

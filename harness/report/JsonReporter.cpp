@@ -113,13 +113,13 @@ nlohmann::json verdictJson(const std::vector<NodeVerdict>& verdicts,
   return nodes;
 }
 
-// A plan setting as its type writes it: a number stays a number, a list a list.
-nlohmann::json planJson(const PlanValue& value) {
+// A value as its type writes it: a number stays a number, a list a list.
+nlohmann::json typedJson(const TypedValue& value) {
   return std::visit(
       [](const auto& held) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(held)>, PlanValue::List>) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(held)>, TypedValue::List>) {
           nlohmann::json items = nlohmann::json::array();
-          for (const PlanValue& item : held) items.push_back(planJson(item));
+          for (const TypedValue& item : held) items.push_back(typedJson(item));
           return items;
         } else {
           return nlohmann::json(held);
@@ -128,13 +128,19 @@ nlohmann::json planJson(const PlanValue& value) {
       value.value);
 }
 
+// Named values (the plan, a figure's key) as one object, each value as its type.
+nlohmann::json fieldsJson(const TypedFields& fields) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& [name, value] : fields) object[name] = typedJson(value);
+  return object;
+}
+
 }  // namespace
 
 void JsonReporter::reportContext(const RunContext& context) {
   ranks_ = context.ranks;
   const Versions& v = context.versions;
-  nlohmann::json plan = nlohmann::json::object();
-  for (const auto& [key, value] : context.plan) plan[key] = planJson(value);
+  const nlohmann::json plan = fieldsJson(context.plan);
   nlohmann::json job = nullptr;
   if (!context.job.scheduler.empty()) {
     job = {{"scheduler", context.job.scheduler},
@@ -265,6 +271,7 @@ void JsonReporter::reportDerived(const DerivedResult& derived) {
          {"per_rank", per_rank},
          {"note", figure.note},
          {"detail", figure.detail},
+         {"key", fieldsJson(figure.key)},
          {"interval", figure.interval
                           ? nlohmann::json::array({figure.interval->first, figure.interval->second})
                           : nlohmann::json()}});

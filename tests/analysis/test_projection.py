@@ -15,9 +15,23 @@ def case(size, median):
 
 
 def derived(subject, suite, figures):
+    """Figures as (tag, value, key): the typed key the projection selects by."""
     return {"suite": suite, "subject": subject, "title": "t", "findings": [], "assumptions": [],
             "figures": [{"tag": tag, "name": tag, "unit": "s", "value": value, "per_rank": [],
-                         "note": ""} for tag, value in figures]}
+                         "note": "", "key": key} for tag, value, key in figures]}
+
+
+def projected_step(ranks, mode):
+    return {"figure": "step/projection", "ranks": ranks, "mode": mode}
+
+
+def projected_allreduce(ranks):
+    return {"figure": "collective/projection/time", "collective": "allreduce",
+            "backend": "nccl", "dtype": "fp32", "placement": "out", "ranks": ranks}
+
+
+def step_time(mode):
+    return {"figure": "step/time", "mode": mode}
 
 
 class ProjectionTest(FilesTestCase):
@@ -32,13 +46,17 @@ class ProjectionTest(FilesTestCase):
     def test_projected_beside_measured_at_each_rank_count(self):
         at = "collective/projection/allreduce/nccl/fp32/out/N="
         source = self.write_run("np2.json", 2, [case(1 << 20, 20e-6), case(1 << 30, 3.3e-3)], [
-            derived("mlp bf16", "step", [("step/projection/N=4/T_seq", 0.050),
-                                         ("step/projection/N=4/T_ddp", 0.045),
-                                         ("step/projection/N=8/T_seq", 0.055)]),
-            derived("nccl fp32", "allreduce", [(at + "4/time", 0.005), (at + "8/time", 0.006)])])
+            derived("mlp bf16", "step", [
+                ("step/projection/N=4/T_seq", 0.050, projected_step(4, "sequential")),
+                ("step/projection/N=4/T_ddp", 0.045, projected_step(4, "overlap")),
+                ("step/projection/N=8/T_seq", 0.055, projected_step(8, "sequential"))]),
+            derived("nccl fp32", "allreduce", [
+                (at + "4/time", 0.005, projected_allreduce(4)),
+                (at + "4/busbw", 300.0, {}),
+                (at + "8/time", 0.006, projected_allreduce(8))])])
         measured = self.write_run("np4.json", 4, [case(1 << 20, 30e-6), case(1 << 30, 0.004)], [
-            derived("mlp bf16", "step", [("step/time/sequential", 0.052),
-                                         ("step/time/overlap", 0.050)])])
+            derived("mlp bf16", "step", [("step/time/sequential", 0.052, step_time("sequential")),
+                                         ("step/time/overlap", 0.050, step_time("overlap"))])])
         done = self.run_check(source, measured)
         self.assertEqual(done.returncode, 0, done.stderr)
         lines = done.stdout.splitlines()
@@ -46,12 +64,24 @@ class ProjectionTest(FilesTestCase):
         self.assertEqual(len(lines), 4, done.stdout)
         row = [line for line in lines if "allreduce nccl fp32 out of place 1073741824 B" in line][0]
         self.assertIn("1.25", row.split())  # 5 ms projected against 4 ms measured
-        row = [line for line in lines if "step mlp bf16 T_ddp" in line][0]
+        row = [line for line in lines if "step mlp bf16 overlap" in line][0]
         self.assertIn("0.9", row.split())  # 45 ms against 50 ms
+
+    def test_a_figure_is_chosen_by_its_key_not_its_tag(self):
+        # A tag that reads like a projection but whose key is another figure's is left alone.
+        source = self.write_run("np2.json", 2, [case(1 << 30, 3.3e-3)], [
+            derived("mlp bf16", "step", [("step/projection/N=4/T_seq", 0.050, {})])])
+        measured = self.write_run("np4.json", 4, [case(1 << 30, 0.004)], [
+            derived("mlp bf16", "step", [("step/time/sequential", 0.052,
+                                          step_time("sequential"))])])
+        done = self.run_check(source, measured)
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("nothing to compare", done.stderr)
 
     def test_nothing_to_compare(self):
         source = self.write_run("np2.json", 2, [case(1 << 20, 20e-6)], [
-            derived("mlp bf16", "step", [("step/projection/N=8/T_seq", 0.055)])])
+            derived("mlp bf16", "step", [("step/projection/N=8/T_seq", 0.055,
+                                          projected_step(8, "sequential"))])])
         measured = self.write_run("np4.json", 4, [case(1 << 20, 30e-6)], [])
         done = self.run_check(source, measured)
         self.assertEqual(done.returncode, 2)

@@ -174,10 +174,13 @@ class ReportTest(FilesTestCase):
         document = read_results(os.path.join(ROOT, "results", "2026-11-30-h200x2-collectives",
                                              "h200x2-collectives.json"))
         # The derived result a two-GPU run's verdict carries for allreduce (docs/verdict.md).
+        key = {"item": "allreduce-busbw", "case": "2 GPUs, 4 GiB", "family": "collective"}
         measured = {"tag": "verdict/allreduce-busbw/measured", "unit": "GB/s", "value": 344.0,
-                    "name": "allreduce busbw (2 GPUs, 4 GiB)"}
+                    "name": "allreduce busbw (2 GPUs, 4 GiB)",
+                    "key": {"figure": "verdict/measured", **key}}
         expected = {"tag": "verdict/allreduce-busbw/expected", "unit": "GB/s", "value": 370.0,
-                    "name": "allreduce busbw expected", "note": "NCCL's maintainers"}
+                    "name": "allreduce busbw expected", "note": "NCCL's maintainers",
+                    "key": {"figure": "verdict/expected", **key}}
         document.setdefault("derived", []).append(
             {"suite": "verdict", "subject": "node vm", "findings": [],
              "figures": [measured, expected]})

@@ -109,6 +109,14 @@ TEST(CollectiveAnalysis, ProjectsToEachRankCountWithinAndAcrossNodes) {
   const double ring16 = 30 * 5e-6 + 2 * 15.0 / 16 * kGiB / 50e9;
   EXPECT_NEAR(figure(d, at + "16/time")->value / ring16, 1, 1e-6);
   EXPECT_EQ(figure(d, at + "16/time")->name, "N=16 (2 nodes): time of 1 GiB");
+  // What the tag spells, typed, so that no reader takes the tag apart.
+  const TypedFields key = {{"figure", typedName("collective/projection/time")},
+                           {"collective", typedName("allreduce")},
+                           {"backend", typedName("nccl")},
+                           {"dtype", typedName("fp32")},
+                           {"placement", typedName("out")},
+                           {"ranks", typedInteger(16)}};
+  EXPECT_EQ(figure(d, at + "16/time")->key, key);
   ASSERT_EQ(d.assumptions.size(), 3u);
   EXPECT_NE(d.assumptions[2].find("nodes of 8"), std::string::npos);
   EXPECT_NE(d.assumptions[2].find("50.0 GB/s"), std::string::npos);
@@ -226,7 +234,12 @@ TEST(CollectiveAnalysis, PredictsTheMeasuredStepFromTheAllreduceModelAndProjects
   }
   ASSERT_NE(figure(d, "step/projection/N=8/T_seq"), nullptr);
   EXPECT_NEAR(figure(d, "step/projection/N=8/T_seq")->value / t_seq8, 1, 1e-6);
-  EXPECT_NE(figure(d, "step/projection/N=16/T_ddp"), nullptr);
+  ASSERT_NE(figure(d, "step/projection/N=16/T_ddp"), nullptr);
+  // Typed: the rank count and the mode of the measured step time it stands beside.
+  const TypedFields key = {{"figure", typedName("step/projection")},
+                           {"ranks", typedInteger(16)},
+                           {"mode", typedName("overlap")}};
+  EXPECT_EQ(figure(d, "step/projection/N=16/T_ddp")->key, key);
   EXPECT_NE(d.assumptions[1].find("nccl fp32 in-place allreduce"), std::string::npos);
 }
 

@@ -16,7 +16,7 @@ using testing::ConfigFile;
 
 const std::string kCpuQuick = std::string(SPLITSTEP_CONFIGS_DIR) + "/cpu-quick.ini";
 
-std::vector<std::pair<std::string, PlanValue>> entriesWithoutConfig(const RunPlan& plan) {
+TypedFields entriesWithoutConfig(const RunPlan& plan) {
   auto entries = plan.entries();
   std::erase_if(entries, [](const auto& entry) { return entry.first == "config"; });
   return entries;

@@ -24,8 +24,7 @@ TEST(OptionTable, EveryOptionIsDeclaredOnceWithHelpAndAParser) {
 
 TEST(OptionTable, TheHelpAndThePlanEntriesComeFromTheTable) {
   const std::string help = parseCommandLine({"--help"}, suiteCatalog()).help;
-  const std::vector<std::pair<std::string, PlanValue>> entries =
-      parseCommandLine({}, suiteCatalog()).plan.entries();
+  const TypedFields entries = parseCommandLine({}, suiteCatalog()).plan.entries();
   for (const OptionSpec& spec : optionTable()) {
     EXPECT_EQ(help.find("--" + spec.name) != std::string::npos, !spec.hidden) << spec.name;
     const bool entered = std::any_of(entries.begin(), entries.end(),
@@ -61,13 +60,13 @@ TEST(OptionTable, EveryScalarDefaultParsesBackFromItsText) {
         spec.name == "ci-target") {
       continue;
     }
-    const PlanValue value = spec.canonical(defaults);
+    const TypedValue value = spec.canonical(defaults);
     // On/off options are true/false in the report; lists are JSON arrays.
-    if (std::holds_alternative<PlanValue::List>(value.value) ||
+    if (std::holds_alternative<TypedValue::List>(value.value) ||
         std::holds_alternative<bool>(value.value)) {
       continue;
     }
-    const std::string text = planText(value);
+    const std::string text = typedText(value);
     if (text.empty()) continue;  // --json's default: no file
     const RunPlan again = parseCommandLine({"--" + spec.name, text}, suiteCatalog()).plan;
     EXPECT_EQ(spec.canonical(again), value) << spec.name;
@@ -76,7 +75,7 @@ TEST(OptionTable, EveryScalarDefaultParsesBackFromItsText) {
 
 // A name in the plan never holds a number: those are typed (the "no number as text").
 TEST(OptionTable, NoPlanEntryIsANumberWrittenAsText) {
-  const auto number_as_text = [](const PlanValue& value) {
+  const auto number_as_text = [](const TypedValue& value) {
     const auto* name = std::get_if<std::string>(&value.value);
     if (name == nullptr || name->empty()) return false;
     double parsed = 0;
@@ -90,8 +89,8 @@ TEST(OptionTable, NoPlanEntryIsANumberWrittenAsText) {
           .plan;
   for (const auto& [name, value] : plan.entries()) {
     EXPECT_FALSE(number_as_text(value)) << name;
-    if (const auto* items = std::get_if<PlanValue::List>(&value.value)) {
-      for (const PlanValue& item : *items) EXPECT_FALSE(number_as_text(item)) << name;
+    if (const auto* items = std::get_if<TypedValue::List>(&value.value)) {
+      for (const TypedValue& item : *items) EXPECT_FALSE(number_as_text(item)) << name;
     }
   }
 }

@@ -117,7 +117,7 @@ TEST(Options, BlockingCollectivesAreAnOnOffOptionOfThePlan) {
   EXPECT_TRUE(plan.collectives.blocking);
   const auto entries = plan.entries();
   EXPECT_NE(std::find(entries.begin(), entries.end(),
-                      std::pair<std::string, PlanValue>{"blocking", planFlag(true)}),
+                      std::pair<std::string, TypedValue>{"blocking", typedFlag(true)}),
             entries.end());
   EXPECT_THROW(parse({"allreduce", "--blocking", "sometimes"}), UsageError);
 }

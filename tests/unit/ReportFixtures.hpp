@@ -16,7 +16,7 @@ inline RunContext twoRankContext() {
   context.command_line = "splitstep matmul --json out.json";
   context.started_utc = "2026-11-30T05:00:00Z";
   context.plan_hash = "00000000deadbeef";
-  context.plan = {{"suites", planList({planName("matmul")})}, {"samples", planInteger(2)}};
+  context.plan = {{"suites", typedList({typedName("matmul")})}, {"samples", typedInteger(2)}};
   context.measure.warmup = 1;
   context.measure.samples = 2;
   context.measure.loops = 1;

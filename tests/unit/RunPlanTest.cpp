@@ -20,16 +20,16 @@ RunPlan samplePlan() {
 }
 
 // The value of `key` in the plan's entries, or the name "<missing>".
-PlanValue typedEntry(const RunPlan& plan, const std::string& key) {
+TypedValue typedEntry(const RunPlan& plan, const std::string& key) {
   for (const auto& [k, v] : plan.entries()) {
     if (k == key) return v;
   }
-  return planName("<missing>");
+  return typedName("<missing>");
 }
 
 // Its text, as the plan's hash mixes it.
 std::string entry(const RunPlan& plan, const std::string& key) {
-  return planText(typedEntry(plan, key));
+  return typedText(typedEntry(plan, key));
 }
 
 TEST(RunPlan, EntriesNameEveryOptionWithCanonicalValues) {
@@ -54,21 +54,21 @@ TEST(RunPlan, EntriesNameEveryOptionWithCanonicalValues) {
 // file writes each as its type, and no reader parses a number out of text.
 TEST(RunPlan, EntriesAreTyped) {
   const RunPlan plan = samplePlan();
-  EXPECT_EQ(typedEntry(plan, "samples"), planInteger(0));
-  EXPECT_EQ(typedEntry(plan, "timeout"), planNumber(300));
-  EXPECT_EQ(typedEntry(plan, "check"), planFlag(true));
-  EXPECT_EQ(typedEntry(plan, "bytes"), planList({planInteger(8), planInteger(1024)}));
-  EXPECT_EQ(typedEntry(plan, "placement"), planList({planName("in")}));
-  EXPECT_EQ(typedEntry(plan, "vit-layers"), planInteger(12));
-  EXPECT_EQ(typedEntry(plan, "bucket-mb"), planNumber(25));
-  EXPECT_NE(typedEntry(plan, "timeout"), planInteger(300));
+  EXPECT_EQ(typedEntry(plan, "samples"), typedInteger(0));
+  EXPECT_EQ(typedEntry(plan, "timeout"), typedNumber(300));
+  EXPECT_EQ(typedEntry(plan, "check"), typedFlag(true));
+  EXPECT_EQ(typedEntry(plan, "bytes"), typedList({typedInteger(8), typedInteger(1024)}));
+  EXPECT_EQ(typedEntry(plan, "placement"), typedList({typedName("in")}));
+  EXPECT_EQ(typedEntry(plan, "vit-layers"), typedInteger(12));
+  EXPECT_EQ(typedEntry(plan, "bucket-mb"), typedNumber(25));
+  EXPECT_NE(typedEntry(plan, "timeout"), typedInteger(300));
 }
 
 TEST(RunPlan, GroupsAreNamedSizedOrListedRanks) {
   RunPlan plan = samplePlan();
-  EXPECT_EQ(typedEntry(plan, "groups"), planName("all"));
+  EXPECT_EQ(typedEntry(plan, "groups"), typedName("all"));
   plan.collectives.groups = {GroupKind::Size, 4, {}};
-  EXPECT_EQ(typedEntry(plan, "groups"), planInteger(4));
+  EXPECT_EQ(typedEntry(plan, "groups"), typedInteger(4));
   plan.collectives.groups = {GroupKind::List, 0, {{2, 3}, {0, 1, 4}}};
   EXPECT_EQ(entry(plan, "groups"), "[[2,3],[0,1,4]]");
 }
@@ -123,7 +123,7 @@ TEST(RunPlan, OneCheckEntryCoversCollectivesAndStep) {
   RunPlan plan = samplePlan();
   plan.collectives.check = false;
   plan.step.check = false;
-  EXPECT_EQ(typedEntry(plan, "check"), planFlag(false));
+  EXPECT_EQ(typedEntry(plan, "check"), typedFlag(false));
   plan.step.check = true;
   EXPECT_EQ(entry(plan, "check"), "collectives off, step on");
 }

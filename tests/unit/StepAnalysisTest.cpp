@@ -164,6 +164,9 @@ TEST(StepAnalysis, StepTimeOfEachModeIsTheMedianOfTheRanksMedians) {
   expectPerRank(t_c, {{0, 10e-3}, {1, 10.2e-3}});
   EXPECT_NEAR(figure(d, "step/time/sequential").value, 14.1e-3, kEps);
   EXPECT_NEAR(figure(d, "step/time/overlap").value, 12.1e-3, kEps);
+  const TypedFields overlap_key = {{"figure", typedName("step/time")},
+                                   {"mode", typedName("overlap")}};
+  EXPECT_EQ(figure(d, "step/time/overlap").key, overlap_key);
   const DerivedFigure& t_1 = figure(d, "step/time/single");
   EXPECT_NEAR(t_1.value, 9.68e-3, kEps);
   EXPECT_EQ(t_1.name, "T_1, rank 0 alone (single)");

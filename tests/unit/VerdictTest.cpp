@@ -115,6 +115,14 @@ TEST(VerdictTest, HealthyNodeInOneLineWithEachRatio) {
   const DerivedFigure* ratio = figure(d, "verdict/gemm-bf16/ratio");
   ASSERT_TRUE(measured && expected && ratio);
   EXPECT_NEAR(measured->value, 760, 1e-6);
+  // Typed: the item, the figure, the case judged, its family and the dtype of the matmul cases
+  // beside it.
+  const TypedFields key = {{"figure", typedName("verdict/measured")},
+                           {"item", typedName("gemm-bf16")},
+                           {"case", typedName("bf16 n=8192")},
+                           {"family", typedName("matmul")},
+                           {"dtype", typedName("bf16")}};
+  EXPECT_EQ(measured->key, key);
   EXPECT_EQ(measured->per_rank.size(), 2u);
   EXPECT_DOUBLE_EQ(expected->value, findReference("NVIDIA H200")->gemm_bf16.expected);
   EXPECT_NE(expected->note.find("https://"), std::string::npos);

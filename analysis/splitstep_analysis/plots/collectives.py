@@ -132,7 +132,7 @@ def busbw_figures(cases, world_size=None, reference=None, order=(), expected=(),
             plot_reference_lines(axes, reference, collective)
         # The verdict's busbw item (allreduce-busbw, docs/verdict.md) is the judged collective's.
         for item in expected:
-            if collective in judged and item.item.endswith("-busbw") and \
+            if collective in judged and item.family == "collective" and \
                     item.unit == rate_unit(rows, BUSBW):
                 at = f", {item.case}" if item.case else ""
                 axes.axhline(item.value, color="black", linestyle="-.", linewidth=1,

@@ -51,10 +51,10 @@ def matmul_figure(cases, peaks=None, expected=()):
     shapes = list(frame.sort_values("work").drop_duplicates("shape")["shape"])
     dtypes = [d for d in DTYPES if d in set(frame["dtype"])] + \
         sorted(set(frame["dtype"]) - set(DTYPES))
-    # An item names its dtype last ("gemm-bf16"), where its case is not among the bars.
-    by_dtype = _expected_by(frame, expected, rate_unit(frame, TFLOPS), "dtype",
-                            lambda e: e.item.rsplit("-", 1)[-1] if e.item.rsplit("-", 1)[-1]
-                            in dtypes else None)
+    # At its dtype's bars where its case is not among them.
+    by_dtype = _expected_by(frame, [e for e in expected if e.family == "matmul"],
+                            rate_unit(frame, TFLOPS), "dtype",
+                            lambda e: e.dtype if e.dtype in dtypes else None)
     colors = dict(zip(dtypes, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 3))
     width = min(0.8 / len(dtypes), 0.3)
     figure, axes = plt.subplots(figsize=(max(8.0, 4.0 + 0.9 * len(shapes) * len(dtypes)), 5.5))

@@ -21,7 +21,7 @@ def membw_figure(cases, expected=()):
     sizes = sorted(set(frame["bytes"]))
     kinds = list(dict.fromkeys(frame["kind"])) if "kind" in frame else [""]
     # Only at the case it judged: an HBM figure drawn across the host copies would mislead.
-    by_case = _expected_by(frame, [e for e in expected if not e.item.startswith("allreduce")],
+    by_case = _expected_by(frame, [e for e in expected if e.family == "membw"],
                            rate_unit(frame, MEMORY_BANDWIDTH), "case", lambda e: None)
     width = 0.8 / len(kinds)
     figure, axes = plt.subplots(figsize=(max(7.0, 2.0 + 1.2 * len(sizes) * len(kinds)), 5))

@@ -1,5 +1,4 @@
 """The figures a run's verdict judged measurements against, as the figures draw them."""
-import re
 from typing import NamedTuple
 
 import pandas as pd
@@ -8,37 +7,37 @@ import pandas as pd
 class Expected(NamedTuple):
     """A figure the run's verdict judged a measurement against (docs/verdict.md): its item
     ("gemm-bf16", "hbm-triad", "allreduce-busbw"), unit, the expected value, the case it judged
-    ("bf16 n=4096"; "" where the file does not name one) and the figure's source."""
+    ("bf16 n=4096"), the figure's source, the family of the cases it judged ("matmul", "membw",
+    "collective") and, for the GEMM item, their dtype (None for the others)."""
     item: str
     unit: str
     value: float
     case: str
     source: str
+    family: str
+    dtype: object
 
 
 def verdict_expectations(document):
     """[Expected] of the document's derived results of suite "verdict", each item once (every
-    node of a run has the same GPU's reference figures); [] without a verdict.
+    node of a run has the same GPU's reference figures); [] without a verdict, or in a file
+    written before derived figures had typed keys.
 
-    Each item has the figures verdict/<item>/measured, named "<label> (<case>)", and
-    verdict/<item>/expected, whose note is its source."""
-    expected, judged = {}, {}
+    Each item has figures keyed verdict/measured and verdict/expected (results-schema.md), both
+    naming the item, the case it judged and that case's family; the expected one's note is its
+    source."""
+    expected = {}
     for derived in document.get("derived", []):
         if derived.get("suite") != "verdict":
             continue
         for figure in derived.get("figures", []):
-            parts = str(figure.get("tag", "")).split("/")
-            if len(parts) != 3:
-                continue
-            _, item, kind = parts
-            if kind == "expected" and item not in expected:
-                expected[item] = figure
-            elif kind == "measured" and item not in judged:
-                named = re.search(r"\(([^()]*)\)$", str(figure.get("name", "")))
-                judged[item] = named.group(1) if named else ""
+            key = figure.get("key", {})
+            if key.get("figure") == "verdict/expected" and key.get("item") not in expected:
+                expected[key["item"]] = (figure, key)
     return [Expected(item, str(figure.get("unit", "")), float(figure["value"]),
-                     judged.get(item, ""), str(figure.get("note", "")))
-            for item, figure in expected.items()
+                     str(key.get("case", "")), str(figure.get("note", "")),
+                     str(key.get("family", "")), key.get("dtype"))
+            for item, (figure, key) in expected.items()
             if isinstance(figure.get("value"), (int, float))]
 
 

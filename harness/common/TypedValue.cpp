@@ -1,4 +1,4 @@
-#include "common/PlanValue.hpp"
+#include "common/TypedValue.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -7,23 +7,23 @@ namespace splitstep {
 
 namespace {
 
-std::string listItemText(const PlanValue& item) {
+std::string listItemText(const TypedValue& item) {
   const auto* text = std::get_if<std::string>(&item.value);
-  return text != nullptr ? fmt::format("{:?}", *text) : planText(item);
+  return text != nullptr ? fmt::format("{:?}", *text) : typedText(item);
 }
 
 }  // namespace
 
-std::string planText(const PlanValue& value) {
+std::string typedText(const TypedValue& value) {
   struct Printer {
     std::string operator()(bool flag) const { return flag ? "true" : "false"; }
     std::string operator()(std::int64_t integer) const { return fmt::format("{}", integer); }
     // Every digit a double holds: different numbers must hash differently.
     std::string operator()(double number) const { return fmt::format("{}", number); }
     std::string operator()(const std::string& name) const { return name; }
-    std::string operator()(const PlanValue::List& list) const {
+    std::string operator()(const TypedValue::List& list) const {
       std::vector<std::string> items;
-      for (const PlanValue& item : list) items.push_back(listItemText(item));
+      for (const TypedValue& item : list) items.push_back(listItemText(item));
       return fmt::format("[{}]", fmt::join(items, ","));
     }
   };
