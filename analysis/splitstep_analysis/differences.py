@@ -6,8 +6,9 @@ the rank count and the environment splitstep recorded. `refusal` says why a comp
 be made at all (no suite in common, or times that depend on the rank count measured on
 different rank counts), and `select` keeps the cases a comparison is asked for.
 """
-import json
 import re
+
+from .schema import option_text
 
 # The metadata entries that name what a run was built and run with.
 VERSIONS = ("splitstep_version", "git_revision", "libtorch_version", "cuda_runtime_version",
@@ -17,13 +18,13 @@ VERSIONS = ("splitstep_version", "git_revision", "libtorch_version", "cuda_runti
 LAUNCHER_PREFIXES = ("OMPI_", "PMIX_", "PMI_", "SLURM_")
 # Families whose times depend on how many ranks take part: a collective's, the step's.
 RANK_BOUND = ("collective", "step")
+# A text plan's switches spelt true/false, as a typed plan's read (option_text): on/off.
+LEGACY_SWITCHES = {"true": "on", "false": "off"}
 
 
 def _values(documents, read):
-    """The distinct values `read(document)` gives over a side's runs, in run order, as text: a
-    name as it is, a typed plan value (a number, true/false, a list) as JSON writes it."""
-    return list(dict.fromkeys("" if (v := read(d)) is None else v if isinstance(v, str)
-                              else json.dumps(v) for d in documents))
+    """The distinct values `read(document)` gives over a side's runs, in run order, as text."""
+    return list(dict.fromkeys("" if (v := read(d)) is None else str(v) for d in documents))
 
 
 def _gpus(document):
@@ -70,7 +71,11 @@ def run_differences(baseline, candidate):
     "environment". Each side is a list of documents (from read_results); a side whose runs
     disagree shows their values joined by " / ". An entry one side lacks shows as "(none)"."""
     def plan(d):
-        return d.get("plan") if isinstance(d.get("plan"), dict) else {}
+        # As the options take them, so that a typed plan and one written as text before read
+        # alike (text plans spelt some switches true/false).
+        entries = d.get("plan") if isinstance(d.get("plan"), dict) else {}
+        return {k: LEGACY_SWITCHES.get(v, v) if isinstance(v, str) else option_text(v)
+                for k, v in entries.items()}
 
     def environment(d):
         env = d["metadata"].get("environment")

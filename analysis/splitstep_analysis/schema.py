@@ -430,11 +430,14 @@ def plan(document: Mapping) -> dict:
 
 def option_text(value) -> str:
     """A plan value as the option takes it on the command line: true/false as on/off, a list
-    joined by commas, a number or a name as written (a text plan's value as it is)."""
+    joined by commas, a whole number without a fraction (25.0 as 25, as splitstep printed the
+    text plans), a name as written (a text plan's value as it is)."""
     if isinstance(value, bool):
         return "on" if value else "off"
     if isinstance(value, list):
         return ",".join(option_text(item) for item in value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
     return str(value)
 
 

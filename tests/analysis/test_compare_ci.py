@@ -22,9 +22,9 @@ class DifferencesTest(FilesTestCase):
         self.assertEqual(result.returncode, 1, result.stderr)  # 1 MiB and 4 MiB slower
         lines = result.stdout.splitlines()
         self.assertEqual(lines[2], "differs:")
-        self.assertIn("  plan cuda-graph: false | true", lines)
+        self.assertIn("  plan cuda-graph: off | on", lines)
         # What differs comes before the table.
-        self.assertLess(lines.index("  plan cuda-graph: false | true"),
+        self.assertLess(lines.index("  plan cuda-graph: off | on"),
                         next(i for i, line in enumerate(lines) if line.startswith("suite ")))
 
     def test_the_differences_of_plans_versions_gpus_ranks_and_environment(self):
@@ -39,23 +39,27 @@ class DifferencesTest(FilesTestCase):
             ("ranks", "world size", "2", "4"),
             ("GPUs", "devices", "none", "NVIDIA H200"),
             ("version", "nccl_version", "2.28.3", "2.29.1"),
-            ("plan", "cuda-graph", "false", "true"),
+            ("plan", "cuda-graph", "off", "on"),
             ("plan", "bytes", "8", "(none)"),
             ("environment", "NCCL_ALGO", "Ring", "(none)")])  # the launcher's job id left out
         self.assertEqual(run_differences([a], [a]), [])
         # A side's runs that disagree show both values.
         c = {**a, "plan": {"cuda-graph": "true", "bytes": "8"}}
-        self.assertIn(("plan", "cuda-graph", "false / true", "true"),
+        self.assertIn(("plan", "cuda-graph", "off / on", "on"),
                       run_differences([a, c], [b]))
 
-    def test_typed_plan_values_differ_as_json_writes_them(self):
+    def test_typed_plan_values_differ_as_the_options_take_them(self):
         a = document([case("bf16 n=4096", draw(1))])
         b = document([case("bf16 n=4096", draw(2))])
         a["plan"] = {"cuda-graph": False, "bytes": [8, 1024], "timeout": 300.0, "device": "auto"}
         b["plan"] = {"cuda-graph": True, "bytes": [8], "timeout": 300.0, "device": "auto"}
         self.assertEqual(run_differences([a], [b]), [
-            ("plan", "cuda-graph", "false", "true"),
-            ("plan", "bytes", "[8, 1024]", "[8]")])
+            ("plan", "cuda-graph", "off", "on"),
+            ("plan", "bytes", "8,1024", "8")])
+        # A typed plan beside one written as text before: only what changed differs.
+        text = {**b, "plan": {"cuda-graph": "false", "bytes": "8,1024", "timeout": "300",
+                              "device": "auto"}}
+        self.assertEqual(run_differences([a], [text]), [])
 
     def test_nothing_differs_is_said(self):
         a = self.write("a.json", document([case("bf16 n=4096", draw(1))]))

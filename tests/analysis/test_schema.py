@@ -151,7 +151,7 @@ class PlanTest(unittest.TestCase):
 
     def test_a_typed_value_is_written_as_the_option_takes_it(self):
         for value, text in ((True, "on"), (False, "off"), ([8, 1024], "8,1024"),
-                            (["fp32", "bf16"], "fp32,bf16"), (0.01, "0.01"), (12, "12"),
+                            (["fp32", "bf16"], "fp32,bf16"), (0.01, "0.01"), (12, "12"), (25.0, "25"),
                             ("auto", "auto"), ("0.5", "0.5")):
             with self.subTest(value=value):
                 self.assertEqual(option_text(value), text)
