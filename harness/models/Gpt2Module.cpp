@@ -230,32 +230,11 @@ class GPT2LMHeadModel final : public torch::nn::Module {
   std::shared_ptr<GPT2Model> transformer_;
 };
 
-class Gpt2Workload final : public ModuleWorkload<GPT2LMHeadModel> {
- public:
-  Gpt2Workload(const StepShape& shape, c10::Device device)
-      : ModuleWorkload(std::make_shared<GPT2LMHeadModel>(shape), device, shape[kBatch]),
-        seq_(shape[kSeq]),
-        vocab_(shape[kVocab]) {}
-
-  at::Tensor loss(const at::Tensor& output, const at::Tensor& target) const override {
-    return causalLmLoss(output, target, vocab_);
-  }
-
-  // Token ids; the labels are the same ids, as a user passes labels=input_ids.
-  Batch hostBatch(std::int64_t rows, std::uint64_t seed) const override {
-    at::Generator gen = generator(seed);
-    const at::Tensor tokens = at::randint(0, vocab_, {rows, seq_}, gen, at::kLong);
-    return {tokens, tokens};
-  }
-
- private:
-  std::int64_t seq_;
-  std::int64_t vocab_;
-};
-
 const WorkloadRegistration kGpt2Workload(kGpt2Model, [](const StepShape& shape,
                                                         c10::Device device) {
-  return std::unique_ptr<Workload>(std::make_unique<Gpt2Workload>(shape, device));
+  return std::unique_ptr<Workload>(std::make_unique<CausalLmWorkload<GPT2LMHeadModel>>(
+      std::make_shared<GPT2LMHeadModel>(shape), device,
+      CausalLmWorkload<GPT2LMHeadModel>::Sizes{shape[kBatch], shape[kSeq], shape[kVocab]}));
 });
 
 }  // namespace

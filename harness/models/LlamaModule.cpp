@@ -336,30 +336,11 @@ class LlamaForCausalLM final : public torch::nn::Module {
   std::shared_ptr<LlamaModel> model_;
 };
 
-class LlamaWorkload final : public ModuleWorkload<LlamaForCausalLM> {
- public:
-  LlamaWorkload(const StepShape& shape, c10::Device device)
-      : ModuleWorkload(std::make_shared<LlamaForCausalLM>(shape), device, shape[kBatch]),
-        seq_(shape[kSeq]),
-        vocab_(shape[kVocab]) {}
-  at::Tensor loss(const at::Tensor& output, const at::Tensor& target) const override {
-    return causalLmLoss(output, target, vocab_);
-  }
-  // Token ids, which are the labels too (labels = input_ids).
-  Batch hostBatch(std::int64_t rows, std::uint64_t seed) const override {
-    at::Generator gen = generator(seed);
-    const at::Tensor tokens = at::randint(0, vocab_, {rows, seq_}, gen, at::kLong);
-    return {tokens, tokens};
-  }
-
- private:
-  std::int64_t seq_;
-  std::int64_t vocab_;
-};
-
 const WorkloadRegistration kLlamaWorkload(kLlamaModel, [](const StepShape& shape,
                                                           c10::Device device) {
-  return std::unique_ptr<Workload>(std::make_unique<LlamaWorkload>(shape, device));
+  return std::unique_ptr<Workload>(std::make_unique<CausalLmWorkload<LlamaForCausalLM>>(
+      std::make_shared<LlamaForCausalLM>(shape), device,
+      CausalLmWorkload<LlamaForCausalLM>::Sizes{shape[kBatch], shape[kSeq], shape[kVocab]}));
 });
 
 }  // namespace

@@ -70,4 +70,36 @@ class ModuleWorkload : public Workload {
   std::int64_t batch_;
 };
 
+// A causal language model's step, as GPT-2's and Llama's share it: token ids in, logits out,
+// transformers' ForCausalLMLoss, and the token ids as their own labels (labels = input_ids).
+// `Net` is built from the shape; the shape's own options give the batch, tokens per sample and
+// vocabulary.
+template <typename Net>
+class CausalLmWorkload final : public ModuleWorkload<Net> {
+ public:
+  struct Sizes {
+    std::int64_t batch;
+    std::int64_t seq;
+    std::int64_t vocab;
+  };
+  CausalLmWorkload(std::shared_ptr<Net> net, c10::Device device, Sizes sizes)
+      : ModuleWorkload<Net>(std::move(net), device, sizes.batch),
+        seq_(sizes.seq),
+        vocab_(sizes.vocab) {}
+
+  at::Tensor loss(const at::Tensor& output, const at::Tensor& target) const override {
+    return causalLmLoss(output, target, vocab_);
+  }
+
+  Batch hostBatch(std::int64_t rows, std::uint64_t seed) const override {
+    at::Generator gen = generator(seed);
+    const at::Tensor tokens = at::randint(0, vocab_, {rows, seq_}, gen, at::kLong);
+    return {tokens, tokens};
+  }
+
+ private:
+  std::int64_t seq_;
+  std::int64_t vocab_;
+};
+
 }  // namespace splitstep
