@@ -8,7 +8,7 @@ different rank counts), and `select` keeps the cases a comparison is asked for.
 """
 import re
 
-from .schema import option_text
+from .plans import option_text
 
 # The metadata entries that name what a run was built and run with.
 VERSIONS = ("splitstep_version", "git_revision", "libtorch_version", "cuda_runtime_version",

@@ -34,6 +34,7 @@ from typing import Callable, NamedTuple
 from . import eager_models
 from .eager_models import TWINS, factory_spec, library_spec, twin_shape, twin_spec, zoo_module
 from . import schema
+from .plans import option_text
 from .schema import BadInput
 
 
@@ -310,7 +311,7 @@ def like_options(path, chosen, ddp, no_sync, factories=None):
     options = {}
     try:
         for name in PLAN_OPTIONS:
-            options[name] = by_name[name].parse(schema.option_text(plan[name]))
+            options[name] = by_name[name].parse(option_text(plan[name]))
         for name, field in (("precision", "precision"), ("optimizer", "optimizer"),
                             ("optimizer-impl", "optimizer_impl"), ("input", "input")):
             options[name] = by_name[name].parse(str(fields[field]))

@@ -7,8 +7,9 @@ import os
 import tempfile
 import unittest
 
-from splitstep_analysis.schema import (ResultsError, as_document, field_types, normalise, plan,
-                                       option_text, plan_integer, read_results)
+from splitstep_analysis.plans import option_text, plan, plan_integer
+from splitstep_analysis.schema import (ResultsError, as_document, field_types, normalise,
+                                       read_results)
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 V2 = os.path.join(DATA, "v2-unknown-collective.json")

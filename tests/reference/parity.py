@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 import eager_support  # noqa: F401 (the package on sys.path)
 import kernel_table
-from splitstep_analysis import eager_results, schema
+from splitstep_analysis import eager_results, plans, schema
 from splitstep_analysis.eager_results import phase_seconds
 from splitstep_analysis.export import DECISION_SCOPE
 
@@ -135,7 +135,7 @@ def splitstep_cases(path, document):
                               fields.get("optimizer_impl", ""), fields["input"],
                               fields["parameters"],
                               {entry["series"]: entry for entry in entries},
-                              schema.plan(document)))
+                              plans.plan(document)))
         return cases
     except (KeyError, TypeError, ValueError) as e:
         raise Malformed(f"{path}: not a splitstep step result ({type(e).__name__}: {e})")
@@ -160,7 +160,7 @@ def splitstep_seconds(case, names):
 
 def same_shape(case, shape):
     """Whether splitstep's plan ran the library model's shape: every shape option, by value."""
-    return all(schema.plan_integer(case.plan, name) == value for name, value in shape.items())
+    return all(plans.plan_integer(case.plan, name) == value for name, value in shape.items())
 
 
 def twin_matches(case, twin):
