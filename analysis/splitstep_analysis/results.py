@@ -11,6 +11,7 @@ is missing). Times are seconds throughout.
 import pandas as pd
 
 # read_results, catalogue and the errors are re-exported: one import for a notebook.
+from . import vocabulary
 from .rates import FRAME_ATTRIBUTE, rates
 from .schema import (BadInput, ResultsError, as_document, catalogue, field_types,  # noqa: F401
                      read_results)
@@ -19,10 +20,12 @@ _DTYPES = {"integer": "Int64", "number": "float64", "boolean": "boolean"}
 
 
 def _typed(frame, document):
-    """`frame` with each case-field column in the dtype of its catalogue type."""
+    """`frame` with each case-field column in the dtype of its catalogue type, and the file's
+    vocabulary (a field's names in order, a step's phases) on it for figures given the frame."""
     for name, kind in field_types(document).items():
         if name in frame and kind in _DTYPES:
             frame[name] = frame[name].astype(_DTYPES[kind])
+    frame.attrs[vocabulary.FRAME_ATTRIBUTE] = vocabulary.vocabulary(document)
     return frame
 
 

@@ -16,6 +16,9 @@ struct CaseFamily {
   std::string_view name;
   std::span<const FieldSpec> fields;  // required and optional fields, in the order tables show
   std::span<const RateSpec> rates;
+  // The series that are parts of a whole case (`part_of`), in the order they happen: a step's
+  // phases. Empty where a family's cases have no parts.
+  std::span<const std::string_view> parts = {};
 };
 
 // Why `fields` do not follow `family`: a field it does not declare, or one of another type;

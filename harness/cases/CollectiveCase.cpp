@@ -10,18 +10,26 @@ namespace {
 
 using namespace field_codec;
 
+constexpr auto kBackends = enumNames<Backend>();
+constexpr auto kDtypes = enumNames<CollectiveDtype>();
+constexpr auto kPlacements = enumNames<Placement>();
+constexpr auto kBuffers = enumNames<BufferKind>();
+constexpr auto kGroupModes = enumNames<GroupMode>();
+
 constexpr std::array kFields = {
-    FieldSpec{"backend", FieldType::String, "", "the communicator: nccl or mpi"},
+    FieldSpec{"backend", FieldType::String, "", "the communicator: nccl or mpi", kBackends},
     FieldSpec{"collective", FieldType::String, "", "the collective called"},
-    FieldSpec{"dtype", FieldType::String, "", "element type"},
-    FieldSpec{"placement", FieldType::String, "", "out: separate buffers; in: in place"},
+    FieldSpec{"dtype", FieldType::String, "", "element type", kDtypes},
+    FieldSpec{"placement", FieldType::String, "", "out: separate buffers; in: in place",
+              kPlacements},
     FieldSpec{"size", FieldType::Integer, "B", "the size asked for (--bytes)"},
     FieldSpec{"bytes", FieldType::Integer, "B", "nccl-tests' size: what algbw divides"},
     FieldSpec{"count", FieldType::Integer, "elements", "elements per rank, as nccl-tests counts"},
-    FieldSpec{"buffers", FieldType::String, "", "device or host memory"},
+    FieldSpec{"buffers", FieldType::String, "", "device or host memory", kBuffers},
     FieldSpec{"group", FieldType::Integers, "", "the ranks that ran it (--groups)"},
     FieldSpec{"group_index", FieldType::Integer, "", "the group's place in --groups"},
-    FieldSpec{"group_mode", FieldType::String, "", "groups one after another or at once"},
+    FieldSpec{"group_mode", FieldType::String, "", "groups one after another or at once",
+              kGroupModes},
     FieldSpec{"nccl_algorithm", FieldType::String, "",
               "NCCL's algorithm for most calls: RING, ..."},
     FieldSpec{"nccl_protocol", FieldType::String, "",

@@ -9,8 +9,10 @@ namespace {
 
 using namespace field_codec;
 
+constexpr auto kDtypes = enumNames<MatmulDtype>();
+
 constexpr std::array kFields = {
-    FieldSpec{"dtype", FieldType::String, "", "element type (tf32: fp32 on tensor cores)"},
+    FieldSpec{"dtype", FieldType::String, "", "element type (tf32: fp32 on tensor cores)", kDtypes},
     FieldSpec{"m", FieldType::Integer, "", "rows of A and C"},
     FieldSpec{"n", FieldType::Integer, "", "columns of B and C"},
     FieldSpec{"k", FieldType::Integer, "", "columns of A, rows of B"},

@@ -3,19 +3,32 @@
 #include <array>
 
 #include "cases/FieldCodec.hpp"
+#include "common/StepKeys.hpp"
 
 namespace splitstep {
 namespace {
 
 using namespace field_codec;
 
+constexpr auto kPrecisions = enumNames<StepPrecision>();
+constexpr auto kModes = enumNames<SyncMode>();
+constexpr auto kOptimizers = enumNames<StepOptimizer>();
+constexpr auto kOptimizerImpls = enumNames<OptimizerImpl>();
+constexpr auto kInputs = enumNames<InputSource>();
+constexpr auto kPhaseNames = enumNames<Phase>();
+// What of a bucket its detail series time, in the order of its timeline.
+constexpr std::array kQuantities = {step_keys::kBucketReady, step_keys::kBucketLaunchDelay,
+                                    step_keys::kBucketComm, step_keys::kBucketFinish};
+
 constexpr std::array kFields = {
     FieldSpec{"model", FieldType::String, "", "the step model"},
-    FieldSpec{"precision", FieldType::String, "", "fp32, or bf16/fp16 autocast"},
-    FieldSpec{"mode", FieldType::String, "", "gradient sync: none, sequential, overlap, single"},
-    FieldSpec{"optimizer", FieldType::String, "", "sgd or adamw"},
-    FieldSpec{"optimizer_impl", FieldType::String, "", "torch.optim's loop, foreach or fused"},
-    FieldSpec{"input", FieldType::String, "", "where the batch comes from"},
+    FieldSpec{"precision", FieldType::String, "", "fp32, or bf16/fp16 autocast", kPrecisions},
+    FieldSpec{"mode", FieldType::String, "", "gradient sync: none, sequential, overlap, single",
+              kModes},
+    FieldSpec{"optimizer", FieldType::String, "", "sgd or adamw", kOptimizers},
+    FieldSpec{"optimizer_impl", FieldType::String, "", "torch.optim's loop, foreach or fused",
+              kOptimizerImpls},
+    FieldSpec{"input", FieldType::String, "", "where the batch comes from", kInputs},
     FieldSpec{"batch", FieldType::Integer, "samples", "per rank and step"},
     FieldSpec{"flop_per_step", FieldType::Number, "FLOP", "of one rank's step"},
     FieldSpec{"world_size", FieldType::Integer, "ranks", "ranks in the run"},
@@ -28,13 +41,14 @@ constexpr std::array kFields = {
     FieldSpec{"bucket_sizes", FieldType::Integers, "B", "bytes per bucket, in launch order"},
     FieldSpec{"bucket", FieldType::Integer, "", "detail series: the bucket's index"},
     FieldSpec{"bucket_bytes", FieldType::Integer, "B", "detail series: the bucket's bytes"},
-    FieldSpec{"quantity", FieldType::String, "", "detail series: what of the bucket is timed"},
+    FieldSpec{"quantity", FieldType::String, "", "detail series: what of the bucket is timed",
+              kQuantities},
     FieldSpec{"launch", FieldType::String, "",
               "graph: one CUDA graph replay per step (--step-graphs); absent: eager launches"}};
 
 constexpr std::array kRates = {rates::kSamplesPerSecond, rates::kTflops};
 
-constexpr CaseFamily kFamily{"step", kFields, kRates};
+constexpr CaseFamily kFamily{"step", kFields, kRates, kPhaseNames};
 
 }  // namespace
 

@@ -8,6 +8,8 @@
 //   };
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +39,15 @@ constexpr std::optional<Enum> enumFromString(std::string_view name) {
     if (known_name == name) return known;
   }
   return std::nullopt;
+}
+
+// Every name in the table's order, as an array: the values a typed field may take, for the
+// results file's catalogue.
+template <NamedEnum Enum>
+constexpr auto enumNames() {
+  std::array<std::string_view, EnumNames<Enum>::values.size()> names{};
+  for (std::size_t i = 0; i < names.size(); ++i) names[i] = EnumNames<Enum>::values[i].second;
+  return names;
 }
 
 // "loop, foreach, fused": the accepted names, for help texts and error messages.

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -38,6 +39,9 @@ struct FieldSpec {
   FieldType type;
   std::string_view unit;
   std::string_view help;
+  // The names a text field takes, in the order tables and plots list them (an enum's names);
+  // empty where any name goes (a model, a collective: the catalogue lists those elsewhere).
+  std::span<const std::string_view> values = {};
 };
 
 // A field's value as text for a table cell: integers and numbers in full, a list joined by ';'.

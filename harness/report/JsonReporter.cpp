@@ -57,15 +57,18 @@ nlohmann::json catalogueJson(const RunContext& context) {
   for (const CaseFamily* family : caseFamilies()) {
     nlohmann::json fields = nlohmann::json::array();
     for (const FieldSpec& f : family->fields) {
-      fields.push_back(
-          {{"name", f.name}, {"type", toString(f.type)}, {"unit", f.unit}, {"help", f.help}});
+      nlohmann::json field = {
+          {"name", f.name}, {"type", toString(f.type)}, {"unit", f.unit}, {"help", f.help}};
+      if (!f.values.empty()) field["values"] = f.values;
+      fields.push_back(std::move(field));
     }
     nlohmann::json rates = nlohmann::json::array();
     // Every rate is a throughput: higher is better.
     for (const RateSpec& r : family->rates) {
       rates.push_back({{"key", r.key}, {"name", r.name}, {"unit", r.unit}, {"better", "higher"}});
     }
-    families[std::string(family->name)] = {{"fields", fields}, {"rates", rates}};
+    families[std::string(family->name)] = {
+        {"fields", fields}, {"rates", rates}, {"parts", family->parts}};
   }
   return {{"suites", suites},
           {"collectives", context.collectives},

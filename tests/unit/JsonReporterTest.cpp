@@ -92,6 +92,29 @@ TEST(JsonReporter, TheCatalogueDeclaresEachFamilysRatesByKeyNameUnitAndDirection
   EXPECT_EQ(families["membw"]["rates"][0]["key"], "memory_bandwidth");
 }
 
+// A reader learns the names a field takes and a step's phases from the file, in their order.
+TEST(JsonReporter, TheCatalogueListsAFieldsNamesAndAStepsPhases) {
+  const nlohmann::json families = writeAndRead()["metadata"]["catalogue"]["families"];
+  const auto field = [&](const std::string& family, const std::string& name) {
+    for (const nlohmann::json& f : families[family]["fields"]) {
+      if (f["name"] == name) return f;
+    }
+    return nlohmann::json();
+  };
+  EXPECT_EQ(field("step", "mode")["values"],
+            nlohmann::json::array({"none", "sequential", "overlap", "single"}));
+  EXPECT_EQ(field("step", "quantity")["values"],
+            nlohmann::json::array({"ready", "launch delay", "comm", "finish after backward"}));
+  EXPECT_EQ(field("matmul", "dtype")["values"],
+            nlohmann::json::array({"fp32", "tf32", "fp16", "bf16"}));
+  EXPECT_EQ(field("collective", "placement")["values"], nlohmann::json::array({"out", "in"}));
+  // A name any value of which goes: no list.
+  EXPECT_FALSE(field("step", "model").contains("values"));
+  EXPECT_EQ(families["step"]["parts"],
+            nlohmann::json::array({"data", "forward", "loss", "backward", "sync", "optimizer"}));
+  EXPECT_EQ(families["collective"]["parts"], nlohmann::json::array());
+}
+
 TEST(JsonReporter, RanksNameTheirPhysicalGpuNodeAndLinks) {
   const nlohmann::json doc = writeAndRead();
   const auto& rank = doc["ranks"][0];

@@ -3,9 +3,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .common import MODES, Plot, _keys, _slug
-
-LEDGER = ("ready", "launch delay", "comm", "finish after backward")
+from ..vocabulary import field_values, in_order
+from .common import Plot, _keys, _slug
 
 
 def bucket_ledger_figures(cases):
@@ -19,11 +18,11 @@ def bucket_ledger_figures(cases):
     if cases.empty or not {"bucket", "quantity", "model", "precision", "mode"} <= set(cases):
         return []
     steps = cases[cases["family"] == "step"]
-    ledger = steps[steps["bucket"].notna() & steps["quantity"].isin(LEDGER)]
+    ledger = steps[steps["bucket"].notna() &
+                   steps["quantity"].isin(field_values(cases, "step", "quantity"))]
     figures = []
     for (model, precision), workload in ledger.groupby(["model", "precision"], sort=False):
-        modes = [m for m in MODES if m in set(workload["mode"])] + \
-            sorted(set(workload["mode"]) - set(MODES))
+        modes = in_order(workload["mode"], "step", "mode", cases)
         buckets = workload["bucket"].nunique()
         figure, axes = plt.subplots(1, len(modes), figsize=(6.0 * len(modes), 1.8 + 0.3 * buckets),
                                     sharey=True, squeeze=False)

@@ -1,5 +1,5 @@
-"""What every figure family shares: the Plot it returns, the step's phases and modes, names
-and sizes as labels, when a bar chart takes a log axis."""
+"""What every figure family shares: the Plot it returns, names and sizes as labels, when a bar
+chart takes a log axis."""
 import math
 import re
 from typing import NamedTuple
@@ -12,8 +12,6 @@ import pandas as pd
 # figure, and a figure that is only built and counted (not_drawn, the committed-results test)
 # is never drawn.
 
-PHASES = ("data", "forward", "loss", "backward", "sync", "optimizer")
-MODES = ("none", "sequential", "overlap", "single")
 
 
 class Plot(NamedTuple):

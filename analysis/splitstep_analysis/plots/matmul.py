@@ -5,10 +5,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..rates import TFLOPS, rate_unit
+from ..vocabulary import in_order
 from .common import Plot, _keys, spans_orders
 from .verdict import _expected_by
-
-DTYPES = ("fp32", "tf32", "fp16", "bf16")
 
 
 def parse_peaks(text):
@@ -49,8 +48,7 @@ def matmul_figure(cases, peaks=None, expected=()):
                       for m, n, k in zip(frame["m"], frame["n"], frame["k"])]
     frame["work"] = flop
     shapes = list(frame.sort_values("work").drop_duplicates("shape")["shape"])
-    dtypes = [d for d in DTYPES if d in set(frame["dtype"])] + \
-        sorted(set(frame["dtype"]) - set(DTYPES))
+    dtypes = in_order(frame["dtype"], "matmul", "dtype", frame)
     # At its dtype's bars where its case is not among them.
     by_dtype = _expected_by(frame, [e for e in expected if e.family == "matmul"],
                             rate_unit(frame, TFLOPS), "dtype",

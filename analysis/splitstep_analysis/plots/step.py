@@ -2,13 +2,14 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .common import MODES, PHASES, Plot, _keys, _slug
+from ..vocabulary import in_order, parts
+from .common import Plot, _keys, _slug
 
 # A GPU rank's detail series of kernel time per phase and per step (docs/step.md).
 BUSY_PREFIX = "gpu busy "
-BUSY = tuple(BUSY_PREFIX + phase for phase in PHASES + ("step",))
-PHASE_COLORS = dict(zip(PHASES, ("#8c8c8c", "#4c72b0", "#dd8452", "#55a868", "#c44e52",
-                                 "#8172b3")))
+# The phases' colors, in the order of the file's phases.
+PALETTE = ("#8c8c8c", "#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860",
+           "#da8bc3")
 
 
 def step_breakdown_figures(ranks):
@@ -22,37 +23,39 @@ def step_breakdown_figures(ranks):
         return []
     # A step case's fields name its model, precision and mode (v1 files' too, once normalised):
     # its name is for people.
+    phases = parts(ranks, "step")
+    colors = dict(zip(phases, PALETTE))
+    busy = [BUSY_PREFIX + phase for phase in phases + ["step"]]
     figures = []
     for (model, precision), workload in steps.groupby(["model", "precision"], sort=False):
-        modes = [m for m in MODES if m in set(workload["mode"])] + \
-            sorted(set(workload["mode"]) - set(MODES))
+        modes = in_order(workload["mode"], "step", "mode", ranks)
         ranks_count = max(workload.groupby("mode")["rank"].nunique())
         width = max(7.0, 1.2 + len(modes) * max(2.2, 0.6 + 0.55 * ranks_count))
         figure, axes = plt.subplots(1, len(modes), figsize=(width, 4.8), sharey=True,
                                     squeeze=False)
         handles = {}
-        drawn = workload[workload["series"].isin(PHASES + ("comm", "step") + BUSY)]
+        drawn = workload[workload["series"].isin(phases + ["comm", "step"] + busy)]
         for panel, mode in zip(axes[0], modes):
             table = workload[workload["mode"] == mode].pivot_table(
                 index="rank", columns="series", values="median_s", aggfunc="first") * 1e3
             positions = np.arange(len(table.index))
             bottom = np.zeros(len(positions))
-            for phase in PHASES:
+            for phase in phases:
                 if phase not in table:
                     continue
                 values = table[phase].fillna(0.0).to_numpy()
                 handles[phase] = panel.bar(positions, values, 0.6, bottom=bottom,
-                                           color=PHASE_COLORS[phase], label=phase)
+                                           color=colors[phase], label=phase)
                 bottom += values
             # The GPU's kernel time inside each phase, beside the phase's wall time: where the
             # narrow bar is shorter than the wide one, the GPU waited for the host.
             busy_bottom = np.zeros(len(positions))
-            for phase in PHASES:
+            for phase in phases:
                 if BUSY_PREFIX + phase not in table:
                     continue
                 values = table[BUSY_PREFIX + phase].fillna(0.0).to_numpy()
                 handles["busy"] = panel.bar(positions - 0.38, values, 0.14, bottom=busy_bottom,
-                                            color=PHASE_COLORS[phase], edgecolor="black",
+                                            color=colors[phase], edgecolor="black",
                                             linewidth=0.4, label="GPU busy (kernels) per phase")
                 busy_bottom += values
             if BUSY_PREFIX + "step" in table:

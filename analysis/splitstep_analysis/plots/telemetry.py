@@ -3,10 +3,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .common import MODES, PHASES, Plot, _keys, _slug
+from ..vocabulary import field_values, in_order, parts
+from .common import Plot, _keys, _slug
 
-TELEMETRY_SERIES = PHASES + ("comm", "step")
-MODE_COLORS = dict(zip(MODES, ("#8c8c8c", "#4c72b0", "#c44e52", "#55a868")))
+# The sync modes' colors, in the order of the file's modes.
+PALETTE = ("#8c8c8c", "#4c72b0", "#c44e52", "#55a868", "#8172b3", "#937860")
 
 
 def telemetry_figures(telemetry):
@@ -27,10 +28,13 @@ def telemetry_figures(telemetry):
         panels.append((power, "power (W)" if power == "power_w_mean" else "power, 1 s avg (W)",
                        "power_limit_w_max", "power limit"))
     panels.append(("limit power cap", "power cap held\n(% of readings)", None, None))
+    drawn = parts(telemetry, "step") + ["comm", "step"]
+    mode_colors = dict(zip(field_values(telemetry, "step", "mode"), PALETTE))
     figures = []
     for (model, precision), workload in steps.groupby(["model", "precision"], sort=False):
-        series = [p for p in TELEMETRY_SERIES if p in set(workload["series"])]
-        modes = [m for m in MODES if m in set(workload["mode"])]
+        series = [p for p in drawn if p in set(workload["series"])]
+        modes = [m for m in in_order(workload["mode"], "step", "mode", telemetry)
+                 if m in mode_colors]
         figure, axes = plt.subplots(len(panels), 1, figsize=(max(7.0, 1.2 * len(series)), 7.5),
                                     sharex=True, squeeze=False)
         width = 0.8 / max(len(modes), 1)
@@ -43,7 +47,7 @@ def telemetry_figures(telemetry):
                 if column == "limit power cap":  # absent: the cap never held
                     values = [0.0 if np.isnan(v) else 100 * v for v in values]
                 panel.bar(np.arange(len(series)) + (i - (len(modes) - 1) / 2) * width, values,
-                          width, color=MODE_COLORS.get(mode, "#9e9e9e"), label=mode)
+                          width, color=mode_colors.get(mode, "#9e9e9e"), label=mode)
             top = workload[limit].max() if limit in workload else np.nan
             if not pd.isna(top):
                 panel.axhline(top, color="black", linestyle="--", linewidth=1,
