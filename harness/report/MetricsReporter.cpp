@@ -53,11 +53,13 @@ std::string metricsText(const std::vector<NodeVerdict>& verdicts, bool complete)
                "1 where the measured figure is under 80% of the expected one, else 0",
                {}};
   std::vector<Family> figures;  // measured and expected, per base unit
-  const auto figureFamily = [&figures](const std::string& name) -> Family& {
+  // The family of the node's measured figures or of the expected ones, in one base unit.
+  const auto figureFamily = [&figures](bool measured, const std::string& suffix) -> Family& {
+    const std::string name =
+        fmt::format("splitstep_verdict_{}_{}", measured ? "measured" : "expected", suffix);
     for (Family& f : figures) {
       if (f.name == name) return f;
     }
-    const bool measured = name.find("_measured_") != std::string::npos;
     return figures.emplace_back(Family{
         name,
         measured ? "the node's measured figure (its lowest GPU's, for a per-GPU item)"
@@ -78,9 +80,9 @@ std::string metricsText(const std::vector<NodeVerdict>& verdicts, bool complete)
       below.samples.push_back(fmt::format("{} {}", item_labels, item.below() ? 1 : 0));
       const double scale = baseScale(item.unit);
       const std::string suffix = baseSuffix(item.unit);
-      figureFamily("splitstep_verdict_measured_" + suffix)
+      figureFamily(true, suffix)
           .samples.push_back(fmt::format("{} {}", item_labels, *item.measured * scale));
-      figureFamily("splitstep_verdict_expected_" + suffix)
+      figureFamily(false, suffix)
           .samples.push_back(fmt::format("{} {}", item_labels, item.expected * scale));
     }
   }
