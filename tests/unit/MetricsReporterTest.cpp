@@ -102,6 +102,11 @@ TEST(MetricsReporter, TheVerdictInTheExpositionFormat) {
             R"({node="vm",gpu="NVIDIA H200",item="gemm-bf16"} 760000000000000)");
   EXPECT_EQ(parsed.samples.at("splitstep_verdict_expected_flop_per_second").front(),
             R"({node="vm",gpu="NVIDIA H200",item="gemm-bf16"} 800000000000000)");
+  // Each family's help says which of the two it is.
+  EXPECT_NE(text.find("# HELP splitstep_verdict_measured_flop_per_second the node's measured"),
+            std::string::npos);
+  EXPECT_NE(text.find("# HELP splitstep_verdict_expected_flop_per_second the figure a healthy"),
+            std::string::npos);
   EXPECT_EQ(parsed.samples.at("splitstep_run_complete"), (Lines{" 1"}));
   EXPECT_EQ(parse(metricsText({}, false)).samples.at("splitstep_run_complete"), (Lines{" 0"}));
 }
