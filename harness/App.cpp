@@ -53,7 +53,7 @@ class Run {
   int execute();
 
  private:
-  bool tracing() const { return !plan_.output.trace_path.empty(); }
+  bool tracing() const { return plan_.output.timelines; }
   // Wall seconds since the last lap (or the start of the run).
   double lap();
   void startProgress(const std::vector<std::unique_ptr<Suite>>& suites,
@@ -64,9 +64,9 @@ class Run {
   // Rank 0, once the reports are written: the status the measured cases earn, each reason on
   // stderr.
   int judgedStatus();
-  // Rank 0, when the run ends early on the thread that records spans: its own timeline, since
-  // the other ranks' can no longer be gathered.
-  void writeOwnTrace();
+  // Rank 0, when the run ends early on the thread that records spans: its own timeline to the
+  // outputs that draw timelines, since the other ranks' can no longer be gathered.
+  void reportOwnTimeline();
 
   const RunPlan& plan_;
   const Invocation& invocation_;
@@ -104,10 +104,11 @@ void Run::startProgress(const std::vector<std::unique_ptr<Suite>>& suites,
 void Run::startReports() {
   ending_.setEarlyReport([this](const std::string& reason) {
     if (progress_) progress_->clear();
-    reporters_.endEarly(reason);
     if (cluster_.rank() == 0 && tracing() && std::this_thread::get_id() == recording_thread_) {
-      writeOwnTrace();
+      reportOwnTimeline();
     }
+    reporters_.endEarly(reason);
+    std::cout << reporters_.written() << std::flush;
   });
   if (cluster_.rank() != 0) return;
   describeRun(plan_, invocation_.command_line, context_);
@@ -125,18 +126,9 @@ void Run::finishReports(const std::vector<RankTimeline>& timelines) {
        deriveAll({stream_.results(), context_.ranks, plan_.projection, stream_.verdicts()})) {
     reporters_.reportDerived(derived);
   }
+  if (!timelines.empty()) reporters_.reportTimelines(timelines);
   reporters_.finalize();
-  const OutputPlan& output = plan_.output;
-  if (!output.json_path.empty()) std::cout << "results written to " << output.json_path << '\n';
-  if (!output.csv_path.empty()) std::cout << "rows written to " << output.csv_path << '\n';
-  if (tracing()) {
-    const double uncertainty =
-        writeTrace(output.trace_path, context_.ranks, timelines, context_.command_line);
-    std::cout << fmt::format(
-        "trace written to {} (ranks on rank 0's clock within {}; opens in ui.perfetto.dev)\n",
-        output.trace_path, formatSeconds(uncertainty));
-  }
-  std::cout << std::flush;
+  std::cout << reporters_.written() << std::flush;
 }
 
 int Run::judgedStatus() {
@@ -151,17 +143,13 @@ int Run::judgedStatus() {
   return run.status;
 }
 
-void Run::writeOwnTrace() {
+void Run::reportOwnTimeline() {
   if (context_.ranks.empty()) return;
   std::vector<TelemetryReading> readings;
   if (parts_.sampler) readings = parts_.sampler->all();
   // Rank 0's clock is the trace's: no offset to apply.
-  writeTrace(plan_.output.trace_path, {context_.ranks.front()},
-             {rankTimeline(parts_.timeline, std::move(readings), ClockOffset{}, ClockOffset{})},
-             context_.command_line);
-  std::cout << fmt::format("trace of rank 0 alone written to {} (the run ended early)\n",
-                           plan_.output.trace_path)
-            << std::flush;
+  reporters_.reportTimelines(
+      {rankTimeline(parts_.timeline, std::move(readings), ClockOffset{}, ClockOffset{})});
 }
 
 int Run::execute() {

@@ -15,6 +15,7 @@
 #include "fault/FaultReasons.hpp"
 #include "options/CpuPreset.hpp"
 #include "options/OptionValue.hpp"
+#include "report/OutputCatalogue.hpp"
 #include "suites/SuiteCatalog.hpp"
 
 namespace {
@@ -58,7 +59,8 @@ struct PresetParse {
 
 PresetParse parseWithCpuPreset(const std::vector<std::string>& args) {
   try {
-    return {splitstep::parseCommandLine(args, splitstep::suiteCatalog(), splitstep::cpuPreset()),
+    return {splitstep::parseCommandLine(args, splitstep::suiteCatalog(), splitstep::outputInfos(),
+                                        splitstep::cpuPreset()),
             {}};
   } catch (const splitstep::UsageError& e) {
     return {std::nullopt, e.what()};
@@ -112,7 +114,8 @@ int main(int argc, char** argv) {
   invocation.command_line = quoteCommandLine(argc, argv);
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
-    invocation.command = splitstep::parseCommandLine(args, splitstep::suiteCatalog());
+    invocation.command =
+        splitstep::parseCommandLine(args, splitstep::suiteCatalog(), splitstep::outputInfos());
   } catch (const splitstep::UsageError& e) {
     invocation.usage_error = e.what();
   }

@@ -360,13 +360,28 @@ std::vector<OptionSpec> projectionOptions() {
   // clang-format on
 }
 
-// The outputs.
+// An output file's option: its path, kept in the plan's list of output files (whose entries are
+// the plan's, not the option's).
+OptionSpec outputFileOption(const OutputInfo& info) {
+  const std::string name(info.name);
+  const bool timelines = info.needs_timelines;
+  return {.name = name,
+          .default_text = std::nullopt,
+          .help = std::string(info.help),
+          .parse =
+              [name, timelines](const OptionValue& v, PlanDraft& d) {
+                for (OutputFile& file : d.plan.output.files) {
+                  if (file.name == name) file.path = v.path();
+                }
+                d.plan.output.timelines = d.plan.output.timelines || timelines;
+              },
+          .canonical = nullptr};
+}
+
+// The outputs' settings.
 std::vector<OptionSpec> outputOptions() {
   // clang-format off
   return {
-    option("json", std::nullopt, "write the full results to this JSON file",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.output.json_path = v.path(); },
-      [](const RunPlan& p) { return text(p.output.json_path); }),
     flagOption("quiet", "no progress line on stderr (rank 0 prints one where stderr is a terminal)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.quiet = v.onOff(); },
       [](const RunPlan& p) { return flag(p.output.quiet); }),
@@ -380,25 +395,14 @@ std::vector<OptionSpec> outputOptions() {
       "the collectives)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.format = v.choice<ConsoleFormat>("format"); },
       [](const RunPlan& p) { return text(toString(p.output.format)); }),
-    option("trace", std::nullopt,
-      "write a timeline of every rank to this file (Chrome trace JSON: opens in ui.perfetto.dev)",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.output.trace_path = v.path(); },
-      [](const RunPlan& p) { return text(p.output.trace_path); }),
-    option("csv", std::nullopt, "write one row per case and rank to this CSV file",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.output.csv_path = v.path(); },
-      [](const RunPlan& p) { return text(p.output.csv_path); }),
-    option("metrics", std::nullopt,
-      "write the verdict to this file in the Prometheus text format (node-exporter's textfile collector)",
-      [](const OptionValue& v, PlanDraft& d) { d.plan.output.metrics_path = v.path(); },
-      [](const RunPlan& p) { return text(p.output.metrics_path); }),
     flagOption("fail-below-expected",
       "exit with status 3 when the verdict finds a figure below expected (a node check's failure; "
       "wrong elements exit 1 without it)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.fail_below_expected = v.onOff(); },
       [](const RunPlan& p) { return flag(p.output.fail_below_expected); }),
     flagOption("overwrite",
-      "let --json, --csv, --trace and --metrics replace a file splitstep did not write (without it, such a "
-      "file is refused at start)",
+      "let the output files replace a file splitstep did not write (without it, such a file is "
+      "refused at start)",
       [](const OptionValue& v, PlanDraft& d) { d.plan.output.overwrite = v.onOff(); },
       [](const RunPlan& p) { return flag(p.output.overwrite); }),
   };
@@ -423,6 +427,8 @@ std::vector<OptionSpec> faultOptions() {
   // clang-format on
 }
 
+constexpr std::string_view kOutputsTitle = "Outputs";
+
 std::vector<OptionSection> buildSections() {
   return {
       {"Run", runOptions()},
@@ -433,7 +439,7 @@ std::vector<OptionSection> buildSections() {
       {"step suite", stepOptions()},
       {"step suite: the models' shapes (each model reads its own)", stepShapeOptions()},
       {"Projection (analysis)", projectionOptions()},
-      {"Outputs", outputOptions()},
+      {std::string(kOutputsTitle), outputOptions()},
       {"Faults", faultOptions()},
   };
 }
@@ -447,6 +453,17 @@ std::vector<OptionSpec> buildTable() {
 }
 
 }  // namespace
+
+std::vector<OptionSection> optionSections(std::span<const OutputInfo> outputs) {
+  std::vector<OptionSection> sections = optionSections();
+  for (OptionSection& section : sections) {
+    if (section.title != kOutputsTitle) continue;
+    std::vector<OptionSpec> files;
+    for (const OutputInfo& info : outputs) files.push_back(outputFileOption(info));
+    section.options.insert(section.options.begin(), files.begin(), files.end());
+  }
+  return sections;
+}
 
 const std::vector<OptionSection>& optionSections() {
   static const std::vector<OptionSection> sections = buildSections();

@@ -9,12 +9,14 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/TypedValue.hpp"
 #include "options/OptionValue.hpp"
+#include "options/OutputInfo.hpp"
 #include "options/RunPlan.hpp"
 
 namespace splitstep {
@@ -44,8 +46,8 @@ struct OptionSpec {
   bool hidden = false;     // a test's fault hook (--test-*): accepted, but not in --help
   // Parses the option's text (a switch's is "on" or "off") into the draft; throws UsageError.
   std::function<void(const OptionValue& value, PlanDraft& draft)> parse;
-  // The option's value, typed, read back from the plan; nullptr where another option's entry
-  // holds it (a sweep's bounds are the sizes they expand to).
+  // The option's value, typed, read back from the plan; nullptr where another entry holds it (a
+  // sweep's bounds are the sizes they expand to; an output file's path is OutputPlan::files').
   std::function<TypedValue(const RunPlan& plan)> canonical;
 };
 
@@ -55,10 +57,14 @@ struct OptionSection {
   std::vector<OptionSpec> options;
 };
 
-// In the order the usage text lists them.
+// In the order the usage text lists them, without the output files' options.
 const std::vector<OptionSection>& optionSections();
 
-// Every section's options in one list, in the order RunPlan::entries() lists them.
+// The same, with an option for each output file of `outputs` opening the outputs' section.
+std::vector<OptionSection> optionSections(std::span<const OutputInfo> outputs);
+
+// The sections' options in one list (without the output files'), in the order RunPlan::entries()
+// lists them.
 const std::vector<OptionSpec>& optionTable();
 
 // Rules that relate options to each other, applied once every option was parsed alone

@@ -108,12 +108,13 @@ std::vector<std::string> parseSuites(const std::vector<std::string>& names,
 
 // Boost's "unrecognised option" with the closest valid name: the table's options (not the test
 // hooks, which users are not pointed to), and, on the command line, --help, --version, --config.
-std::string unknownOption(const po::unknown_option& error, bool command_line) {
+std::string unknownOption(const po::unknown_option& error, bool command_line,
+                          std::span<const OptionSpec> table) {
   std::string given = error.get_option_name();
   given.erase(0, given.find_first_not_of('-'));
   std::vector<std::string_view> names;
   if (command_line) names = {"help", "version", "config"};
-  for (const OptionSpec& spec : optionTable()) {
+  for (const OptionSpec& spec : table) {
     if (!spec.hidden) names.push_back(spec.name);
   }
   return printable(error.what(), 200) + didYouMean(given, names, command_line ? "--" : "");
@@ -135,8 +136,9 @@ std::string optionText(const OptionSpec& spec, const po::variable_value& value) 
 // Every value of `file` that the command line overrides, parsed all the same: a file with a
 // value the options refuse is refused, whichever of its values a run ends up using.
 void checkOverridden(const po::variables_map& file,
-                     const std::map<std::string, OptionSource>& command_line) {
-  for (const OptionSpec& spec : optionTable()) {
+                     const std::map<std::string, OptionSource>& command_line,
+                     std::span<const OptionSpec> table) {
+  for (const OptionSpec& spec : table) {
     const auto given = file.find(spec.name);
     if (given == file.end() || given->second.defaulted() || !command_line.contains(spec.name)) {
       continue;
@@ -147,13 +149,16 @@ void checkOverridden(const po::variables_map& file,
 }
 
 RunPlan buildPlan(const po::variables_map& vm, const std::map<std::string, OptionSource>& sources,
-                  std::span<const SuiteInfo> suites) {
+                  std::span<const SuiteInfo> suites, std::span<const OutputInfo> outputs,
+                  std::span<const OptionSpec> table) {
   PlanDraft draft;
+  for (const OutputInfo& output : outputs)
+    draft.plan.output.files.push_back({std::string(output.name), {}});
   draft.plan.suites = parseSuites(
       vm.count("suite") ? vm["suite"].as<std::vector<std::string>>() : std::vector<std::string>{},
       suites);
   draft.plan.config_file = vm.count("config") ? vm["config"].as<std::string>() : "";
-  for (const OptionSpec& spec : optionTable()) {
+  for (const OptionSpec& spec : table) {
     if (!vm.count(spec.name)) continue;
     spec.parse(OptionValue(spec.name, optionText(spec, vm[spec.name])), draft);
   }
@@ -161,12 +166,23 @@ RunPlan buildPlan(const po::variables_map& vm, const std::map<std::string, Optio
   return std::move(draft.plan);
 }
 
+// Every option `outputs` make: the table's and one for each output file.
+std::vector<OptionSpec> everyOption(std::span<const OutputInfo> outputs) {
+  std::vector<OptionSpec> table;
+  for (const OptionSection& section : optionSections(outputs)) {
+    table.insert(table.end(), section.options.begin(), section.options.end());
+  }
+  return table;
+}
+
 }  // namespace
 
 ParsedCommand parseCommandLine(const std::vector<std::string>& args,
-                               std::span<const SuiteInfo> suites, std::string_view preset) {
+                               std::span<const SuiteInfo> suites,
+                               std::span<const OutputInfo> outputs, std::string_view preset) {
+  const std::vector<OptionSpec> table = everyOption(outputs);
   const po::options_description general = generalOptions();
-  const po::options_description options = planOptions();
+  const po::options_description options = planOptions(outputs);
   po::options_description hidden;
   hidden.add_options()("suite", po::value<std::vector<std::string>>());
   po::positional_options_description positional;
@@ -180,7 +196,7 @@ ParsedCommand parseCommandLine(const std::vector<std::string>& args,
   try {
     po::store(po::command_line_parser(args).options(command_line).positional(positional).run(), vm);
   } catch (const po::unknown_option& e) {
-    throw UsageError(unknownOption(e, true));
+    throw UsageError(unknownOption(e, true, table));
   } catch (const po::error& e) {
     throw UsageError(printable(e.what(), 200));
   }
@@ -189,7 +205,7 @@ ParsedCommand parseCommandLine(const std::vector<std::string>& args,
   ParsedCommand parsed;
   if (vm.count("help")) {
     parsed.action = ParsedCommand::Action::Help;
-    parsed.help = usageText(suites);
+    parsed.help = usageText(suites, outputs);
     return parsed;
   }
   if (vm.count("version")) {
@@ -205,12 +221,13 @@ ParsedCommand parseCommandLine(const std::vector<std::string>& args,
       po::store(from_file, file_values);
       po::store(from_file, vm);
     } catch (const po::unknown_option& e) {
-      throw UsageError(fmt::format("{}: {}", printable(path, kPathLimit), unknownOption(e, false)));
+      throw UsageError(
+          fmt::format("{}: {}", printable(path, kPathLimit), unknownOption(e, false, table)));
     } catch (const po::error& e) {
       throw UsageError(
           fmt::format("{}: {}", printable(path, kPathLimit), printable(e.what(), 200)));
     }
-    checkOverridden(file_values, sources);  // sources: the command line's alone, so far
+    checkOverridden(file_values, sources, table);  // sources: the command line's alone, so far
     recordSources(vm, OptionSource::ConfigFile, sources);
   }
   parsed.device_chosen = sources.contains("device");
@@ -225,7 +242,7 @@ ParsedCommand parseCommandLine(const std::vector<std::string>& args,
   } catch (const po::error& e) {
     throw UsageError(printable(e.what(), 200));
   }
-  parsed.plan = buildPlan(vm, sources, suites);
+  parsed.plan = buildPlan(vm, sources, suites, outputs, table);
   return parsed;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "options/OptionValue.hpp"
+#include "options/OutputInfo.hpp"
 #include "options/RunPlan.hpp"
 #include "options/SuiteInfo.hpp"
 
@@ -23,11 +24,12 @@ struct ParsedCommand {
 };
 
 // `args` excludes the program name; `suites` are the suites there are (suites/SuiteCatalog), in
-// the order the usage text lists them. The INI file named by --config uses the long option names
-// as keys (`matmul-sizes = 4096,8192`); the command line wins over the file. `preset`, INI text
-// too, lies under both: its values replace only the built-in defaults (options/CpuPreset.hpp).
-// Throws UsageError.
+// the order the usage text lists them, and `outputs` the output files (report/OutputCatalogue). The
+// INI file named by --config uses the long option names as keys (`matmul-sizes = 4096,8192`); the
+// command line wins over the file. `preset`, INI text too, lies under both: its values replace only
+// the built-in defaults (options/CpuPreset.hpp). Throws UsageError.
 ParsedCommand parseCommandLine(const std::vector<std::string>& args,
-                               std::span<const SuiteInfo> suites, std::string_view preset = {});
+                               std::span<const SuiteInfo> suites,
+                               std::span<const OutputInfo> outputs, std::string_view preset = {});
 
 }  // namespace splitstep

@@ -19,7 +19,16 @@ TypedFields RunPlan::entries() const {
   for (const OptionSpec& spec : optionTable()) {
     if (spec.canonical != nullptr) entries.emplace_back(spec.name, spec.canonical(*this));
   }
+  // The output files come from the catalogue the plan was parsed with, not from the table.
+  for (const OutputFile& file : output.files) entries.emplace_back(file.name, typedName(file.path));
   return entries;
+}
+
+std::string OutputPlan::path(std::string_view name) const {
+  for (const OutputFile& file : files) {
+    if (file.name == name) return file.path;
+  }
+  return {};
 }
 
 std::optional<std::string> rankOutsideWorld(const RunPlan& plan, int world_size) {

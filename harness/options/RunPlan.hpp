@@ -34,18 +34,26 @@ struct EnumNames<ConsoleFormat> {
       std::pair{ConsoleFormat::NcclTests, std::string_view("nccl-tests")}};
 };
 
+// An output file: the output's name in the catalogue (report/OutputCatalogue) and its path.
+struct OutputFile {
+  std::string name;  // "json"
+  std::string path;  // empty: not written
+};
+
 struct OutputPlan {
-  std::string json_path;   // empty: no JSON file
-  std::string csv_path;    // empty: no CSV file
-  std::string trace_path;  // empty: no trace
-  // empty: no Prometheus metrics file
-  std::string metrics_path;
+  // Every output of the catalogue, in its order, each with the path it is written to.
+  std::vector<OutputFile> files;
+  // An output asked for draws every rank's timeline (OutputInfo::needs_timelines).
+  bool timelines = false;
   bool quiet = false;      // no progress line on a terminal's stderr
   bool overwrite = false;  // the outputs may replace files splitstep did not write
   bool verbose = false;    // the console adds %timeit lines, per-rank figures and the models
   ConsoleFormat format = ConsoleFormat::Console;
   // A verdict item below expected fails the run (derived/RunStatus.hpp), for a node check.
   bool fail_below_expected = false;
+
+  // The path output `name` is written to; empty where it is not written.
+  std::string path(std::string_view name) const;
 };
 
 // GPU telemetry read on a thread of each rank while cases run (telemetry/TelemetrySampler).

@@ -174,9 +174,9 @@ po::options_description generalOptions() {
   return general;
 }
 
-po::options_description planOptions() {
+po::options_description planOptions(std::span<const OutputInfo> outputs) {
   po::options_description options;
-  for (const OptionSection& section : optionSections()) {
+  for (const OptionSection& section : optionSections(outputs)) {
     addOptions(options, section.options, false);
     addOptions(options, section.options, true);
   }
@@ -187,7 +187,7 @@ std::span<const UsageExample> usageExamples() { return kExamples; }
 
 std::span<const ExitStatus> exitStatuses() { return kExitStatuses; }
 
-std::string usageText(std::span<const SuiteInfo> suites) {
+std::string usageText(std::span<const SuiteInfo> suites, std::span<const OutputInfo> outputs) {
   std::vector<std::string_view> defaults;
   for (const SuiteInfo& suite : suites) {
     if (suite.in_default_run) defaults.push_back(suite.name);
@@ -207,9 +207,10 @@ std::string usageText(std::span<const SuiteInfo> suites) {
   // One description holding every section, so that their columns line up.
   po::options_description sections(kColumns, kHelpColumns);
   const po::options_description general = generalOptions();
-  for (const OptionSection& section : optionSections()) {
+  const std::vector<OptionSection> option_sections = optionSections(outputs);
+  for (const OptionSection& section : option_sections) {
     po::options_description part(section.title, kColumns, kHelpColumns);
-    if (&section == &optionSections().front()) {
+    if (&section == &option_sections.front()) {
       for (const auto& option : general.options()) part.add(option);
     }
     addOptions(part, section.options, false);

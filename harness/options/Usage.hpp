@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "options/OptionTable.hpp"
+#include "options/OutputInfo.hpp"
 #include "options/SuiteInfo.hpp"
 
 namespace splitstep {
@@ -16,8 +17,9 @@ namespace splitstep {
 // --help, --version and --config: the options that are no part of the plan.
 boost::program_options::options_description generalOptions();
 
-// Every option of the table that the command line and a config file take, the test hooks too.
-boost::program_options::options_description planOptions();
+// Every option that the command line and a config file take, `outputs`' files and the test hooks
+// too.
+boost::program_options::options_description planOptions(std::span<const OutputInfo> outputs);
 
 // One example of --help: a command line as a user types it, and what it does.
 struct UsageExample {
@@ -44,6 +46,6 @@ std::span<const HelpEntry> presetEntries();
 
 // The manual: usage, the suites, every section's options but the test hooks, the presets, the
 // examples, the environment, the files, the exit statuses; no line over 100 columns.
-std::string usageText(std::span<const SuiteInfo> suites);
+std::string usageText(std::span<const SuiteInfo> suites, std::span<const OutputInfo> outputs);
 
 }  // namespace splitstep

@@ -138,9 +138,19 @@ void CsvReporter::reportCase(const CaseResult& result) {
   write();
 }
 
-void CsvReporter::finalize() { write(); }
+void CsvReporter::finalize() {
+  write();
+  ended_ = true;
+}
 
-void CsvReporter::endEarly(const std::string&) { write(); }
+void CsvReporter::endEarly(const std::string&) {
+  write();
+  ended_ = true;
+}
+
+std::string CsvReporter::written() const {
+  return ended_ ? fmt::format("rows written to {}\n", path_) : std::string();
+}
 
 std::vector<std::string> CsvReporter::columns() const {
   std::vector<std::string> columns = leadingColumns();

@@ -24,6 +24,7 @@ class CsvReporter final : public Reporter {
   void finalize() override;
   // The rows so far; the JSON says why the run ended.
   void endEarly(const std::string& reason) override;
+  std::string written() const override;
 
   // The columns before the case fields; a column per case field follows in the order first
   // seen (each family's in the order its schema declares them), then the rates' columns in the
@@ -45,6 +46,7 @@ class CsvReporter final : public Reporter {
   std::vector<Row> rows_;
   std::vector<std::string> printed_columns_;  // the columns lines_ were printed with
   std::vector<std::string> lines_;            // rows_ printed, in order
+  bool ended_ = false;                        // finalize() or endEarly() wrote the last rows
 };
 
 // `field` as a CSV cell (RFC 4180): quoted where it holds a comma, a quote or a line break.

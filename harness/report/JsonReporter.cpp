@@ -1,5 +1,7 @@
 #include "report/JsonReporter.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string_view>
 #include <type_traits>
@@ -296,12 +298,18 @@ void JsonReporter::finalize() {
   document_["complete"] = true;
   document_["ended"] = "completed";
   write();
+  ended_ = true;
 }
 
 void JsonReporter::endEarly(const std::string& reason) {
   document_["complete"] = false;
   document_["ended"] = reason;
   write();
+  ended_ = true;
+}
+
+std::string JsonReporter::written() const {
+  return ended_ ? fmt::format("results written to {}\n", path_) : std::string();
 }
 
 void JsonReporter::write() const {

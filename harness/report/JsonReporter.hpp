@@ -26,6 +26,7 @@ class JsonReporter final : public Reporter {
   void reportWallTimes(const RunWallTimes& wall) override;
   void finalize() override;
   void endEarly(const std::string& reason) override;
+  std::string written() const override;
 
  private:
   void write() const;
@@ -34,6 +35,7 @@ class JsonReporter final : public Reporter {
   nlohmann::json document_;              // everything but the cases
   std::vector<std::string> case_texts_;  // each case, printed once, indented to its depth
   std::vector<RankInfo> ranks_;          // to group each case's ranks by node
+  bool ended_ = false;                   // finalize() or endEarly() wrote the last version
 };
 
 }  // namespace splitstep

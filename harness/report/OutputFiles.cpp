@@ -17,10 +17,6 @@
 
 #include "options/OptionValue.hpp"
 #include "report/AtomicFile.hpp"
-#include "report/ChromeTrace.hpp"
-#include "report/CsvReporter.hpp"
-#include "report/JsonReporter.hpp"
-#include "report/MetricsReporter.hpp"
 
 namespace splitstep {
 namespace {
@@ -90,54 +86,6 @@ class SchemaFinder : public nlohmann::json_sax<nlohmann::json> {
   std::optional<std::string> schema_;
 };
 
-bool namesSchema(std::ifstream& file, bool in_other_data, std::string_view prefix) {
-  SchemaFinder finder(in_other_data);
-  nlohmann::json::sax_parse(file, &finder);
-  return finder.schema() && finder.schema()->starts_with(prefix);
-}
-
-std::string_view schemaFamily(const char* schema) {
-  const std::string_view text(schema);
-  return text.substr(0, text.find('/') + 1);  // "splitstep.results/": any version of it
-}
-
-bool startsWithOwnHeader(std::ifstream& file) {
-  std::string header;
-  for (const std::string& column : CsvReporter::leadingColumns()) {
-    if (!header.empty()) header += ',';
-    header += csvField(column);
-  }
-  // A header is one line of a few hundred bytes; whatever has no line end early is not one.
-  std::string first(64 * 1024, '\0');
-  file.read(first.data(), static_cast<std::streamsize>(first.size()));
-  first.resize(static_cast<std::size_t>(file.gcount()));
-  first.resize(std::min(first.find('\n'), first.size()));
-  return first.starts_with(header) &&
-         (first.size() == header.size() || first[header.size()] == ',');
-}
-
-bool startsWithSchemaLine(std::ifstream& file) {
-  const std::string_view schema(kMetricsSchema);
-  const std::string family(schema.substr(0, schema.find('/') + 1));  // any version of it
-  std::string first(family.size(), '\0');
-  file.read(first.data(), static_cast<std::streamsize>(first.size()));
-  return file.gcount() == static_cast<std::streamsize>(family.size()) && first == family;
-}
-
-std::string describe(OutputKind kind) {
-  switch (kind) {
-    case OutputKind::Results:
-      return "results";
-    case OutputKind::Rows:
-      return "CSV";
-    case OutputKind::Trace:
-      return "trace";
-    case OutputKind::Metrics:
-      return "metrics";
-  }
-  return "output";
-}
-
 std::string quoted(const std::string& path) {
   return fmt::format("'{}'", printable(path, kPathEcho));
 }
@@ -176,7 +124,7 @@ std::string readAll(int fd) {
 
 }  // namespace
 
-bool holdsOnlyOwnOutput(const std::string& path, OutputKind kind) {
+bool holdsOnlyOwnOutput(const std::string& path, const OutputKind& kind) {
   std::error_code error;
   if (!std::filesystem::exists(path, error)) return true;
   if (std::filesystem::is_regular_file(path, error) &&
@@ -184,18 +132,33 @@ bool holdsOnlyOwnOutput(const std::string& path, OutputKind kind) {
     return true;
   }
   std::ifstream file(path, std::ios::binary);
-  if (!file) return false;
-  switch (kind) {
-    case OutputKind::Results:
-      return namesSchema(file, false, schemaFamily(kResultsSchema));
-    case OutputKind::Trace:
-      return namesSchema(file, true, schemaFamily(kTraceSchema));
-    case OutputKind::Rows:
-      return startsWithOwnHeader(file);
-    case OutputKind::Metrics:
-      return startsWithSchemaLine(file);
-  }
-  return false;
+  return file && kind.holds_own(file);
+}
+
+bool namesSchema(std::istream& file, bool in_other_data, std::string_view family) {
+  SchemaFinder finder(in_other_data);
+  nlohmann::json::sax_parse(file, &finder);
+  return finder.schema() && finder.schema()->starts_with(family);
+}
+
+bool startsWith(std::istream& file, std::string_view prefix) {
+  std::string first(prefix.size(), '\0');
+  file.read(first.data(), static_cast<std::streamsize>(first.size()));
+  return file.gcount() == static_cast<std::streamsize>(prefix.size()) && first == prefix;
+}
+
+bool firstLineStartsWith(std::istream& file, std::string_view fields, char separator) {
+  // A header is one line of a few hundred bytes; whatever has no line end early is not one.
+  std::string first(64 * 1024, '\0');
+  file.read(first.data(), static_cast<std::streamsize>(first.size()));
+  first.resize(static_cast<std::size_t>(file.gcount()));
+  first.resize(std::min(first.find('\n'), first.size()));
+  return first.starts_with(fields) &&
+         (first.size() == fields.size() || first[fields.size()] == separator);
+}
+
+std::string_view schemaFamily(std::string_view schema) {
+  return schema.substr(0, schema.find('/') + 1);
 }
 
 bool sameFile(const std::string& a, const std::string& b) {
@@ -237,7 +200,7 @@ std::optional<std::string> outputRefusal(
     if (!overwrite && !holdsOnlyOwnOutput(out.path, out.kind)) {
       return refuse(
           fmt::format("holds something other than splitstep's {}: pass --overwrite to replace it",
-                      describe(out.kind)));
+                      out.kind.what));
     }
   }
   return std::nullopt;

@@ -3,25 +3,38 @@
 // file, and one run at a time writes a path (an advisory lock held for the whole run).
 #pragma once
 
+#include <istream>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
 
 namespace splitstep {
 
-// What splitstep writes to an output path, recognised by its content.
-enum class OutputKind {
-  Results,  // --json: a JSON object whose "schema" is splitstep.results/...
-  Rows,     // --csv: a CSV whose header starts with CsvReporter's leading columns
-  Trace,    // --trace: a Chrome trace whose otherData.schema is splitstep.trace/...
-  Metrics,  // --metrics: a Prometheus text file whose first line names splitstep.metrics/...
+// What splitstep writes to an output path, recognised by its content (each output's own test,
+// in report/OutputCatalogue.cpp).
+struct OutputKind {
+  std::string_view what;  // in refusals: "holds something other than splitstep's results"
+  // The file, read from its start, holds what splitstep writes as this kind.
+  bool (*holds_own)(std::istream& file);
 };
 
 // True where replacing `path` loses nothing splitstep did not write: it does not exist, is
 // empty (as mktemp leaves it), or holds what splitstep writes as `kind`.
-bool holdsOnlyOwnOutput(const std::string& path, OutputKind kind);
+bool holdsOnlyOwnOutput(const std::string& path, const OutputKind& kind);
+
+// The tests of holds_own. A JSON document names a schema of `family` ("splitstep.results/", any
+// version) at its top level, or in its otherData object (a trace's), read only as far as the name.
+bool namesSchema(std::istream& file, bool in_other_data, std::string_view family);
+// The file starts with `prefix` (a first line that names the format).
+bool startsWith(std::istream& file, std::string_view prefix);
+// The first line starts with `fields` and ends there or goes on after `separator` (a CSV header
+// with more columns).
+bool firstLineStartsWith(std::istream& file, std::string_view fields, char separator);
+// "splitstep.results/" for "splitstep.results/2": a schema's every version.
+std::string_view schemaFamily(std::string_view schema);
 
 // Two paths name one file: the same inode where both exist, else the same path once resolved
 // (symbolic links, "." and ".." followed).

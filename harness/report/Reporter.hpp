@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "collect/TimelineCodec.hpp"
 #include "derived/CaseResult.hpp"
 #include "derived/Derived.hpp"
 #include "derived/Verdict.hpp"
@@ -29,10 +30,17 @@ class Reporter {
   // Where rank 0's run went so far (RunContext::wall), after each suite and once more when the
   // last one ended: reportContext() comes before any of it is known.
   virtual void reportWallTimes(const RunWallTimes& wall) = 0;
+  // Every rank's timeline on rank 0's clock once the suites ended, before finalize(); or rank
+  // 0's alone, before endEarly(), when the run ends early on the thread that records them. Only
+  // an output that asks for timelines (OutputInfo::needs_timelines) reads them.
+  virtual void reportTimelines(const std::vector<RankTimeline>& /*timelines*/) {}
   virtual void finalize() = 0;
   // The run ended before its last case: `reason` says why (a timeout naming the rank that did
   // not arrive, a failure, a signal). Ends the output with what it has.
   virtual void endEarly(const std::string& reason) = 0;
+  // What the console says once the output is written, each line ending in a newline ("results
+  // written to out.json"); empty where there is no file or nothing was written yet.
+  virtual std::string written() const { return {}; }
 };
 
 // Forwards every call to each reporter it holds, in the order they were added.
@@ -54,11 +62,19 @@ class ReporterMultiplex final : public Reporter {
   void reportWallTimes(const RunWallTimes& wall) override {
     for (auto& r : reporters_) r->reportWallTimes(wall);
   }
+  void reportTimelines(const std::vector<RankTimeline>& timelines) override {
+    for (auto& r : reporters_) r->reportTimelines(timelines);
+  }
   void finalize() override {
     for (auto& r : reporters_) r->finalize();
   }
   void endEarly(const std::string& reason) override {
     for (auto& r : reporters_) r->endEarly(reason);
+  }
+  std::string written() const override {
+    std::string lines;
+    for (const auto& r : reporters_) lines += r->written();
+    return lines;
   }
 
  private:

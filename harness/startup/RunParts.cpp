@@ -134,7 +134,7 @@ void openRunParts(RunParts& parts, const RunPlan& plan, const Cluster& cluster, 
   context.ranks = gatherRankInfo(*parts.device, cluster, watchdog);
   context.gpu_links = linksBetweenRanks(context.ranks);
   parts.sampler = startTelemetry(plan.telemetry, *parts.device, cluster, context.notes);
-  const bool tracing = !plan.output.trace_path.empty();
+  const bool tracing = plan.output.timelines;
   // Spans are recorded for the trace, and to attribute telemetry readings to cases and phases.
   parts.timeline = Timeline(tracing || parts.sampler != nullptr, tracing);
   if (tracing) {

@@ -17,6 +17,7 @@
 #include "device/HostMemory.hpp"
 #include "meta/BuildInfo.hpp"
 #include "options/OptionValue.hpp"
+#include "report/OutputCatalogue.hpp"
 #include "report/OutputFiles.hpp"
 
 namespace splitstep {
@@ -51,12 +52,11 @@ std::vector<OutputLock> requireWritableOutputs(const RunPlan& plan, const Cluste
   std::vector<OutputLock> locks;
   if (cluster.rank() == 0 && !refusal) {
     std::vector<OutputPath> outputs;
-    for (const OutputPath& out :
-         {OutputPath{"--json", output.json_path, OutputKind::Results},
-          OutputPath{"--csv", output.csv_path, OutputKind::Rows},
-          OutputPath{"--trace", output.trace_path, OutputKind::Trace},
-          OutputPath{"--metrics", output.metrics_path, OutputKind::Metrics}}) {
-      if (!out.path.empty()) outputs.push_back(out);
+    for (const OutputFile& file : output.files) {
+      const OutputSpec* spec = findOutput(file.name);
+      if (spec != nullptr && !file.path.empty()) {
+        outputs.push_back({"--" + file.name, file.path, spec->kind});
+      }
     }
     refusal = outputRefusal(outputs,
                             {{"--config", plan.config_file},

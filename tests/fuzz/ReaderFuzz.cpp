@@ -39,6 +39,7 @@
 #include "graph/GraphArchive.hpp"
 #include "options/OptionValue.hpp"
 #include "options/Options.hpp"
+#include "report/OutputCatalogue.hpp"
 #include "suites/SuiteCatalog.hpp"
 
 namespace splitstep {
@@ -222,7 +223,7 @@ void read(Kind kind, const std::string& path, const std::vector<BatchTensorSpec>
         readBatchFile(path, batch);
         break;
       case Kind::Ini:
-        parseCommandLine({"--config", path}, suiteCatalog());
+        parseCommandLine({"--config", path}, suiteCatalog(), outputInfos());
         break;
     }
   } catch (const GraphArchiveError&) {

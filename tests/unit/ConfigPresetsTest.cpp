@@ -8,6 +8,7 @@
 
 #include "derived/ReferenceFigures.hpp"
 #include "options/Options.hpp"
+#include "report/OutputCatalogue.hpp"
 #include "suites/SuiteCatalog.hpp"
 
 namespace splitstep {
@@ -26,7 +27,7 @@ TEST(ConfigPresets, ThereArePresets) { EXPECT_FALSE(presets().empty()); }
 TEST(ConfigPresets, EachPresetParsesAndStartsWithAComment) {
   for (const auto& path : presets()) {
     SCOPED_TRACE(path.string());
-    EXPECT_NO_THROW(parseCommandLine({"--config", path.string()}, suiteCatalog()));
+    EXPECT_NO_THROW(parseCommandLine({"--config", path.string()}, suiteCatalog(), outputInfos()));
     std::ifstream file(path);
     std::string first_line;
     std::getline(file, first_line);
@@ -37,7 +38,7 @@ TEST(ConfigPresets, EachPresetParsesAndStartsWithAComment) {
 TEST(ConfigPresets, CpuQuickKeepsCasesSmallAndOffTheGpu) {
   const RunPlan plan =
       parseCommandLine({"--config", std::string(SPLITSTEP_CONFIGS_DIR) + "/cpu-quick.ini"},
-                       suiteCatalog())
+                       suiteCatalog(), outputInfos())
           .plan;
   EXPECT_EQ(plan.launch.device, DeviceKind::Cpu);
   for (const MatmulShape& shape : plan.matmul.shapes)
@@ -73,7 +74,7 @@ TEST(ConfigPresets, CpuQuickKeepsCasesSmallAndOffTheGpu) {
 TEST(ConfigPresets, QuickLooksAtEverySuiteWithinItsBudget) {
   const RunPlan plan =
       parseCommandLine({"all", "--config", std::string(SPLITSTEP_CONFIGS_DIR) + "/quick.ini"},
-                       suiteCatalog())
+                       suiteCatalog(), outputInfos())
           .plan;
   EXPECT_EQ(plan.launch.device, DeviceKind::Cuda);
   EXPECT_TRUE(plan.collectives.check && plan.step.check);  // a sanity check checks
@@ -112,7 +113,7 @@ TEST(ConfigPresets, QuickLooksAtEverySuiteWithinItsBudget) {
 TEST(ConfigPresets, SweepIsNcclTestsSizesWithinABudget) {
   const RunPlan plan =
       parseCommandLine({"allreduce", "--config", std::string(SPLITSTEP_CONFIGS_DIR) + "/sweep.ini"},
-                       suiteCatalog())
+                       suiteCatalog(), outputInfos())
           .plan;
   // all_reduce_perf -b 8 -e 4G -f 2: 30 sizes.
   ASSERT_EQ(plan.collectives.bytes.size(), 30u);
@@ -125,7 +126,7 @@ TEST(ConfigPresets, SweepIsNcclTestsSizesWithinABudget) {
 TEST(ConfigPresets, H200StepIsTheReferenceCaseOfTheStepComparison) {
   const RunPlan plan =
       parseCommandLine({"--config", std::string(SPLITSTEP_CONFIGS_DIR) + "/h200-step.ini"},
-                       suiteCatalog())
+                       suiteCatalog(), outputInfos())
           .plan;
   EXPECT_EQ(plan.launch.device, DeviceKind::Cuda);
   const StepPlan& s = plan.step;

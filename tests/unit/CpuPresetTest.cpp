@@ -30,37 +30,40 @@ TEST(CpuPreset, IsConfigsCpuQuickAsBuilt) {
 }
 
 TEST(CpuPreset, AsDefaultsItGivesTheSamePlanAsTheConfigFile) {
-  const ParsedCommand preset = parseCommandLine({}, suiteCatalog(), cpuPreset());
-  const ParsedCommand file = parseCommandLine({"--config", kCpuQuick}, suiteCatalog());
+  const ParsedCommand preset = parseCommandLine({}, suiteCatalog(), outputInfos(), cpuPreset());
+  const ParsedCommand file =
+      parseCommandLine({"--config", kCpuQuick}, suiteCatalog(), outputInfos());
   EXPECT_EQ(preset.plan.launch.device, DeviceKind::Cpu);
   EXPECT_EQ(entriesWithoutConfig(preset.plan), entriesWithoutConfig(file.plan));
   EXPECT_EQ(preset.plan.config_file, "");
   EXPECT_NE(entriesWithoutConfig(preset.plan),
-            entriesWithoutConfig(parseCommandLine({}, suiteCatalog()).plan));
+            entriesWithoutConfig(parseCommandLine({}, suiteCatalog(), outputInfos()).plan));
 }
 
 TEST(CpuPreset, TheCommandLineAndTheConfigFileWinOverIt) {
-  const RunPlan given =
-      parseCommandLine({"--membw-bytes", "64M", "--max-time", "3s"}, suiteCatalog(), cpuPreset())
-          .plan;
+  const RunPlan given = parseCommandLine({"--membw-bytes", "64M", "--max-time", "3s"},
+                                         suiteCatalog(), outputInfos(), cpuPreset())
+                            .plan;
   EXPECT_EQ(given.membw.bytes, (std::vector<std::uint64_t>{64u << 20}));
   EXPECT_DOUBLE_EQ(given.measure.max_time, 3);
   EXPECT_DOUBLE_EQ(given.measure.min_time, 0.1);  // the preset's, not the default 0.5 s
   const ConfigFile config("max-noise = 2%\nmembw-bytes = 32M\n");
   const RunPlan file =
-      parseCommandLine({"--config", config.path()}, suiteCatalog(), cpuPreset()).plan;
+      parseCommandLine({"--config", config.path()}, suiteCatalog(), outputInfos(), cpuPreset())
+          .plan;
   EXPECT_DOUBLE_EQ(file.measure.max_noise, 0.02);
   EXPECT_EQ(file.membw.bytes, (std::vector<std::uint64_t>{32u << 20}));
   EXPECT_EQ(file.matmul.shapes.front().n, 256);  // the preset's where the file says nothing
 }
 
 TEST(CpuPreset, AChosenDeviceIsKnownWhereverItWasGiven) {
-  EXPECT_FALSE(parseCommandLine({}, suiteCatalog()).device_chosen);
-  EXPECT_TRUE(parseCommandLine({"--device", "auto"}, suiteCatalog()).device_chosen);
+  EXPECT_FALSE(parseCommandLine({}, suiteCatalog(), outputInfos()).device_chosen);
+  EXPECT_TRUE(parseCommandLine({"--device", "auto"}, suiteCatalog(), outputInfos()).device_chosen);
   const ConfigFile config("device = cuda\n");
-  EXPECT_TRUE(parseCommandLine({"--config", config.path()}, suiteCatalog()).device_chosen);
+  EXPECT_TRUE(
+      parseCommandLine({"--config", config.path()}, suiteCatalog(), outputInfos()).device_chosen);
   // The preset's own device = cpu is no choice of the user's.
-  EXPECT_FALSE(parseCommandLine({}, suiteCatalog(), cpuPreset()).device_chosen);
+  EXPECT_FALSE(parseCommandLine({}, suiteCatalog(), outputInfos(), cpuPreset()).device_chosen);
 }
 
 TEST(CpuPreset, IsTakenOnlyWhereEveryRankAsksAndNoneSeesAGpu) {

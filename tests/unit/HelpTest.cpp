@@ -9,12 +9,13 @@
 #include "options/OptionTable.hpp"
 #include "options/Options.hpp"
 #include "options/Usage.hpp"
+#include "report/OutputCatalogue.hpp"
 #include "suites/SuiteCatalog.hpp"
 
 namespace splitstep {
 namespace {
 
-std::string help() { return parseCommandLine({"--help"}, suiteCatalog()).help; }
+std::string help() { return parseCommandLine({"--help"}, suiteCatalog(), outputInfos()).help; }
 
 // Where the heading "TITLE:" stands on a line of its own.
 std::size_t heading(const std::string& text, const std::string& title) {
@@ -86,7 +87,7 @@ TEST(Help, NamesTheEnvironmentAndTheFiles) {
 
 TEST(Help, EachOptionStandsInItsOwnSection) {
   const std::string text = help();
-  const std::vector<OptionSection>& sections = optionSections();
+  const std::vector<OptionSection> sections = optionSections(outputInfos());
   for (std::size_t i = 0; i < sections.size(); ++i) {
     const std::size_t begin = heading(text, sections[i].title);
     const std::size_t end =
@@ -140,7 +141,7 @@ TEST(Help, TheExamplesAreRealCommandLines) {
     ++runs;
     SCOPED_TRACE(example.command);
     ParsedCommand parsed;
-    ASSERT_NO_THROW(parsed = parseCommandLine(args, suiteCatalog()));
+    ASSERT_NO_THROW(parsed = parseCommandLine(args, suiteCatalog(), outputInfos()));
     EXPECT_EQ(parsed.action, ParsedCommand::Action::Run);
   }
   EXPECT_GE(runs, 5u);

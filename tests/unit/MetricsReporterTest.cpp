@@ -13,6 +13,7 @@
 
 #include "TempPath.hpp"
 #include "cases/MatmulCase.hpp"
+#include "report/OutputCatalogue.hpp"
 #include "report/OutputFiles.hpp"
 
 namespace splitstep {
@@ -160,21 +161,22 @@ TEST_F(MetricsFile, WrittenWithEveryBatchsVerdictAndCompleteAtTheEnd) {
 TEST_F(MetricsFile, OnlySplitstepsOwnMetricsFileIsReplacedAndItNeedsAFileOfItsOwn) {
   const fs::path own = dir_ / "own.prom";
   std::ofstream(own) << metricsText({}, true);
-  EXPECT_TRUE(holdsOnlyOwnOutput(own.string(), OutputKind::Metrics));
+  EXPECT_TRUE(holdsOnlyOwnOutput(own.string(), findOutput("metrics")->kind));
   const fs::path other = dir_ / "other.prom";
   std::ofstream(other) << "# HELP node_load1 1m load average.\nnode_load1 0.5\n";
-  EXPECT_FALSE(holdsOnlyOwnOutput(other.string(), OutputKind::Metrics));
+  EXPECT_FALSE(holdsOnlyOwnOutput(other.string(), findOutput("metrics")->kind));
   const auto refusal =
-      outputRefusal({{"--metrics", other.string(), OutputKind::Metrics}}, {}, false);
+      outputRefusal({{"--metrics", other.string(), findOutput("metrics")->kind}}, {}, false);
   ASSERT_TRUE(refusal);
   EXPECT_NE(refusal->find("--metrics"), std::string::npos) << *refusal;
-  EXPECT_FALSE(outputRefusal({{"--metrics", other.string(), OutputKind::Metrics}}, {}, true));
-  const auto same = outputRefusal({{"--json", own.string(), OutputKind::Results},
-                                   {"--metrics", own.string(), OutputKind::Metrics}},
+  EXPECT_FALSE(
+      outputRefusal({{"--metrics", other.string(), findOutput("metrics")->kind}}, {}, true));
+  const auto same = outputRefusal({{"--json", own.string(), findOutput("json")->kind},
+                                   {"--metrics", own.string(), findOutput("metrics")->kind}},
                                   {}, true);
   ASSERT_TRUE(same);
   EXPECT_NE(same->find("is also the --json file"), std::string::npos) << *same;
-  EXPECT_EQ(*outputRefusal({{"--metrics", "", OutputKind::Metrics}}, {}, false),
+  EXPECT_EQ(*outputRefusal({{"--metrics", "", findOutput("metrics")->kind}}, {}, false),
             "--metrics: '' is empty");
 }
 

@@ -10,6 +10,7 @@
 
 #include "TempPath.hpp"
 #include "options/Options.hpp"
+#include "report/OutputCatalogue.hpp"
 #include "suites/SuiteCatalog.hpp"
 
 namespace splitstep::testing {
@@ -17,7 +18,7 @@ namespace splitstep::testing {
 // The UsageError message for `args` (over `preset`, if any), or "<no error>".
 inline std::string errorOf(const std::vector<std::string>& args, std::string_view preset = {}) {
   try {
-    parseCommandLine(args, suiteCatalog(), preset);
+    parseCommandLine(args, suiteCatalog(), outputInfos(), preset);
   } catch (const UsageError& e) {
     return e.what();
   }

@@ -25,6 +25,7 @@
 #include "TempPath.hpp"
 #include "options/OptionTable.hpp"
 #include "options/Options.hpp"
+#include "report/OutputCatalogue.hpp"
 #include "report/OutputFiles.hpp"
 #include "suites/SuiteCatalog.hpp"
 
@@ -45,7 +46,9 @@ long fromEnvironment(const char* name, long fallback) {
 class Generator {
  public:
   explicit Generator(std::uint64_t seed) : random_(seed) {
-    for (const OptionSpec& spec : optionTable()) names_.push_back(spec.name);
+    for (const OptionSection& section : optionSections(outputInfos())) {
+      for (const OptionSpec& spec : section.options) names_.push_back(spec.name);
+    }
     for (const char* extra : {"config", "help", "version", "h", "bogus", "json=", "", "-"}) {
       names_.emplace_back(extra);
     }
@@ -401,7 +404,7 @@ void judge(const std::vector<std::string>& args, const std::string& config, Outc
            Check check) {
   std::string finding;
   try {
-    const ParsedCommand parsed = parseCommandLine(args, suiteCatalog());
+    const ParsedCommand parsed = parseCommandLine(args, suiteCatalog(), outputInfos());
     if (parsed.action == ParsedCommand::Action::Run) {
       ++outcomes.plans;
       finding = check(parsed.plan);
@@ -460,11 +463,10 @@ TEST(OptionsFuzz, EveryPathGivesAPlanOrOneLineRefusalAndTheStartChecksAnswer) {
   // The start-up checks of the outputs a plan names: a reason or nothing, never an exception.
   const auto startChecks = [](const RunPlan& plan) -> std::string {
     std::vector<OutputPath> outputs;
-    for (const OutputPath& out :
-         {OutputPath{"--json", plan.output.json_path, OutputKind::Results},
-          OutputPath{"--csv", plan.output.csv_path, OutputKind::Rows},
-          OutputPath{"--trace", plan.output.trace_path, OutputKind::Trace}}) {
-      if (!out.path.empty()) outputs.push_back(out);
+    for (const OutputFile& file : plan.output.files) {
+      if (!file.path.empty()) {
+        outputs.push_back({"--" + file.name, file.path, findOutput(file.name)->kind});
+      }
     }
     try {
       if (const auto why = outputRefusal(outputs, {{"--config", plan.config_file}}, false)) {

@@ -12,13 +12,14 @@
 
 #include "TempPath.hpp"
 #include "models/StepModel.hpp"
+#include "report/OutputCatalogue.hpp"
 #include "suites/SuiteCatalog.hpp"
 
 namespace splitstep {
 namespace {
 
 RunPlan parse(const std::vector<std::string>& args) {
-  const ParsedCommand parsed = parseCommandLine(args, suiteCatalog());
+  const ParsedCommand parsed = parseCommandLine(args, suiteCatalog(), outputInfos());
   EXPECT_EQ(parsed.action, ParsedCommand::Action::Run);
   return parsed.plan;
 }
@@ -59,7 +60,7 @@ TEST(Options, DefaultsRunEverySuiteWithGpuSizedCases) {
   EXPECT_DOUBLE_EQ(plan.measure.max_time, 15);
   EXPECT_FALSE(plan.measure.queued_start || plan.measure.l2_flush || plan.measure.cuda_graph);
   EXPECT_EQ(plan.launch.device, DeviceKind::Auto);
-  EXPECT_TRUE(plan.output.json_path.empty());
+  EXPECT_TRUE(plan.output.path("json").empty());
 }
 
 TEST(Options, PositionalSuitesSelectAndOrder) {
@@ -454,12 +455,13 @@ TEST(Options, ProjectionOptionsAreParsed) {
 }
 
 TEST(Options, HelpAndVersionAreActionsNotRuns) {
-  const ParsedCommand help = parseCommandLine({"--help"}, suiteCatalog());
+  const ParsedCommand help = parseCommandLine({"--help"}, suiteCatalog(), outputInfos());
   EXPECT_EQ(help.action, ParsedCommand::Action::Help);
   EXPECT_NE(help.help.find("--matmul-sizes"), std::string::npos);
   EXPECT_NE(help.help.find("--step-models"), std::string::npos);
   EXPECT_NE(help.help.find("\n  scatter "), std::string::npos);
-  EXPECT_EQ(parseCommandLine({"--version"}, suiteCatalog()).action, ParsedCommand::Action::Version);
+  EXPECT_EQ(parseCommandLine({"--version"}, suiteCatalog(), outputInfos()).action,
+            ParsedCommand::Action::Version);
 }
 
 TEST(Options, BadInputNamesTheOptionAndTheReason) {
@@ -651,15 +653,19 @@ TEST(Options, TelemetryTraceAndCsv) {
   const RunPlan defaults = parse({});
   EXPECT_TRUE(defaults.telemetry.enabled);
   EXPECT_DOUBLE_EQ(defaults.telemetry.interval, 0.02);
-  EXPECT_TRUE(defaults.output.trace_path.empty());
-  EXPECT_TRUE(defaults.output.csv_path.empty());
+  EXPECT_TRUE(defaults.output.path("trace").empty());
+  EXPECT_TRUE(defaults.output.path("csv").empty());
+  EXPECT_FALSE(defaults.output.timelines);
   EXPECT_FALSE(parse({"--telemetry", "off"}).telemetry.enabled);
   EXPECT_DOUBLE_EQ(parse({"--telemetry", "on"}).telemetry.interval, 0.02);
   const RunPlan every_50ms = parse({"--telemetry", "50ms", "--trace", "t.json", "--csv", "r.csv"});
   EXPECT_TRUE(every_50ms.telemetry.enabled);
   EXPECT_DOUBLE_EQ(every_50ms.telemetry.interval, 0.05);
-  EXPECT_EQ(every_50ms.output.trace_path, "t.json");
-  EXPECT_EQ(every_50ms.output.csv_path, "r.csv");
+  EXPECT_EQ(every_50ms.output.path("trace"), "t.json");
+  EXPECT_EQ(every_50ms.output.path("csv"), "r.csv");
+  // The trace draws every rank's timeline; a CSV alone draws none.
+  EXPECT_TRUE(every_50ms.output.timelines);
+  EXPECT_FALSE(parse({"--csv", "r.csv"}).output.timelines);
   EXPECT_EQ(errorOf({"--telemetry", "1ms"}),
             "--telemetry: '1ms' is not off, on or an interval from 5ms to 10s");
   EXPECT_EQ(errorOf({"--telemetry", "often"}),

@@ -14,6 +14,7 @@
 #include "report/ChromeTrace.hpp"
 #include "report/CsvReporter.hpp"
 #include "report/JsonReporter.hpp"
+#include "report/OutputCatalogue.hpp"
 
 namespace splitstep {
 namespace {
@@ -58,16 +59,19 @@ TEST_F(OutputFiles, SplitstepsOwnFilesAreRecognisedEachByItsKind) {
     reporter.finalize();
   }
   const std::string trace = file("trace.json", chromeTrace({}, {}, "splitstep").dump());
-  EXPECT_TRUE(holdsOnlyOwnOutput(results, OutputKind::Results));
-  EXPECT_TRUE(holdsOnlyOwnOutput(rows, OutputKind::Rows));
-  EXPECT_TRUE(holdsOnlyOwnOutput(trace, OutputKind::Trace));
+  const OutputKind& results_kind = findOutput("json")->kind;
+  const OutputKind& rows_kind = findOutput("csv")->kind;
+  const OutputKind& trace_kind = findOutput("trace")->kind;
+  EXPECT_TRUE(holdsOnlyOwnOutput(results, results_kind));
+  EXPECT_TRUE(holdsOnlyOwnOutput(rows, rows_kind));
+  EXPECT_TRUE(holdsOnlyOwnOutput(trace, trace_kind));
   // One kind does not replace another: a --json pointed at last run's trace keeps the trace.
-  EXPECT_FALSE(holdsOnlyOwnOutput(trace, OutputKind::Results));
-  EXPECT_FALSE(holdsOnlyOwnOutput(results, OutputKind::Trace));
-  EXPECT_FALSE(holdsOnlyOwnOutput(results, OutputKind::Rows));
+  EXPECT_FALSE(holdsOnlyOwnOutput(trace, results_kind));
+  EXPECT_FALSE(holdsOnlyOwnOutput(results, trace_kind));
+  EXPECT_FALSE(holdsOnlyOwnOutput(results, rows_kind));
   // Nothing is lost where there is nothing, or an empty file (mktemp's).
-  EXPECT_TRUE(holdsOnlyOwnOutput(path("missing.json"), OutputKind::Results));
-  EXPECT_TRUE(holdsOnlyOwnOutput(file("empty.json", ""), OutputKind::Results));
+  EXPECT_TRUE(holdsOnlyOwnOutput(path("missing.json"), results_kind));
+  EXPECT_TRUE(holdsOnlyOwnOutput(file("empty.json", ""), results_kind));
 }
 
 TEST_F(OutputFiles, AnythingElseIsNotSplitstepsToReplace) {
@@ -88,18 +92,18 @@ TEST_F(OutputFiles, AnythingElseIsNotSplitstepsToReplace) {
                                        "clock,method,samples,loops,median,median_"
                                        "low,median_high,min,max,mean,stddev,noises\n");
   for (const std::string& other : {executable, readme, config, other_schema, nested}) {
-    EXPECT_FALSE(holdsOnlyOwnOutput(other, OutputKind::Results)) << other;
-    EXPECT_FALSE(holdsOnlyOwnOutput(other, OutputKind::Trace)) << other;
-    EXPECT_FALSE(holdsOnlyOwnOutput(other, OutputKind::Rows)) << other;
+    EXPECT_FALSE(holdsOnlyOwnOutput(other, findOutput("json")->kind)) << other;
+    EXPECT_FALSE(holdsOnlyOwnOutput(other, findOutput("trace")->kind)) << other;
+    EXPECT_FALSE(holdsOnlyOwnOutput(other, findOutput("csv")->kind)) << other;
   }
-  EXPECT_FALSE(holdsOnlyOwnOutput(top_level_trace, OutputKind::Trace));
-  EXPECT_FALSE(holdsOnlyOwnOutput(short_header, OutputKind::Rows));
-  EXPECT_FALSE(holdsOnlyOwnOutput(longer_name, OutputKind::Rows));
+  EXPECT_FALSE(holdsOnlyOwnOutput(top_level_trace, findOutput("trace")->kind));
+  EXPECT_FALSE(holdsOnlyOwnOutput(short_header, findOutput("csv")->kind));
+  EXPECT_FALSE(holdsOnlyOwnOutput(longer_name, findOutput("csv")->kind));
 }
 
 TEST_F(OutputFiles, ForeignFilesAreRefusedUnlessOverwriteIsGiven) {
   const std::string readme = file("README", "keep me\n");
-  const std::vector<OutputPath> outputs = {{"--json", readme, OutputKind::Results}};
+  const std::vector<OutputPath> outputs = {{"--json", readme, findOutput("json")->kind}};
   EXPECT_EQ(outputRefusal(outputs, {}, false),
             "--json: '" + readme +
                 "' holds something other than splitstep's results: pass --overwrite to replace it");
@@ -110,30 +114,32 @@ TEST_F(OutputFiles, ForeignFilesAreRefusedUnlessOverwriteIsGiven) {
 TEST_F(OutputFiles, OutputsAreDistinctFromEachOtherAndFromInputsAsResolvedFiles) {
   const std::string config = file("run.ini", "suites = allreduce\n");
   const std::string out = path("out");
-  EXPECT_EQ(outputRefusal({{"--json", out, OutputKind::Results}, {"--csv", out, OutputKind::Rows}},
+  EXPECT_EQ(outputRefusal({{"--json", out, findOutput("json")->kind},
+                           {"--csv", out, findOutput("csv")->kind}},
                           {}, true),
             "--csv: '" + out + "' is also the --json file: each output needs a file of its own");
   // Spelled differently, still one file: before it exists (the resolved path) ...
   const std::string dotted = (dir_ / "." / "sub" / ".." / "out").string();
   EXPECT_TRUE(sameFile(out, dotted));
-  EXPECT_NE(
-      outputRefusal({{"--json", out, OutputKind::Results}, {"--trace", dotted, OutputKind::Trace}},
-                    {}, true),
-      std::nullopt);
+  EXPECT_NE(outputRefusal({{"--json", out, findOutput("json")->kind},
+                           {"--trace", dotted, findOutput("trace")->kind}},
+                          {}, true),
+            std::nullopt);
   // ... and after (the inode: a hard link and a symbolic link to the config).
   fs::create_hard_link(config, path("hard.ini"));
   fs::create_symlink(config, path("soft.ini"));
   for (const std::string& alias : {config, path("hard.ini"), path("soft.ini")}) {
     EXPECT_EQ(
-        outputRefusal({{"--json", alias, OutputKind::Results}}, {{"--config", config}}, true),
+        outputRefusal({{"--json", alias, findOutput("json")->kind}}, {{"--config", config}}, true),
         "--json: '" + alias + "' is the --config file, which the run reads (it would be replaced)");
   }
   EXPECT_FALSE(sameFile(config, path("other.ini")));
-  EXPECT_EQ(outputRefusal(
-                {{"--json", out, OutputKind::Results}, {"--csv", path("r.csv"), OutputKind::Rows}},
-                {{"--config", config}}, false),
+  EXPECT_EQ(outputRefusal({{"--json", out, findOutput("json")->kind},
+                           {"--csv", path("r.csv"), findOutput("csv")->kind}},
+                          {{"--config", config}}, false),
             std::nullopt);
-  EXPECT_EQ(outputRefusal({{"--json", "", OutputKind::Results}}, {}, false), "--json: '' is empty");
+  EXPECT_EQ(outputRefusal({{"--json", "", findOutput("json")->kind}}, {}, false),
+            "--json: '' is empty");
 }
 
 TEST_F(OutputFiles, ALockedPathIsRefusedNamingItsHolderUntilTheHolderEnds) {

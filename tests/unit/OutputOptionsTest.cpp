@@ -8,6 +8,7 @@
 
 #include "TempPath.hpp"
 #include "options/Options.hpp"
+#include "report/OutputCatalogue.hpp"
 #include "suites/SuiteCatalog.hpp"
 
 namespace splitstep {
@@ -32,14 +33,16 @@ TEST(OutputOptions, AnEmptyPathIsRefusedNotTakenForNoFile) {
 }
 
 TEST(OutputOptions, LeftOutThereIsNoFileAndOverwriteIsOff) {
-  const ParsedCommand parsed = parseCommandLine({}, suiteCatalog());
-  EXPECT_TRUE(parsed.plan.output.json_path.empty());
-  EXPECT_TRUE(parsed.plan.output.csv_path.empty());
-  EXPECT_TRUE(parsed.plan.output.trace_path.empty());
-  EXPECT_TRUE(parsed.plan.output.metrics_path.empty());
+  const ParsedCommand parsed = parseCommandLine({}, suiteCatalog(), outputInfos());
+  // Every output of the catalogue is in the plan, with no path.
+  ASSERT_EQ(parsed.plan.output.files.size(), outputCatalogue().size());
+  for (const OutputFile& file : parsed.plan.output.files)
+    EXPECT_TRUE(file.path.empty()) << file.name;
+  EXPECT_FALSE(parsed.plan.output.timelines);
   EXPECT_TRUE(parsed.plan.step.torch_profile_dir.empty());
   EXPECT_FALSE(parsed.plan.output.overwrite);
-  EXPECT_TRUE(parseCommandLine({"--overwrite"}, suiteCatalog()).plan.output.overwrite);
+  EXPECT_TRUE(
+      parseCommandLine({"--overwrite"}, suiteCatalog(), outputInfos()).plan.output.overwrite);
 }
 
 }  // namespace
