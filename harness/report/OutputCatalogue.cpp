@@ -6,6 +6,7 @@
 #include "report/ChromeTrace.hpp"
 #include "report/CsvReporter.hpp"
 #include "report/JsonReporter.hpp"
+#include "report/MarkdownReporter.hpp"
 #include "report/MetricsReporter.hpp"
 #include "report/TraceReporter.hpp"
 
@@ -42,6 +43,10 @@ const OutputSpec kOutputs[] = {
     "write the verdict to this file in the Prometheus text format (node-exporter's textfile collector)"},
    {"metrics", [](std::istream& f) { return startsWith(f, schemaFamily(kMetricsSchema)); }},
    make<MetricsReporter>},
+  {{"markdown",
+    "write the cases as a Markdown table to this file (to paste into an issue or a pull request)"},
+   {"Markdown", [](std::istream& f) { return startsWith(f, kMarkdownSchema); }},
+   make<MarkdownReporter>},
 };
 // clang-format on
 
