@@ -56,17 +56,7 @@ std::vector<std::string> tableLines(const std::string& text) {
   return lines;
 }
 
-class MarkdownFile : public ::testing::Test {
- protected:
-  void SetUp() override { fs::create_directories(dir_); }
-  void TearDown() override { fs::remove_all(dir_); }
-  static std::string contents(const fs::path& path) {
-    std::stringstream text;
-    text << std::ifstream(path).rdbuf();
-    return text.str();
-  }
-  fs::path dir_ = testing::tempPathForThisTest("");
-};
+using MarkdownFile = testing::TempDirTest;
 
 TEST_F(MarkdownFile, ACaseARowOnItsSlowestRankAndTheTableWellFormed) {
   const fs::path path = dir_ / "cases.md";

@@ -119,17 +119,7 @@ TEST(MetricsReporter, LabelValuesAreEscaped) {
   EXPECT_NE(text.find(R"(node="a\"b\\c\nd")"), std::string::npos) << text;
 }
 
-class MetricsFile : public ::testing::Test {
- protected:
-  void SetUp() override { fs::create_directories(dir_); }
-  void TearDown() override { fs::remove_all(dir_); }
-  static std::string contents(const fs::path& path) {
-    std::stringstream text;
-    text << std::ifstream(path).rdbuf();
-    return text.str();
-  }
-  fs::path dir_ = testing::tempPathForThisTest("");
-};
+using MetricsFile = testing::TempDirTest;
 
 TEST_F(MetricsFile, WrittenWithEveryBatchsVerdictAndCompleteAtTheEnd) {
   const fs::path path = dir_ / "splitstep.prom";

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace splitstep::testing {
@@ -15,5 +17,18 @@ inline std::filesystem::path tempPathForThisTest(const std::string& suffix) {
          (std::string("splitstep-") + info->test_suite_name() + "-" + info->name() + "-" +
           std::to_string(getpid()) + suffix);
 }
+
+// A test with a folder of its own, made before it and removed after it with what it holds.
+class TempDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override { std::filesystem::create_directories(dir_); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  static std::string contents(const std::filesystem::path& path) {
+    std::stringstream text;
+    text << std::ifstream(path).rdbuf();
+    return text.str();
+  }
+  std::filesystem::path dir_ = tempPathForThisTest("");
+};
 
 }  // namespace splitstep::testing
