@@ -31,6 +31,10 @@
   parity           with --parity (tests/reference/parity.py's CSV): per model, shape and mode,
                    each phase's median beside the library model's in PyTorch eager, and the
                    ratio
+  sampling         for a run with a sweep budget (--sweep-time): per case, the seconds its
+                   slowest rank sampled, coloured by the rule that stopped it, beside the
+                   budget's even share, and below it the median's 95% interval against the
+                   interval target
   scaling          the weak-scaling efficiency T_1 / T_N against the number of GPUs, a line
                    per workload, from the step's derived figures (tags step/time/single,
                    step/time/overlap or step/time/sequential, step/efficiency/<mode>) over all
@@ -60,6 +64,7 @@ from .plots.launches import launches_figure  # noqa: F401
 from .plots.matmul import matmul_figure, parse_peaks
 from .plots.membw import membw_figure
 from .plots.parity import parity_figure, read_parity
+from .plots.sampling import sampling_figures
 from .plots.scaling import scaling_figure, scaling_rows  # noqa: F401
 from .plots.step import step_breakdown_figures
 from .plots.telemetry import telemetry_figures
@@ -92,6 +97,7 @@ def figures_for(document, peaks=None, reference=None, time_apart=False):
     figures += group_figures(cases, ranks, order)
     figures += [plot for plot in (matmul_figure(cases, peaks, expected),
                                   membw_figure(cases, expected)) if plot]
+    figures += sampling_figures(document)
     return figures
 
 

@@ -243,6 +243,38 @@ class PlotsTest(FilesTestCase):
         for name in expected:
             self.assertPng(name)
 
+    def test_a_budgeted_sweep_shows_where_its_budget_went(self):
+        # The 8 B - 4 GiB allreduce sweep under configs/sweep.ini's 3 s budget, as run.
+        path = os.path.join(ROOT, "results", "2026-12-06-h100-57e95e1", "v", "time-to-answer",
+                            "allreduce-sweep-budget.json")
+        result = self.run_plots(path, "-o", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.written(), ["allreduce-sweep-budget-sampling.png",
+                                          "allreduce-sweep-budget-time-allreduce.png"])
+        self.assertPng("allreduce-sweep-budget-sampling.png")
+        document = read_results(path)
+        [(name, figure, drew)] = plots.sampling_figures(document)
+        self.assertEqual((name, drew), ("sampling", frozenset()))
+        top, bottom = figure.axes
+        # A bar per case, as tall as its slowest rank's sampling, coloured by what stopped it.
+        bars = sorted(top.patches, key=lambda bar: bar.get_x())
+        self.assertEqual(len(bars), len(document["cases"]))
+        for bar, case in zip(bars, document["cases"]):
+            slowest = max(case["ranks"], key=lambda r: r["wall"]["sampling"])
+            self.assertAlmostEqual(bar.get_height(), slowest["wall"]["sampling"])
+        labels = [text.get_text() for text in top.get_legend().get_texts()]
+        rules = {r["stop_rule"] for c in document["cases"] for r in c["ranks"]}
+        self.assertEqual(set(labels) - {"budget / cases (3 s / 30)"}, rules)
+        self.assertIn("budget / cases (3 s / 30)", labels)
+        # The interval below, in percent of the median, against the target.
+        first = document["cases"][0]["ranks"][0]
+        half = (first["median_ci"]["high"] - first["median_ci"]["low"]) / 2
+        lowest = min(bottom.patches, key=lambda bar: bar.get_x())
+        self.assertAlmostEqual(lowest.get_height(), 100 * half / first["summary"]["median"])
+        # Without a budget each case samples until its own rule stops it: no such figure.
+        document["plan"]["sweep-time"] = 0
+        self.assertEqual(plots.sampling_figures(document), [])
+
     def test_committed_step_and_one_rank_runs_are_plotted_whole(self):
         step = os.path.join(ROOT, "results", "2026-12-01-h200x2-cluster", "default-step.json")
         one = os.path.join(ROOT, "results", "2026-12-01-h200-runs", "default-1.json")
