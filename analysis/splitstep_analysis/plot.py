@@ -33,8 +33,8 @@
                    ratio
   sampling         for a run with a sweep budget (--sweep-time): per case, the seconds its
                    slowest rank sampled, coloured by the rule that stopped it, beside the
-                   budget's even share, and below it the median's 95% interval against the
-                   interval target
+                   budget's even share, and below it how far the median's 95% interval
+                   reaches (the console's ±ci) against --ci-target
   scaling          the weak-scaling efficiency T_1 / T_N against the number of GPUs, a line
                    per workload, from the step's derived figures (tags step/time/single,
                    step/time/overlap or step/time/sequential, step/efficiency/<mode>) over all

@@ -20,9 +20,19 @@ def _budget(document):
     return float(budget) if number and budget > 0 else None
 
 
+def _reach(rank):
+    """How far the rank's 95% interval of its median reaches from the median, on its wider side,
+    relative to the median: what --ci-target bounds and the console's ±ci shows."""
+    median, interval = rank.get("summary", {}).get("median", 0.0), rank.get("median_ci", {})
+    if median <= 0 or "low" not in interval or "high" not in interval:
+        return math.nan
+    return max(interval["high"] - median, median - interval["low"]) / median
+
+
 def _rows(document):
-    """(label, stop rule, sampling s, interval half-width / median) per measured whole case, on
-    the rank that sampled longest: a case costs the run its slowest rank's time."""
+    """(label, stop rule, sampling s, reach) per measured whole case: the longest any rank
+    sampled (a case costs the run its slowest rank's time), the rule that stopped that rank, and
+    the widest reach over the ranks, as the console's ±ci."""
     suites = {case["suite"] for case in document["cases"]}
     rows = []
     for case in document["cases"]:
@@ -31,26 +41,24 @@ def _rows(document):
         ranks = [r for r in case.get("ranks", []) if r.get("values")]
         if not ranks:
             continue
-        rank = max(ranks, key=lambda r: r.get("wall", {}).get("sampling", 0.0))
-        median, interval = rank.get("summary", {}).get("median", 0.0), rank.get("median_ci", {})
-        half = (interval["high"] - interval["low"]) / 2 / median if (
-            median > 0 and "low" in interval and "high" in interval) else math.nan
+        longest = max(ranks, key=lambda r: r.get("wall", {}).get("sampling", 0.0))
         label = case["case"] if len(suites) == 1 else f"{case['suite']}: {case['case']}"
-        rows.append((label, rank.get("stop_rule", "none"), rank.get("wall", {}).get("sampling",
-                                                                                     0.0), half))
+        rows.append((label, longest.get("stop_rule", "none"),
+                     longest.get("wall", {}).get("sampling", 0.0),
+                     max(_reach(r) for r in ranks)))
     return rows
 
 
 def sampling_figures(document):
     """[Plot] for a run with a sweep budget: per case (in the order run) the seconds its slowest
     rank sampled, coloured by the rule that stopped it, with the budget's even share as a line;
-    below, the median's 95% interval (± % of the median) with the interval target. Empty for a
+    below, how far the median's 95% interval reaches (the console's ±ci) against --ci-target. Empty for a
     run without a budget, whose cases each sample until their own rule stops them."""
     budget = _budget(document)
     rows = _rows(document) if budget else []
     if not rows:
         return []
-    labels, rules, seconds, halves = zip(*rows)
+    labels, rules, seconds, reaches = zip(*rows)
     positions = np.arange(len(rows))
     figure, (top, bottom) = plt.subplots(2, 1, sharex=True,
                                          figsize=(max(7.0, 1.5 + 0.32 * len(rows)), 6.5))
@@ -58,7 +66,7 @@ def sampling_figures(document):
         at = [i for i, r in enumerate(rules) if r == rule]
         top.bar(positions[at], [seconds[i] for i in at], 0.8,
                 color=_RULE_COLOURS.get(rule, "#bdbdbd"), label=rule)
-        bottom.bar(positions[at], [100 * halves[i] for i in at], 0.8,
+        bottom.bar(positions[at], [100 * reaches[i] for i in at], 0.8,
                    color=_RULE_COLOURS.get(rule, "#bdbdbd"))
     top.axhline(budget / len(rows), color="black", linestyle="--", linewidth=1,
                 label=f"budget / cases ({budget:g} s / {len(rows)})")
@@ -72,8 +80,8 @@ def sampling_figures(document):
         bottom.axhline(100 * target, color="black", linestyle="--", linewidth=1,
                        label=f"interval target ±{100 * target:g}%")
         bottom.legend(fontsize=7)
-    bottom.set_ylabel("median's 95% interval (±% of median)")
-    if any(h > 0 for h in halves if not math.isnan(h)):
+    bottom.set_ylabel("±ci: 95% interval's reach (%)")
+    if any(r > 0 for r in reaches if not math.isnan(r)):
         bottom.set_yscale("log")
     bottom.set_xticks(positions, labels, rotation=60, ha="right", fontsize=7)
     for axis in (top, bottom):
