@@ -5,6 +5,7 @@
 #include "derived/CollectiveAnalysis.hpp"
 #include "derived/GroupAnalysis.hpp"
 #include "derived/StepAnalysis.hpp"
+#include "derived/SweepBudget.hpp"
 #include "derived/TelemetryAnalysis.hpp"
 #include "derived/Verdict.hpp"
 
@@ -18,6 +19,7 @@ std::vector<DerivedResult> deriveAll(const AnalysisInput& input) {
       [](const AnalysisInput& in) { return deriveGroupFigures(in.cases, in.ranks); },
       [](const AnalysisInput& in) { return deriveCollectiveFigures(in.cases, in.projection); },
       [](const AnalysisInput& in) { return deriveStepTelemetry(in.cases); },
+      [](const AnalysisInput& in) { return deriveSweepBudget(in.cases); },
       [](const AnalysisInput& in) { return deriveVerdict(in.verdicts, in.ranks); },
   };
   std::vector<DerivedResult> all;
