@@ -370,8 +370,16 @@ OptionSpec outputFileOption(const OutputInfo& info) {
           .help = std::string(info.help),
           .parse =
               [name, timelines](const OptionValue& v, PlanDraft& d) {
-                for (OutputFile& file : d.plan.output.files) {
-                  if (file.name == name) file.path = v.path();
+                // The path is checked whatever the draft holds: a config file's value that the
+                // command line overrides is parsed into a draft with no output entries.
+                const std::string& path = v.path();
+                auto& files = d.plan.output.files;
+                const auto file = std::find_if(files.begin(), files.end(),
+                                               [&](const OutputFile& f) { return f.name == name; });
+                if (file == files.end()) {
+                  files.push_back({name, path});
+                } else {
+                  file->path = path;
                 }
                 d.plan.output.timelines = d.plan.output.timelines || timelines;
               },

@@ -29,6 +29,9 @@ TEST(OutputOptions, AnEmptyPathIsRefusedNotTakenForNoFile) {
   std::ofstream(path) << "json =\n";
   EXPECT_EQ(errorOf({"--config", path.string()}),
             "--json: the path is empty (leave the option out to write none)");
+  // The file's slip is refused even where the command line gives the path.
+  EXPECT_EQ(errorOf({"--config", path.string(), "--json", "r.json"}),
+            "--json: the path is empty (leave the option out to write none)");
   std::filesystem::remove(path);
 }
 
