@@ -33,8 +33,6 @@ class ConsoleReporter final : public Reporter {
   void reportCase(const CaseResult& result) override;
   // Printed at once, after the tables of every case reported before it; a verdict at the end.
   void reportDerived(const DerivedResult& derived) override;
-  // The verdict is printed from its derived results, once every case is in.
-  void reportVerdict(const std::vector<NodeVerdict>&) override {}
   // Printed at the end, after the derived figures.
   void reportWallTimes(const RunWallTimes& wall) override;
   void finalize() override;

@@ -1,6 +1,7 @@
 // samples.csv: one row per case and rank, flat columns for spreadsheets and pandas
-// (docs/results-schema.md lists them). Rewritten (atomically) after every case, so that a run
-// that ends early keeps the rows of what it measured.
+// (docs/results-schema.md lists them); derived figures, the verdict and the wall times are the
+// JSON's and the console's. Rewritten (atomically) after every case, so that a run that ends
+// early keeps the rows of what it measured.
 #pragma once
 
 #include <map>
@@ -16,11 +17,6 @@ class CsvReporter final : public Reporter {
   explicit CsvReporter(std::string path) : path_(std::move(path)) {}
   void reportContext(const RunContext& context) override;
   void reportCase(const CaseResult& result) override;
-  // Derived figures are for the JSON and the console: a row is a case on a rank.
-  void reportDerived(const DerivedResult&) override {}
-  void reportVerdict(const std::vector<NodeVerdict>&) override {}
-  // The JSON holds them.
-  void reportWallTimes(const RunWallTimes&) override {}
   void finalize() override;
   // The rows so far; the JSON says why the run ended.
   void endEarly(const std::string& reason) override;

@@ -19,9 +19,6 @@ class MarkdownReporter final : public Reporter {
   explicit MarkdownReporter(std::string path) : path_(std::move(path)) {}
   void reportContext(const RunContext& context) override;
   void reportCase(const CaseResult& result) override;
-  void reportDerived(const DerivedResult&) override {}
-  void reportVerdict(const std::vector<NodeVerdict>&) override {}
-  void reportWallTimes(const RunWallTimes&) override {}
   void finalize() override;
   void endEarly(const std::string& reason) override;
   std::string written() const override;

@@ -23,10 +23,8 @@ class MetricsReporter final : public Reporter {
   explicit MetricsReporter(std::string path) : path_(std::move(path)) {}
   void reportContext(const RunContext&) override {}
   void reportCase(const CaseResult&) override {}
-  void reportDerived(const DerivedResult&) override {}
   // The verdict typed, as judged, not read back from its text; written at once.
   void reportVerdict(const std::vector<NodeVerdict>& verdicts) override;
-  void reportWallTimes(const RunWallTimes&) override {}
   void finalize() override { write(true); }
   void endEarly(const std::string&) override { write(false); }
 

@@ -23,13 +23,14 @@ class Reporter {
   virtual ~Reporter() = default;
   virtual void reportContext(const RunContext& context) = 0;
   virtual void reportCase(const CaseResult& result) = 0;
-  virtual void reportDerived(const DerivedResult& derived) = 0;
+  // The calls below carry what only some outputs show: one that shows none of it leaves them.
+  virtual void reportDerived(const DerivedResult& /*derived*/) {}
   // Each node's verdict on the cases so far, judged once for all reporters after each batch of
   // cases (the last batch's is the run's).
-  virtual void reportVerdict(const std::vector<NodeVerdict>& verdicts) = 0;
+  virtual void reportVerdict(const std::vector<NodeVerdict>& /*verdicts*/) {}
   // Where rank 0's run went so far (RunContext::wall), after each suite and once more when the
   // last one ended: reportContext() comes before any of it is known.
-  virtual void reportWallTimes(const RunWallTimes& wall) = 0;
+  virtual void reportWallTimes(const RunWallTimes& /*wall*/) {}
   // Every rank's timeline on rank 0's clock once the suites ended, before finalize(); or rank
   // 0's alone, before endEarly(), when the run ends early on the thread that records them. Only
   // an output that asks for timelines (OutputInfo::needs_timelines) reads them.

@@ -14,9 +14,6 @@ class TraceReporter final : public Reporter {
   explicit TraceReporter(std::string path) : path_(std::move(path)) {}
   void reportContext(const RunContext& context) override;
   void reportCase(const CaseResult&) override {}
-  void reportDerived(const DerivedResult&) override {}
-  void reportVerdict(const std::vector<NodeVerdict>&) override {}
-  void reportWallTimes(const RunWallTimes&) override {}
   // Writes the trace; the first timelines.size() ranks' (rank 0's alone on an early end).
   void reportTimelines(const std::vector<RankTimeline>& timelines) override;
   void finalize() override {}
