@@ -8,6 +8,7 @@
 #include "models/Gpt2.hpp"
 #include "models/Llama.hpp"
 #include "models/Mlp.hpp"
+#include "models/Recsys.hpp"
 #include "models/ResNet50.hpp"
 #include "models/StepModel.hpp"
 #include "models/VitB16.hpp"
@@ -16,8 +17,8 @@ namespace splitstep {
 namespace {
 
 // Each declared in models/<Name>.hpp.
-constexpr std::array kStepModels = {&kMlpModel, &kResNet50Model, &kLlamaModel, &kVitB16Model,
-                                    &kGpt2Model};
+constexpr std::array kStepModels = {&kMlpModel,    &kResNet50Model, &kLlamaModel,
+                                    &kVitB16Model, &kGpt2Model,     &kRecsysModel};
 
 const ShapeOption& shapeOptionNamed(std::string_view name) {
   for (const ShapeOption* option : shapeOptions()) {

@@ -65,6 +65,15 @@ StepPlan smallPlan() {
   plan.shape.set("resnet50-width", 2);
   plan.shape.set("resnet50-image", 32);
   plan.shape.set("resnet50-batch", 2);
+  // recsys: three tables of 50 rows, bags of 4 lookups.
+  for (const auto& [name, value] : {std::pair{"recsys-tables", 3},
+                                    {"recsys-rows", 50},
+                                    {"recsys-dim", 8},
+                                    {"recsys-bag", 4},
+                                    {"recsys-hidden", 16},
+                                    {"recsys-batch", 4}}) {
+    plan.shape.set(name, value);
+  }
   // Small buckets, so that each model's gradients fill several of them.
   plan.first_bucket_bytes = 1024;
   plan.bucket_bytes = 8192;

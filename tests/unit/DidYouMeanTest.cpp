@@ -77,7 +77,7 @@ TEST(DidYouMean, AMisspeltOptionNamesTheClosestOption) {
 TEST(DidYouMean, AMisspeltValueNamesTheClosestValue) {
   EXPECT_EQ(errorOf({"--step-models", "mlp,gtp2"}),
             "--step-models: unknown value 'gtp2' (did you mean 'gpt2'?) (mlp, resnet50, llama, "
-            "vit-b16, gpt2)");
+            "vit-b16, gpt2, recsys)");
   EXPECT_EQ(errorOf({"--sync-modes", "overlapp"}),
             "--sync-modes: unknown value 'overlapp' (did you mean 'overlap'?) (none, sequential, "
             "overlap, single)");

@@ -13,6 +13,9 @@ TEST(StepMemory, ParameterCountsAreTheModelsOwn) {
   StepPlan plan;
   // The figures of the reference table (PyTorch's own counts of the same architectures).
   EXPECT_DOUBLE_EQ(stepModel("mlp").parameters(plan.shape), 536'936'448);
+  // recsys: torch.nn's 8 EmbeddingBag(2^20, 128), Linear(1024, 1024) and Linear(1024, 1) count
+  // 1,074,792,449.
+  EXPECT_DOUBLE_EQ(stepModel("recsys").parameters(plan.shape), 1'074'792'449);
   // GPT-2 small: transformers' GPT2LMHeadModel counts 124,439,808 (tied head).
   EXPECT_DOUBLE_EQ(stepModel("gpt2").parameters(plan.shape), 124'439'808);
   // Its layout at a drawn shape: wte and wpe, 12d^2 + 13d a block, ln_f; the head is wte.
