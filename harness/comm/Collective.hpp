@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -76,6 +77,9 @@ struct MpiCall {
   int ranks;
   bool device_buffers;  // a CUDA-aware MPI on GPU buffers
   std::vector<MPI_Request>* requests;
+  // Waits, under the watchdog, for the requests appended so far: a call in steps, each sending
+  // what the one before received, waits between them.
+  std::function<void()> wait;
 };
 
 struct CollectiveDescriptor {
@@ -111,6 +115,9 @@ struct CollectiveDescriptor {
   std::string_view nccl_tests_binary;
   // The judgements made of its busbw beyond its own cases; most collectives have none.
   std::span<const CollectiveVerdict> verdicts;
+  // Where it cannot run on `ranks` ranks (a hypercube's power of two): why, skipping the cases
+  // of that many ranks; empty or none: it runs on any count.
+  std::string_view (*rank_count_refusal)(int ranks) = nullptr;
 
   bool judgedBy(CollectiveVerdict verdict) const {
     return std::find(verdicts.begin(), verdicts.end(), verdict) != verdicts.end();

@@ -75,14 +75,27 @@ void MpiCommunicator::run(const CollectiveDescriptor& collective, const void* se
     throw std::invalid_argument("MPI collective of more than 2^31-1 elements");
   }
   std::vector<MPI_Request> requests;
-  const MpiCall call{send,  recv,  static_cast<int>(count), toMpi(type), elementBytes(type), comm_,
-                     rank_, size_, device_buffers_,         &requests};
+  const auto wait = [&] {
+    for (MPI_Request& request : requests) {
+      waitForRequest(watchdog_, request, fmt::format("the other ranks in MPI {}", collective.name));
+    }
+    requests.clear();
+  };
+  const MpiCall call{send,
+                     recv,
+                     static_cast<int>(count),
+                     toMpi(type),
+                     elementBytes(type),
+                     comm_,
+                     rank_,
+                     size_,
+                     device_buffers_,
+                     &requests,
+                     wait};
   if (collective.mpi(call) != MPI_SUCCESS) {
     throw std::runtime_error(fmt::format("MPI {} failed", collective.name));
   }
-  for (MPI_Request& request : requests) {
-    waitForRequest(watchdog_, request, fmt::format("the other ranks in MPI {}", collective.name));
-  }
+  wait();
 }
 
 }  // namespace splitstep

@@ -121,6 +121,10 @@ std::size_t CollectiveSpace::largestAllocation(const Case& c) const {
 
 std::optional<Skip> CollectiveSpace::whyNot(const Case& c) const {
   const CollectiveLayout call = layout(c, 0);
+  if (collective_.rank_count_refusal != nullptr) {
+    const std::string_view why = collective_.rank_count_refusal(c.ranks);
+    if (!why.empty()) return Skip{fmt::format("{} ({} ranks)", why, c.ranks)};
+  }
   if (call.count == 0) return Skip{"too small for one element per rank"};
   const bool in_place = c.fields.inPlace();
   if (in_place && !collective_.in_place_refusal.empty()) {

@@ -3,6 +3,7 @@
 // wrong, on every rank that holds a result; and a result that is wrong is caught.
 #include "suites/CollectiveSuite.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <mpi.h>
@@ -66,6 +67,9 @@ bool inPlace(const Sample& s) { return fieldsOf(s).inPlace(); }
 
 // Why the suite must skip `s` on MPI, or empty where it must time it.
 std::string expectedSkip(const CollectiveDescriptor& c, const Sample& s, int ranks) {
+  if (c.rank_count_refusal != nullptr && !c.rank_count_refusal(ranks).empty()) {
+    return fmt::format("skipped: {} ({} ranks)", c.rank_count_refusal(ranks), ranks);
+  }
   const CollectiveLayout layout = layoutFor(c, fieldsOf(s).size, 4, ranks, 0);
   if (layout.count == 0) return "skipped: too small for one element per rank";
   if (inPlace(s) && !c.in_place_refusal.empty())
