@@ -16,12 +16,13 @@ extern const CollectiveDescriptor kSendRecv;
 extern const CollectiveDescriptor kReduce;
 extern const CollectiveDescriptor kGather;
 extern const CollectiveDescriptor kScatter;
+extern const CollectiveDescriptor kHypercube;
 
 namespace {
 
-constexpr std::array kCollectives = {&kAllReduce, &kReduceScatter, &kAllGather,
-                                     &kBroadcast, &kAllToAll,      &kSendRecv,
-                                     &kReduce,    &kGather,        &kScatter};
+constexpr std::array kCollectives = {&kAllReduce, &kReduceScatter, &kAllGather, &kBroadcast,
+                                     &kAllToAll,  &kSendRecv,      &kReduce,    &kGather,
+                                     &kScatter,   &kHypercube};
 
 }  // namespace
 

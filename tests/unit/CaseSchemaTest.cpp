@@ -174,7 +174,7 @@ TEST(CaseSchema, TheCatalogueNamesEachSuitesFamily) {
   ASSERT_EQ(pairs.size(), 2u);
   EXPECT_EQ(pairs[1], (std::pair<std::string, std::string>{"sendrecv", "collective"}));
   const auto names = collectiveNames();
-  EXPECT_EQ(names.size(), 9u);
+  EXPECT_EQ(names.size(), 10u);
   EXPECT_EQ(names.front(), "allreduce");
 }
 

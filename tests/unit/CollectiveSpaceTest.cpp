@@ -109,6 +109,32 @@ TEST(CollectiveSpace, WhyNotSaysWhatEachSkipSays) {
   EXPECT_EQ(allreduce.whyNot(allreduce.cases()[2]), std::nullopt);
 }
 
+// A hypercube pairs ranks that differ in one bit: three ranks, or a group of three, skip it,
+// naming the count; nothing in the way of a larger case, so the suite is not refused.
+TEST(CollectiveSpace, ARankCountTheCollectiveCannotRunOnSkipsItsCases) {
+  FakeCommunicator nccl("nccl", true);
+  CollectivesPlan p = plan({1024});
+  p.dtypes = {CollectiveDtype::Fp32};
+  const CollectiveSpace three(named("hypercube"), p, {&nccl}, {}, 3, {});
+  for (const CollectiveSpace::Case& c : three.cases()) {
+    const auto skip = three.whyNot(c);
+    ASSERT_TRUE(skip);
+    EXPECT_EQ(skip->reason, "a hypercube needs a power-of-two number of ranks (3 ranks)");
+    EXPECT_FALSE(skip->beyond_limit);
+  }
+  EXPECT_EQ(three.refusal(), std::nullopt);
+  const CollectiveSpace four(named("hypercube"), p, {&nccl}, {}, 4, {});
+  EXPECT_EQ(four.whyNot(four.cases()[0]), std::nullopt);
+  // The in-place case too: the send block already sits at the rank's offset.
+  EXPECT_EQ(four.whyNot(four.cases()[1]), std::nullopt);
+  RankGroups groups{{{0, 1}, {1, 2, 3}}, {{0}, {1}}, GroupMode::Concurrent};
+  p.placements = {Placement::OutOfPlace};
+  const CollectiveSpace grouped(named("hypercube"), p, {&nccl}, groups, 4, {});
+  EXPECT_EQ(grouped.whyNot(grouped.cases()[0]), std::nullopt);
+  EXPECT_EQ(grouped.whyNot(grouped.cases()[1])->reason,
+            "a hypercube needs a power-of-two number of ranks (3 ranks)");
+}
+
 TEST(CollectiveSpace, RefusedOnlyWhereEveryCaseIsSkippedAndOneIsBeyondALimit) {
   FakeCommunicator mpi("mpi", false, 100);
   // Every case beyond mpi's count or without bf16: refused, naming the first beyond a limit.

@@ -25,6 +25,8 @@ TEST(Collectives, BusBandwidthFactorsFollowNcclTests) {
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("reduce"), 4), 1.0);
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("gather"), 4), 3.0 / 4);
   EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("scatter"), 4), 3.0 / 4);
+  // hypercube_perf's algbw counts the ranks - 1 blocks a rank receives, and busbw is that.
+  EXPECT_DOUBLE_EQ(*busBandwidthFactor(named("hypercube"), 8), 7.0 / 8);
 }
 
 TEST(Collectives, TheFirstAlgorithmMovesWhatBusBandwidthAssumes) {
@@ -119,6 +121,30 @@ TEST(Collectives, SendrecvReceivesThePreviousRanksBufferAroundTheRing) {
   // On one rank it receives its own buffer.
   EXPECT_EQ(named("sendrecv").expect(l, 0, 1).source_rank, 0);
   EXPECT_FALSE(named("sendrecv").in_place_refusal.empty());
+}
+
+// An allgather in log2(ranks) exchanges: its buffers and result are allgather's, and it runs on
+// a power of two of ranks only, as hypercube_perf does.
+TEST(Collectives, HypercubeGathersEveryBlockOnAPowerOfTwoOfRanks) {
+  const CollectiveDescriptor& hypercube = named("hypercube");
+  const CollectiveLayout l = layoutFor(hypercube, 4096, 2, 4, 3);
+  EXPECT_EQ(l.send, 512u);
+  EXPECT_EQ(l.recv, 2048u);
+  EXPECT_EQ(l.call_count, 512u);
+  EXPECT_EQ(l.send_offset_in_place, 3u * 512u);
+  // Rank 2's block, element 1, lands at 2 x 512 + 1 on every rank.
+  EXPECT_EQ(kernels::expectedValue(hypercube.expect(l, 0, 4), 1025), kernels::patternValue(1, 2));
+  EXPECT_DOUBLE_EQ(hypercube.algorithms.front().latency_steps(8), 3);
+  for (int ranks : {1, 2, 4, 8, 1024}) EXPECT_EQ(hypercube.rank_count_refusal(ranks), "");
+  for (int ranks : {3, 6, 12}) {
+    EXPECT_EQ(hypercube.rank_count_refusal(ranks),
+              "a hypercube needs a power-of-two number of ranks");
+  }
+  for (const CollectiveDescriptor* c : collectives()) {
+    if (c != &hypercube) {
+      EXPECT_EQ(c->rank_count_refusal, nullptr) << c->name;
+    }
+  }
 }
 
 TEST(Collectives, ReduceLeavesTheSumOnTheRootOnly) {

@@ -57,7 +57,7 @@ TEST(DidYouMean, AMisspeltSuiteNamesTheClosestSuite) {
   EXPECT_EQ(errorOf({"alreduce"}),
             "unknown suite 'alreduce' (did you mean 'allreduce'?) (matmul, membw, allreduce, "
             "reduce_scatter, allgather, broadcast, alltoall, sendrecv, reduce, gather, scatter, "
-            "step)");
+            "hypercube, step)");
   EXPECT_EQ(errorOf({"matmul", "stpe"}).rfind("unknown suite 'stpe' (did you mean 'step'?)", 0),
             0u);
   EXPECT_EQ(errorOf({"xyzzy"}).find("did you mean"), std::string::npos);

@@ -499,7 +499,7 @@ TEST(Options, BadInputNamesTheOptionAndTheReason) {
   EXPECT_EQ(errorOf({"matmull"}),
             "unknown suite 'matmull' (did you mean 'matmul'?) (matmul, membw, allreduce, "
             "reduce_scatter, allgather, "
-            "broadcast, alltoall, sendrecv, reduce, gather, scatter, step)");
+            "broadcast, alltoall, sendrecv, reduce, gather, scatter, hypercube, step)");
   EXPECT_EQ(errorOf({"matmul", "matmul"}), "suite 'matmul' given twice");
   EXPECT_EQ(errorOf({"--config", "/nonexistent/x.ini"}),
             "--config: '/nonexistent/x.ini' cannot be read: No such file or directory");

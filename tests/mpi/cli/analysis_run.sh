@@ -10,7 +10,8 @@ shift 4
 analysis=("$@")  # the command: python -m splitstep_analysis
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-collectives="allreduce reduce_scatter allgather broadcast alltoall sendrecv reduce gather scatter"
+collectives="allreduce reduce_scatter allgather broadcast alltoall sendrecv reduce gather scatter
+  hypercube"
 
 # shellcheck disable=SC2086
 timeout 150 "$mpiexec" -np "$ranks" ${SPLITSTEP_MPIEXEC_FLAGS:-} "$binary" $collectives \

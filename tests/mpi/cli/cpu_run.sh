@@ -35,7 +35,7 @@ assert doc["schema"] == "splitstep.results/2", doc["schema"]
 meta = doc["metadata"]
 catalogue = meta["catalogue"]
 assert [s["name"] for s in catalogue["suites"]] == ["matmul", "membw", "allreduce", "reduce_scatter", "allgather", "broadcast"], catalogue["suites"]
-assert len(catalogue["collectives"]) == 9, catalogue["collectives"]
+assert len(catalogue["collectives"]) == 10, catalogue["collectives"]
 declared = {f: {x["name"]: x["type"] for x in v["fields"]} for f, v in catalogue["families"].items()}
 json_type = {"string": str, "integer": int, "number": float, "integer list": list}
 assert meta["world_size"] == ranks and meta["backend"] == "mpi", meta

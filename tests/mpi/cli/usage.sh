@@ -20,7 +20,7 @@ check_refused() {
   echo "ok: $(grep '^splitstep: error: ' <<<"$output")"
 }
 
-check_refused "unknown suite 'alreduce' (did you mean 'allreduce'?) (matmul, membw, allreduce, reduce_scatter, allgather, broadcast, alltoall, sendrecv, reduce, gather, scatter, step)" alreduce
+check_refused "unknown suite 'alreduce' (did you mean 'allreduce'?) (matmul, membw, allreduce, reduce_scatter, allgather, broadcast, alltoall, sendrecv, reduce, gather, scatter, hypercube, step)" alreduce
 check_refused "unrecognised option '--max-tme' (did you mean '--max-time'?)" --max-tme 1s
 check_refused "--min-time 500.0 ms is longer than --max-time 200.0 ms: every case would stop before it" \
   --min-time 0.5s --max-time 0.2s
