@@ -384,7 +384,7 @@ def normalise(document, path):
     metadata = dict(document["metadata"])
     if schema == SCHEMA_V1:
         metadata["catalogue"] = _v1_catalogue(cases)
-    return {**document, "metadata": metadata, "cases": cases, "derived": keyed(derived)}
+    return {**document, "metadata": metadata, "cases": cases, "derived": keyed(derived, cases)}
 
 
 def read_results(path):

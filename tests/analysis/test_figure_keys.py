@@ -35,11 +35,26 @@ class FigureKeysTest(unittest.TestCase):
         self.assertEqual(keys[1], {})  # not a figure the package selects
         self.assertEqual(keys[2], {"figure": "step/projection", "ranks": 8, "mode": "overlap"})
         self.assertEqual(keys[3], {"figure": "step/time", "mode": "none"})
-        expected = {"item": "gemm-bf16", "case": "bf16 n=8192", "family": "matmul",
-                    "dtype": "bf16"}
+        # The case it judged was only in the figure's name, which is not taken apart; without
+        # the file's cases, none is found.
+        expected = {"item": "gemm-bf16", "case": "", "family": "matmul", "dtype": "bf16"}
         self.assertEqual(keys[4], {"figure": "verdict/measured", **expected})
         self.assertEqual(keys[5], {"figure": "verdict/expected", **expected})
         self.assertEqual(keys[6], {})
+
+    def test_a_verdict_item_judged_the_case_whose_rate_is_its_measured_figure(self):
+        gemm = 701.4768093694278
+        cases = [{"case": "bf16 n=4096", "family": "matmul",
+                  "rates": {"TFLOP/s": gemm * (1 - 1e-15)}},
+                 {"case": "fp32 n=4096", "family": "matmul", "rates": {"TFLOP/s": 50.6}},
+                 # Another family's case with the same number is not the GEMM's.
+                 {"case": "triad 256 MiB", "family": "membw", "rates": {"GB/s": gemm}}]
+        [result] = keyed([{"figures": [
+            {**figure("verdict/gemm-bf16/measured"), "value": gemm},
+            figure("verdict/gemm-bf16/expected"),
+            {**figure("verdict/hbm-triad/measured"), "value": 4049.5}]}], cases)
+        self.assertEqual([f["key"]["case"] for f in result["figures"]],
+                         ["bf16 n=4096", "bf16 n=4096", ""])
 
     def test_a_committed_file_reads_with_keys(self):
         document = read_results(os.path.join(ROOT, "results", "2026-11-30-h200x2-step",
