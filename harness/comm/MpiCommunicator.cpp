@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 #if __has_include(<mpi-ext.h>)
@@ -75,12 +76,20 @@ void MpiCommunicator::run(const CollectiveDescriptor& collective, const void* se
     throw std::invalid_argument("MPI collective of more than 2^31-1 elements");
   }
   std::vector<MPI_Request> requests;
-  const auto wait = [&] {
-    for (MPI_Request& request : requests) {
-      waitForRequest(watchdog_, request, fmt::format("the other ranks in MPI {}", collective.name));
+  struct Pending {
+    Watchdog& watchdog;
+    std::string_view name;
+    std::vector<MPI_Request>& requests;
+    void operator()() const {
+      for (MPI_Request& request : requests) {
+        waitForRequest(watchdog, request, fmt::format("the other ranks in MPI {}", name));
+      }
+      requests.clear();
     }
-    requests.clear();
   };
+  const Pending pending{watchdog_, collective.name, requests};
+  // One reference: std::function holds it without allocating, in the timed call.
+  const auto wait = [&pending] { pending(); };
   const MpiCall call{send,
                      recv,
                      static_cast<int>(count),
