@@ -38,6 +38,21 @@ descendants() {
   done
 }
 
+# alive PID: the process is there and not a zombie. Its state is read once: a process that exits
+# between a check of /proc and the read is gone, not alive.
+alive() {
+  local state
+  state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) && [ -n "$state" ] && [ "$state" != Z ]
+}
+
+# outlived PID: the process is still alive a second after its job ended (mpirun may return just
+# before the kernel has finished a rank it ended).
+outlived() {
+  local _
+  for _ in $(seq 10); do alive "$1" || return 1; sleep 0.1; done
+  alive "$1"
+}
+
 # rank_pid ROOT RANK: the process of MPI rank RANK below ROOT (splitstep itself, not a shell).
 rank_pid() {
   local p

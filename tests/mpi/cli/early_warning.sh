@@ -39,10 +39,7 @@ after=$(json_cases "$json")
 [ "$after" -le $((before + 2)) ] || fail "the run went on: $before cases before, $after after"
 check_partial_json "$json" "$ranks" "$after" \
   '^warned \(SIGUSR1 from [^,]+, pid [0-9]+\) during allreduce .*: the run ends once this case is kept$'
-sleep 0.5
 for p in "${pids[@]}"; do
-  if [ -e "/proc/$p/stat" ] && [ "$(awk '{print $3}' "/proc/$p/stat")" != Z ]; then
-    fail "rank process $p outlived the job"
-  fi
+  outlived "$p" && fail "rank process $p outlived the job"
 done
 echo "ok: left $((SECONDS - sent)) s after the warning, $before cases then, $after kept, status 138"

@@ -47,19 +47,14 @@ finish() {
   output=$(cat "$dir/$name_.out")
   awk -v t="$took" -v b="$bound" 'BEGIN { exit !(t <= b) }' \
     || fail "$name_: the job ended $took s after the fault, more than $bound s"
-  # mpirun may return just before the kernel has finished a rank it killed: a second's leeway.
   for p in "${pids[@]}"; do
-    for _ in $(seq 10); do alive "$p" || break; sleep 0.1; done
-    if alive "$p"; then
+    if outlived "$p"; then
       kill -CONT "$p"
       kill -KILL "$p"
       fail "$name_: rank process $p ($(awk '{print $3}' "/proc/$p/stat")) outlived the job"
     fi
   done
 }
-
-# alive PID: the process is there and not a zombie.
-alive() { [ -e "/proc/$1/stat" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 
 fault() { fault_at=$(date +%s.%N); }
 
