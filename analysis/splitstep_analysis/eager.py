@@ -15,9 +15,9 @@ step cases (--model and --precision choose among them). What runs is
     refused where its parameter count or batch is not splitstep's;
   - for an exported model (--model-file), the factories it was exported from, as `export` took
     them: --model-factory, --batch-factory, and the loss the archive recorded (or --loss);
-  - for splitstep's mlp, which reproduces no library, its twin in PyTorch.
-Without --like, the mlp's twin runs with the options below (their names are splitstep's; --config
-reads the same INI presets, the command line wins).
+  - for splitstep's mlp and recsys, which reproduce no library, their twins in PyTorch.
+Without --like, a twin runs with the options below (their names and defaults are splitstep's;
+--config reads the same INI presets, the command line wins).
 
 The step is splitstep's: data, forward, loss, backward (under DDP with its bucket allreduces),
 optimizer, each between two CUDA events on the working stream (the host clock on the CPU); the
@@ -99,6 +99,12 @@ OPTIONS = (
     Option("mlp-layers", positive_int, 8, "mlp: Linear + GELU layers"),
     Option("mlp-width", positive_int, 8192, "mlp: width"),
     Option("mlp-batch", positive_int, 8192, "mlp: batch per rank"),
+    Option("recsys-tables", positive_int, 8, "recsys: embedding tables"),
+    Option("recsys-rows", positive_int, 1 << 20, "recsys: rows of each table"),
+    Option("recsys-dim", positive_int, 128, "recsys: width of a row"),
+    Option("recsys-bag", positive_int, 32, "recsys: lookups per sample and table, summed"),
+    Option("recsys-hidden", positive_int, 1024, "recsys: width of the MLP's hidden layer"),
+    Option("recsys-batch", positive_int, 4096, "recsys: batch per rank"),
 )
 # Options of a run that the results file's plan holds as splitstep's canonical text, parsed as
 # the command parses its own.

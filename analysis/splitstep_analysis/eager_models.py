@@ -1,6 +1,6 @@
 """What `splitstep-analysis eager` trains: the library model a zoo model reproduces, the twin of
-splitstep's mlp (the one step model that reproduces no library), or the user's own factories of
-an exported model.
+splitstep's mlp or recsys (the step models that reproduce no library), or the user's own
+factories of an exported model.
 
 Each is a ModelSpec: how to build it at a shape, its synthetic host batch (inputs..., target),
 its forward and its loss, as splitstep's Workload declares them.
@@ -74,7 +74,37 @@ def mlp_spec():
         lambda output, target: F.mse_loss(output.float(), target))
 
 
-TWINS = {"mlp": mlp_spec}  # the models with a twin
+def recsys_spec():
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class Recsys(nn.Module):
+        """EmbeddingBag tables (sum) side by side, then Linear + ReLU + Linear, one logit per
+        sample, harness/models/RecsysModule.cpp. Dense gradients (sparse=False), as there."""
+
+        def __init__(self, tables, rows, dim, hidden):
+            super().__init__()
+            self.hidden = nn.Linear(tables * dim, hidden)
+            self.out = nn.Linear(hidden, 1)
+            self.tables = add_numbered(self, "table", tables,
+                                       lambda: nn.EmbeddingBag(rows, dim, mode="sum"))
+
+        def forward(self, lookups):
+            bags = [table(lookups[:, t].contiguous()) for t, table in enumerate(self.tables)]
+            return self.out(F.relu(self.hidden(torch.cat(bags, 1))))
+
+    return ModelSpec(
+        ("recsys-tables", "recsys-rows", "recsys-dim", "recsys-bag", "recsys-hidden",
+         "recsys-batch"),
+        lambda s: Recsys(s["tables"], s["rows"], s["dim"], s["hidden"]),
+        lambda s, g: (torch.randint(0, s["rows"], (s["batch"], s["tables"], s["bag"]),
+                                    generator=g),
+                      torch.randint(0, 2, (s["batch"], 1), generator=g, dtype=torch.float32)),
+        lambda output, target: F.binary_cross_entropy_with_logits(output.float(), target))
+
+
+TWINS = {"mlp": mlp_spec, "recsys": recsys_spec}  # the models with a twin
 
 
 def twin_spec(model):

@@ -1,5 +1,5 @@
-"""`splitstep-analysis eager` with the twin of splitstep's mlp, and the tools that compare
-splitstep with it (parity.py, kernel_table.py), on the CPU with tiny shapes."""
+"""`splitstep-analysis eager` with the twins of splitstep's mlp and recsys, and the tools that
+compare splitstep with them (parity.py, kernel_table.py), on the CPU with tiny shapes."""
 import contextlib
 import csv
 import io
@@ -23,14 +23,19 @@ from eager_support import EAGER, environment, parse_options, run_eager  # noqa: 
 from splitstep_analysis import eager, eager_models, eager_step  # noqa: E402
 
 STEPS = 2
-TINY = {"mlp-layers": 3, "mlp-width": 16, "mlp-batch": 4}
+TINY = {"mlp-layers": 3, "mlp-width": 16, "mlp-batch": 4, "recsys-tables": 2, "recsys-rows": 32,
+        "recsys-dim": 4, "recsys-bag": 3, "recsys-hidden": 8, "recsys-batch": 4}
 TINY_ARGS = ["--device", "cpu", "--warmup", "1", "--steps", str(STEPS)] + [
     arg for key, value in TINY.items() for arg in (f"--{key}", str(value))]
 
 
-# Parameter counts worked out by hand from splitstep's mlp (harness/models/Mlp.hpp): a
-# Linear(i, o) holds i*o + o.
+# Parameter counts worked out by hand from splitstep's models (harness/models/Mlp.hpp,
+# Recsys.hpp): a Linear(i, o) holds i*o + o, a table rows*dim.
 def expected_parameters(model, s):
+    if model == "recsys":
+        features = s["recsys-tables"] * s["recsys-dim"]
+        return (s["recsys-tables"] * s["recsys-rows"] * s["recsys-dim"]
+                + features * s["recsys-hidden"] + s["recsys-hidden"] + s["recsys-hidden"] + 1)
     assert model == "mlp", model
     return s["mlp-layers"] * (s["mlp-width"] ** 2 + s["mlp-width"])
 
@@ -114,6 +119,13 @@ class TwinModelsTest(unittest.TestCase):
         self.assertEqual(sum(p.numel() for p in model.parameters()),
                          expected_parameters("mlp", {"mlp-layers": 8, "mlp-width": 2048}))
         self.assertEqual(len(list(model.parameters())), 2 * 8)
+        # The count torch.nn's EmbeddingBag and Linear give at recsys's defaults on the meta
+        # device, which tests/unit/StepMemoryTest.cpp holds splitstep's module to.
+        self.assertEqual(expected_parameters("recsys", defaults), 1_074_792_449)
+        shape = {"tables": 3, "rows": 1000, "dim": 16, "hidden": 64}
+        model = eager_models.twin_spec("recsys").build(shape)
+        self.assertEqual(sum(p.numel() for p in model.parameters()), expected_parameters(
+            "recsys", {f"recsys-{k}": v for k, v in shape.items()}))
 
     def test_parameter_names_and_order_are_splitstep_s(self):
         def names(model):
@@ -123,6 +135,9 @@ class TwinModelsTest(unittest.TestCase):
 
         self.assertEqual(names("mlp"), ["linear0.weight", "linear0.bias", "linear1.weight",
                                         "linear1.bias", "linear2.weight", "linear2.bias"])
+        # RecsysModule.cpp registers its two Linear layers before the tables.
+        self.assertEqual(names("recsys"), ["hidden.weight", "hidden.bias", "out.weight",
+                                           "out.bias", "table0.weight", "table1.weight"])
 
     def test_batches_are_seeded_per_rank(self):
         import torch
@@ -393,6 +408,43 @@ class ExportedModelTest(unittest.TestCase):
         self.assertEqual(run_twin("--model-factory", "mine:model"), 2)  # no --like
         status, _, text = self.eager("--model-factory", "mine:model", "--ddp")
         self.assertEqual(status, 2, text)  # no overlap case in the file
+
+
+class TwinLikeTest(unittest.TestCase):
+    """--like a run of splitstep's own mlp and recsys: each twin is built at the run's shape and
+    must have the parameter count of splitstep's module, or the command refuses it."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not os.access(SPLITSTEP, os.X_OK):
+            raise unittest.SkipTest(f"no splitstep at {SPLITSTEP} (SPLITSTEP names it)")
+        cls.dir = tempfile.mkdtemp()
+        cls.results = os.path.join(cls.dir, "results.json")
+        shape = [arg for key, value in TINY.items() for arg in (f"--{key}", str(value))]
+        subprocess.run([SPLITSTEP, "step", "--step-models", "mlp,recsys", "--device", "cpu",
+                        "--sync-modes", "single", "--precision", "fp32", "--samples", "3",
+                        "--warmup", "1", "--check", "off", "--telemetry", "off", "--quiet",
+                        "--json", cls.results, *shape], env=dict(environment(),
+                        OMP_NUM_THREADS="1"), check=True, capture_output=True, timeout=300)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_each_twin_trains_at_splitstep_s_shape_and_count(self):
+        for model, shape in (("mlp", {"layers": 3, "width": 16, "batch": 4}),
+                             ("recsys", {"tables": 2, "rows": 32, "dim": 4, "bag": 3,
+                                         "hidden": 8, "batch": 4})):
+            with self.subTest(model=model):
+                path = os.path.join(self.dir, f"twin-{model}.json")
+                with contextlib.redirect_stdout(io.StringIO()):
+                    self.assertEqual(run_eager(["--like", self.results, "--model", model,
+                                                "--json", path]), 0)
+                with open(path) as f:
+                    document = json.load(f)
+                self.assertEqual((document["reference"], document["shape"]), ("twin", shape))
+                self.assertEqual(document["parameters"], expected_parameters(model, TINY))
+                self.assertEqual(len(document["ranks"][0]["phases"]["step"]), 3)
 
 
 class ParityTest(unittest.TestCase):
