@@ -6,8 +6,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <functional>
 #include <stdexcept>
-#include <string_view>
+#include <string>
 #include <vector>
 
 #if __has_include(<mpi-ext.h>)
@@ -78,29 +79,19 @@ void MpiCommunicator::run(const CollectiveDescriptor& collective, const void* se
   std::vector<MPI_Request> requests;
   struct Pending {
     Watchdog& watchdog;
-    std::string_view name;
+    std::string waiting_for;  // formatted once per call, not once per request
     std::vector<MPI_Request>& requests;
     void operator()() const {
-      for (MPI_Request& request : requests) {
-        waitForRequest(watchdog, request, fmt::format("the other ranks in MPI {}", name));
-      }
+      for (MPI_Request& request : requests) waitForRequest(watchdog, request, waiting_for);
       requests.clear();
     }
   };
-  const Pending pending{watchdog_, collective.name, requests};
-  // One reference: std::function holds it without allocating, in the timed call.
-  const auto wait = [&pending] { pending(); };
-  const MpiCall call{send,
-                     recv,
-                     static_cast<int>(count),
-                     toMpi(type),
-                     elementBytes(type),
-                     comm_,
-                     rank_,
-                     size_,
-                     device_buffers_,
-                     &requests,
-                     wait};
+  const Pending wait{watchdog_, fmt::format("the other ranks in MPI {}", collective.name),
+                     requests};
+  const MpiCall call{send, recv, static_cast<int>(count), toMpi(type), elementBytes(type), comm_,
+                     rank_, size_, device_buffers_, &requests,
+                     // A reference: std::function holds it without allocating, in the timed call.
+                     std::cref(wait)};
   if (collective.mpi(call) != MPI_SUCCESS) {
     throw std::runtime_error(fmt::format("MPI {} failed", collective.name));
   }
