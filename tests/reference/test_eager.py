@@ -25,8 +25,8 @@ from splitstep_analysis import eager, eager_models, eager_step  # noqa: E402
 STEPS = 2
 TINY = {"mlp-layers": 3, "mlp-width": 16, "mlp-batch": 4, "recsys-tables": 2, "recsys-rows": 32,
         "recsys-dim": 4, "recsys-bag": 3, "recsys-hidden": 8, "recsys-batch": 4}
-TINY_ARGS = ["--device", "cpu", "--warmup", "1", "--steps", str(STEPS)] + [
-    arg for key, value in TINY.items() for arg in (f"--{key}", str(value))]
+TINY_SHAPE_ARGS = [arg for key, value in TINY.items() for arg in (f"--{key}", str(value))]
+TINY_ARGS = ["--device", "cpu", "--warmup", "1", "--steps", str(STEPS)] + TINY_SHAPE_ARGS
 
 
 # Parameter counts worked out by hand from splitstep's models (harness/models/Mlp.hpp,
@@ -420,11 +420,10 @@ class TwinLikeTest(unittest.TestCase):
             raise unittest.SkipTest(f"no splitstep at {SPLITSTEP} (SPLITSTEP names it)")
         cls.dir = tempfile.mkdtemp()
         cls.results = os.path.join(cls.dir, "results.json")
-        shape = [arg for key, value in TINY.items() for arg in (f"--{key}", str(value))]
         subprocess.run([SPLITSTEP, "step", "--step-models", "mlp,recsys", "--device", "cpu",
                         "--sync-modes", "single", "--precision", "fp32", "--samples", "3",
                         "--warmup", "1", "--check", "off", "--telemetry", "off", "--quiet",
-                        "--json", cls.results, *shape], env=dict(environment(),
+                        "--json", cls.results, *TINY_SHAPE_ARGS], env=dict(environment(),
                         OMP_NUM_THREADS="1"), check=True, capture_output=True, timeout=300)
 
     @classmethod
