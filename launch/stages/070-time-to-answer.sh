@@ -36,10 +36,12 @@ stage_time_to_answer() {
     # Within one run nccl-tests moves its buffers every iteration, by the size's multiples up to
     # the run's largest size ("to avoid cache effects"): a 64 MiB call of a run up to 4 GiB
     # cycles through 64 windows. splitstep's case reuses one buffer, as DDP reuses its gradient
-    # buckets. A run per size (-b X -e X) gives nccl-tests that one window as well.
+    # buckets. A run per size (-b X -e X) gives nccl-tests that one window as well, with 1000
+    # iterations: 200 are 5 ms of timing at 32 MiB, read once 0.8% below two runs of 1000
+    # (results/2026-12-07-h100-0f34da3/).
     # shellcheck disable=SC2016 # the loop expands its own arguments
     run 120 nccl-tests-window bash -c 'for s in 32M 64M 128M 256M 512M 1G 2G 4G; do
-        "$@" -b $s -e $s -f 2 -g 1 -n 200 -w 50 || exit; done' _ "${np[@]}" \
+        "$@" -b $s -e $s -f 2 -g 1 -n 1000 -w 100 || exit; done' _ "${np[@]}" \
       "$anchor/all_reduce_perf" || return 1
     local sweep long
     for sweep in allreduce-sweep allreduce-sweep-budget; do
